@@ -1,0 +1,17 @@
+#pragma once
+// Each subcommand lives in its own cmd_*.cpp and registers itself on the top-level CLI11 app.
+// The callback runs the command; errors are thrown as ss::Error and reported once by main().
+#include <CLI/CLI.hpp>
+
+#include "gl/context.hpp"
+
+namespace ss {
+
+// Options shared by every command that opens a GL context.
+struct GlobalOptions {
+  GlContextOptions gl;
+};
+
+void add_bench_commands(CLI::App& app, GlobalOptions& globals);
+
+}  // namespace ss
