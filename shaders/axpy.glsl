@@ -1,0 +1,5 @@
+// z = y + a·x
+uniform float a;
+uniform sampler2D x;
+uniform sampler2D y;
+SS_VALUE kernel(ivec2 texel) { return ss_load(y, texel) + a * ss_load(x, texel); }

@@ -1,0 +1,150 @@
+#include "cpu/cpu_backend.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "util/error.hpp"
+
+namespace ss {
+namespace {
+
+void require_size(const std::vector<double>& a, const std::vector<double>& b, const char* op) {
+  SS_REQUIRE(a.size() == b.size(), op << ": vectors of " << a.size() << " and " << b.size() << " elements");
+}
+
+// z[i] = f(i) for every i, in parallel.
+template <typename F>
+void for_each_index(std::vector<double>& z, F f) {
+  const std::int64_t n = std::int64_t(z.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) z[size_t(i)] = f(size_t(i));
+}
+
+}  // namespace
+
+void CpuBackend::fill(Vector& z, double a) { for_each_index(z, [&](size_t) { return a; }); }
+
+void CpuBackend::copy(const Vector& x, Vector& z) {
+  require_size(x, z, "copy");
+  for_each_index(z, [&](size_t i) { return x[i]; });
+}
+
+void CpuBackend::axpy(double a, const Vector& x, const Vector& y, Vector& z) {
+  require_size(x, y, "axpy");
+  require_size(x, z, "axpy");
+  for_each_index(z, [&](size_t i) { return y[i] + a * x[i]; });
+}
+
+void CpuBackend::xpay(const Vector& x, double a, const Vector& y, Vector& z) {
+  require_size(x, y, "xpay");
+  require_size(x, z, "xpay");
+  for_each_index(z, [&](size_t i) { return x[i] + a * y[i]; });
+}
+
+void CpuBackend::scale(double a, const Vector& x, Vector& z) {
+  require_size(x, z, "scale");
+  for_each_index(z, [&](size_t i) { return a * x[i]; });
+}
+
+void CpuBackend::multiply(const Vector& x, const Vector& y, Vector& z) {
+  require_size(x, y, "multiply");
+  require_size(x, z, "multiply");
+  for_each_index(z, [&](size_t i) { return x[i] * y[i]; });
+}
+
+void CpuBackend::divide(const Vector& x, const Vector& y, Vector& z) {
+  require_size(x, y, "divide");
+  require_size(x, z, "divide");
+  for_each_index(z, [&](size_t i) { return x[i] / y[i]; });
+}
+
+void CpuBackend::linear_combination(const std::vector<double>& c, const std::vector<const Vector*>& xs, Vector& z) {
+  SS_REQUIRE(!xs.empty() && xs.size() <= 4 && c.size() == xs.size(),
+             "linear_combination takes 1 to 4 vectors and as many coefficients (got " << xs.size() << " and " << c.size() << ")");
+  for (const Vector* x : xs) require_size(*x, z, "linear_combination");
+  // Evaluate into a temporary: z may be one of the xs.
+  Vector result(z.size());
+  for_each_index(result, [&](size_t i) {
+    double s = 0.0;
+    for (size_t k = 0; k < xs.size(); ++k) s += c[k] * (*xs[k])[i];
+    return s;
+  });
+  z.swap(result);
+}
+
+void CpuBackend::update_pair(double a, const Vector& p, const Vector& q, Vector& x, Vector& r) {
+  require_size(p, q, "update_pair");
+  require_size(p, x, "update_pair");
+  require_size(p, r, "update_pair");
+  SS_REQUIRE(&x != &r, "update_pair: x and r must be different vectors");
+  const std::int64_t n = std::int64_t(p.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    x[size_t(i)] += a * p[size_t(i)];
+    r[size_t(i)] -= a * q[size_t(i)];
+  }
+}
+
+double CpuBackend::sum(const Vector& x) {
+  double s = 0.0;
+  const std::int64_t n = std::int64_t(x.size());
+#pragma omp parallel for reduction(+ : s) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) s += x[size_t(i)];
+  return s;
+}
+
+double CpuBackend::dot(const Vector& x, const Vector& y) {
+  require_size(x, y, "dot");
+  double s = 0.0;
+  const std::int64_t n = std::int64_t(x.size());
+#pragma omp parallel for reduction(+ : s) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) s += x[size_t(i)] * y[size_t(i)];
+  return s;
+}
+
+double CpuBackend::norm2(const Vector& x) { return dot(x, x); }
+
+double CpuBackend::min(const Vector& x) {
+  double m = std::numeric_limits<double>::infinity();
+  const std::int64_t n = std::int64_t(x.size());
+#pragma omp parallel for reduction(min : m) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) m = std::min(m, x[size_t(i)]);
+  return m;
+}
+
+double CpuBackend::max(const Vector& x) {
+  double m = -std::numeric_limits<double>::infinity();
+  const std::int64_t n = std::int64_t(x.size());
+#pragma omp parallel for reduction(max : m) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) m = std::max(m, x[size_t(i)]);
+  return m;
+}
+
+std::int64_t CpuBackend::count_nonfinite(const Vector& x) {
+  std::int64_t count = 0;
+  const std::int64_t n = std::int64_t(x.size());
+#pragma omp parallel for reduction(+ : count) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) count += std::isfinite(x[size_t(i)]) ? 0 : 1;
+  return count;
+}
+
+void CpuBackend::scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values) {
+  SS_REQUIRE(indices.size() == values.size(), "scatter: " << indices.size() << " indices but " << values.size() << " values");
+  for (size_t k = 0; k < indices.size(); ++k)
+    SS_REQUIRE(indices[k] >= 0 && size_t(indices[k]) < z.size(),
+               "scatter: index " << indices[k] << " (entry " << k << ") is outside the field of " << z.size() << " elements");
+  for (size_t k = 0; k < indices.size(); ++k) z[size_t(indices[k])] = values[k];  // in order: later wins
+}
+
+void CpuBackend::gather(const Vector& x, const IndexVector& indices, Vector& z) {
+  SS_REQUIRE(indices.size() == z.size(), "gather: " << indices.size() << " indices for " << z.size() << " outputs");
+  for (size_t i = 0; i < indices.size(); ++i)
+    SS_REQUIRE(indices[i] >= 0 && size_t(indices[i]) < x.size(),
+               "gather: index " << indices[i] << " (entry " << i << ") is outside the source field of " << x.size() << " elements");
+  Vector result(z.size());
+  for_each_index(result, [&](size_t i) { return x[size_t(indices[i])]; });
+  z.swap(result);
+}
+
+}  // namespace ss

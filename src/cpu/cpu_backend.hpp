@@ -1,0 +1,45 @@
+#pragma once
+// The CPU reference backend: the same operations as GpuBackend (see the interface list in
+// src/kernels/gpu_backend.hpp) on std::vector<double>, OpenMP-parallel. This is the ground truth
+// every GPU result is checked against.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ss {
+
+class CpuBackend {
+public:
+  using Vector = std::vector<double>;
+  using IndexVector = std::vector<std::int32_t>;
+  static constexpr const char* name = "cpu";
+
+  Vector make_vector(std::int64_t n) { return Vector(size_t(n), 0.0); }
+  Vector upload(const std::vector<double>& values) { return values; }
+  std::vector<double> download(const Vector& x) { return x; }
+  IndexVector upload_indices(const std::vector<std::int32_t>& indices) { return indices; }
+
+  void fill(Vector& z, double a);
+  void copy(const Vector& x, Vector& z);
+  void axpy(double a, const Vector& x, const Vector& y, Vector& z);
+  void xpay(const Vector& x, double a, const Vector& y, Vector& z);
+  void scale(double a, const Vector& x, Vector& z);
+  void multiply(const Vector& x, const Vector& y, Vector& z);
+  void divide(const Vector& x, const Vector& y, Vector& z);
+  void linear_combination(const std::vector<double>& coefficients, const std::vector<const Vector*>& xs, Vector& z);
+  void update_pair(double a, const Vector& p, const Vector& q, Vector& x, Vector& r);
+
+  double sum(const Vector& x);
+  double dot(const Vector& x, const Vector& y);
+  double min(const Vector& x);
+  double max(const Vector& x);
+  double norm2(const Vector& x);
+  std::int64_t count_nonfinite(const Vector& x);
+
+  void scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
+  void gather(const Vector& x, const IndexVector& indices, Vector& z);
+
+  void finish() {}
+};
+
+}  // namespace ss

@@ -1,0 +1,87 @@
+#include "field/field.hpp"
+
+#include <algorithm>
+
+#include "util/error.hpp"
+
+namespace ss {
+
+TexelFormat float_format(const Layout& layout) {
+  return layout.elements_per_texel == 4 ? TexelFormat::rgba32f : TexelFormat::r32f;
+}
+TexelFormat int_format(const Layout& layout) {
+  return layout.elements_per_texel == 4 ? TexelFormat::rgba32i : TexelFormat::r32i;
+}
+
+namespace {
+
+// Copies `values` into a zero-padded W×H×P host image and uploads it.
+template <typename T>
+void upload_padded(Texture& texture, const Layout& layout, const std::vector<T>& values) {
+  SS_REQUIRE(std::int64_t(values.size()) == layout.n,
+             "upload of " << values.size() << " values into a field of " << layout.n << " elements");
+  std::vector<T> image(size_t(layout.capacity()), T(0));
+  std::copy(values.begin(), values.end(), image.begin());
+  texture.write_rows(0, layout.height, image.data());
+}
+
+}  // namespace
+
+Field::Field(const Layout& layout)
+    : layout_(layout), texture_(layout.width, layout.height, float_format(layout)) {}
+
+void Field::upload(const std::vector<float>& values) { upload_padded(texture_, layout_, values); }
+
+std::vector<float> Field::download(std::int64_t begin, std::int64_t end) const {
+  if (end < 0) end = layout_.n;
+  SS_REQUIRE(0 <= begin && begin <= end && end <= layout_.n,
+             "download range [" << begin << ", " << end << ") outside a field of " << layout_.n << " elements");
+  if (begin == end) return {};
+  // Read the rows that hold [begin, end) and cut the range out of them.
+  const std::int64_t per_row = std::int64_t(layout_.width) * layout_.elements_per_texel;
+  const int first_row = int(begin / per_row);
+  const int last_row = int((end - 1) / per_row);
+  std::vector<float> rows(size_t((last_row - first_row + 1) * per_row));
+  texture_.read_rows(first_row, last_row - first_row + 1, rows.data());
+  const std::int64_t offset = begin - first_row * per_row;
+  return std::vector<float>(rows.begin() + offset, rows.begin() + offset + (end - begin));
+}
+
+void Field::swap_texture(Texture& other) {
+  SS_REQUIRE(other.width() == texture_.width() && other.height() == texture_.height() &&
+                 other.format() == texture_.format(),
+             "ping-pong partner has a different shape");
+  std::swap(texture_, other);
+}
+
+IndexField::IndexField(const Layout& layout)
+    : layout_(layout), texture_(layout.width, layout.height, int_format(layout)) {}
+
+void IndexField::upload(const std::vector<std::int32_t>& values) {
+  upload_padded(texture_, layout_, values);
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  min_ = *lo;
+  max_ = *hi;
+}
+
+std::vector<std::int32_t> IndexField::download() const {
+  std::vector<std::int32_t> image(size_t(layout_.capacity()));
+  texture_.read_rows(0, layout_.height, image.data());
+  image.resize(size_t(layout_.n));
+  return image;
+}
+
+Texture TexturePool::take(int width, int height, TexelFormat format) {
+  auto& list = spare_[{width, height, format}];
+  if (list.empty()) return Texture(width, height, format);
+  Texture texture = std::move(list.back());
+  list.pop_back();
+  return texture;
+}
+
+void TexturePool::give(Texture texture) {
+  if (!texture) return;
+  spare_[{texture.width(), texture.height(), texture.format()}].push_back(std::move(texture));
+}
+
+}  // namespace ss

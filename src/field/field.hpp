@@ -1,0 +1,78 @@
+#pragma once
+// A field: N values of a 1D array stored in a 2D texture laid out by `Layout` (layout.hpp).
+// Padding texels/components hold 0 (the sum identity) after upload and after every kernel; the
+// reductions also guard by element index, so padding never reaches a result.
+//
+// Ping-pong: a kernel never reads and writes one texture in a pass. When an operation's output is
+// also one of its inputs, the backend renders into a spare texture of the same shape from a
+// TexturePool and then swaps it into the field (`swap_texture`), so in-place updates cost no copy.
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "field/layout.hpp"
+#include "field/texture.hpp"
+
+namespace ss {
+
+class Field {
+public:
+  Field() = default;
+  explicit Field(const Layout& layout);
+
+  const Layout& layout() const { return layout_; }
+  std::int64_t size() const { return layout_.n; }
+  const Texture& texture() const { return texture_; }
+
+  // Whole-field upload of exactly size() values; padding is written as 0.
+  void upload(const std::vector<float>& values);
+  // Elements [begin, end) back to the host (end = -1: to the end).
+  std::vector<float> download(std::int64_t begin = 0, std::int64_t end = -1) const;
+
+  // Exchanges the storage with `other` (same shape and format): the ping-pong step.
+  void swap_texture(Texture& other);
+
+private:
+  Layout layout_;
+  Texture texture_;
+};
+
+// Integer twin of Field (R32I / RGBA32I with the same packing): indices for gathers and, later,
+// mesh connectivity. Padding holds 0, a valid index.
+class IndexField {
+public:
+  IndexField() = default;
+  explicit IndexField(const Layout& layout);
+
+  const Layout& layout() const { return layout_; }
+  std::int64_t size() const { return layout_.n; }
+  const Texture& texture() const { return texture_; }
+
+  // Uploads exactly size() values and remembers their range (for bounds checks of gathers).
+  void upload(const std::vector<std::int32_t>& values);
+  std::vector<std::int32_t> download() const;
+  std::int32_t min_value() const { return min_; }
+  std::int32_t max_value() const { return max_; }
+
+private:
+  Layout layout_;
+  Texture texture_;
+  std::int32_t min_ = 0, max_ = 0;
+};
+
+TexelFormat float_format(const Layout& layout);
+TexelFormat int_format(const Layout& layout);
+
+// Spare textures by shape, reused across kernels (ping-pong partners and reduction temporaries).
+class TexturePool {
+public:
+  Texture take(int width, int height, TexelFormat format);
+  void give(Texture texture);
+  void clear() { spare_.clear(); }
+
+private:
+  std::map<std::tuple<int, int, TexelFormat>, std::vector<Texture>> spare_;
+};
+
+}  // namespace ss

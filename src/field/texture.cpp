@@ -1,0 +1,90 @@
+#include "field/texture.hpp"
+
+#include <string>
+
+#include "gl/check.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+namespace {
+
+struct GlFormat {
+  GLenum internal, format, type;
+};
+
+GlFormat gl_format(TexelFormat f) {
+  switch (f) {
+    case TexelFormat::r32f: return {GL_R32F, GL_RED, GL_FLOAT};
+    case TexelFormat::rgba32f: return {GL_RGBA32F, GL_RGBA, GL_FLOAT};
+    case TexelFormat::r32i: return {GL_R32I, GL_RED_INTEGER, GL_INT};
+    case TexelFormat::rgba32i: return {GL_RGBA32I, GL_RGBA_INTEGER, GL_INT};
+  }
+  return {GL_R32F, GL_RED, GL_FLOAT};
+}
+
+std::string describe(int w, int h, TexelFormat f) {
+  return std::to_string(w) + "x" + std::to_string(h) + " " + to_string(f) + " texture";
+}
+
+}  // namespace
+
+int channels(TexelFormat f) { return (f == TexelFormat::rgba32f || f == TexelFormat::rgba32i) ? 4 : 1; }
+bool is_integer(TexelFormat f) { return f == TexelFormat::r32i || f == TexelFormat::rgba32i; }
+const char* to_string(TexelFormat f) {
+  switch (f) {
+    case TexelFormat::r32f: return "R32F";
+    case TexelFormat::rgba32f: return "RGBA32F";
+    case TexelFormat::r32i: return "R32I";
+    case TexelFormat::rgba32i: return "RGBA32I";
+  }
+  return "?";
+}
+
+Texture::Texture(int width, int height, TexelFormat format)
+    : name_(make_texture()), width_(width), height_(height), format_(format) {
+  SS_REQUIRE(width >= 1 && height >= 1, "invalid texture size " << width << "x" << height);
+  const GlFormat g = gl_format(format);
+  glBindTexture(GL_TEXTURE_2D, name_.id());
+  // No mipmaps and nearest filtering: the texture is complete, so texelFetch reads it.
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+  glTexStorage2D(GL_TEXTURE_2D, 1, g.internal, width, height);
+  const GLenum error = glGetError();
+  glBindTexture(GL_TEXTURE_2D, 0);
+  if (error == GL_OUT_OF_MEMORY) {
+    const double mib = double(width) * height * channels(format) * 4 / (1024.0 * 1024.0);
+    SS_THROW("out of GPU memory allocating a " << describe(width, height, format) << " (" << mib << " MiB)");
+  }
+  SS_REQUIRE(error == GL_NO_ERROR, "GL error 0x" << std::hex << error << " allocating a " << describe(width, height, format));
+}
+
+void Texture::write_rows(int first_row, int rows, const void* data) {
+  SS_REQUIRE(first_row >= 0 && rows >= 0 && first_row + rows <= height_, "row range out of texture");
+  if (rows == 0) return;
+  const GlFormat g = gl_format(format_);
+  glBindTexture(GL_TEXTURE_2D, name_.id());
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, first_row, width_, rows, g.format, g.type, data);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  SS_GL_CHECK("upload to " + describe(width_, height_, format_));
+}
+
+void Texture::read_rows(int first_row, int rows, void* data) const {
+  SS_REQUIRE(first_row >= 0 && rows >= 0 && first_row + rows <= height_, "row range out of texture");
+  if (rows == 0) return;
+  const GlFormat g = gl_format(format_);
+  // Read through a framebuffer so a row range (not only the whole image) can be read.
+  FramebufferName fbo = make_framebuffer();
+  GLint previous = 0;
+  glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previous);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo.id());
+  glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, name_.id(), 0);
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glReadPixels(0, first_row, width_, rows, g.format, g.type, data);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, GLuint(previous));
+  SS_GL_CHECK("download from " + describe(width_, height_, format_));
+}
+
+}  // namespace ss

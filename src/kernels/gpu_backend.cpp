@@ -1,0 +1,286 @@
+#include "kernels/gpu_backend.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "gl/check.hpp"
+#include "gl/context.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+
+GpuBackend::GpuBackend(const GlContext& context, LayoutOptions options) : options_(options) {
+  options_.max_size = context.info().max_texture_size;
+  glDisable(GL_BLEND);
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_DITHER);
+  SS_GL_CHECK("GPU backend set-up");
+}
+
+void GpuBackend::require_same_size(const Vector& a, const Vector& b, const char* op) const {
+  SS_REQUIRE(a.size() == b.size(), op << ": fields of " << a.size() << " and " << b.size() << " elements");
+  SS_REQUIRE(a.layout() == b.layout(), op << ": fields with different layouts");
+}
+
+// ---- data movement ----
+
+GpuBackend::Vector GpuBackend::make_vector(std::int64_t n) {
+  Vector v(layout_for(n));
+  fill(v, 0.0);
+  return v;
+}
+
+GpuBackend::Vector GpuBackend::upload(const std::vector<double>& values) {
+  Vector v(layout_for(std::int64_t(values.size())));
+  v.upload(std::vector<float>(values.begin(), values.end()));
+  return v;
+}
+
+std::vector<double> GpuBackend::download(const Vector& x) {
+  const std::vector<float> values = x.download();
+  return std::vector<double>(values.begin(), values.end());
+}
+
+GpuBackend::IndexVector GpuBackend::upload_indices(const std::vector<std::int32_t>& indices) {
+  IndexVector v(layout_for(std::int64_t(indices.size())));
+  v.upload(indices);
+  return v;
+}
+
+// ---- element-wise kernels ----
+
+void GpuBackend::run(const char* file, const std::vector<Input>& inputs, const std::vector<Vector*>& outputs,
+                     const std::vector<std::pair<const char*, float>>& uniforms) {
+  const Layout& layout = outputs[0]->layout();
+  Program& program = programs_.get({file, layout.elements_per_texel, int(outputs.size())});
+  for (const auto& [name, value] : uniforms) program.set(name, value);
+
+  std::vector<KernelInput> bound;
+  for (const Input& in : inputs) bound.push_back({in.uniform, &in.field->texture()});
+  // An output that is also an input is rendered into a spare texture, then swapped in (ping-pong).
+  std::vector<Texture> partners(outputs.size());
+  std::vector<Texture*> targets;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    Vector* out = outputs[k];
+    const bool aliased = std::any_of(inputs.begin(), inputs.end(), [&](const Input& in) { return in.field == out; });
+    if (aliased) {
+      partners[k] = pool_.take(layout.width, layout.height, float_format(layout));
+      targets.push_back(&partners[k]);
+    } else {
+      targets.push_back(const_cast<Texture*>(&out->texture()));
+    }
+  }
+  launcher_.draw(program, bound, targets, layout.n);
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (!partners[k]) continue;
+    outputs[k]->swap_texture(partners[k]);
+    pool_.give(std::move(partners[k]));
+  }
+}
+
+void GpuBackend::fill(Vector& z, double a) { run("fill.glsl", {}, {&z}, {{"value", float(a)}}); }
+
+void GpuBackend::copy(const Vector& x, Vector& z) {
+  require_same_size(x, z, "copy");
+  run("copy.glsl", {{"x", &x}}, {&z});
+}
+
+void GpuBackend::axpy(double a, const Vector& x, const Vector& y, Vector& z) {
+  require_same_size(x, y, "axpy");
+  require_same_size(x, z, "axpy");
+  run("axpy.glsl", {{"x", &x}, {"y", &y}}, {&z}, {{"a", float(a)}});
+}
+
+void GpuBackend::xpay(const Vector& x, double a, const Vector& y, Vector& z) {
+  require_same_size(x, y, "xpay");
+  require_same_size(x, z, "xpay");
+  run("xpay.glsl", {{"x", &x}, {"y", &y}}, {&z}, {{"a", float(a)}});
+}
+
+void GpuBackend::scale(double a, const Vector& x, Vector& z) {
+  require_same_size(x, z, "scale");
+  run("scale.glsl", {{"x", &x}}, {&z}, {{"a", float(a)}});
+}
+
+void GpuBackend::multiply(const Vector& x, const Vector& y, Vector& z) {
+  require_same_size(x, y, "multiply");
+  require_same_size(x, z, "multiply");
+  run("multiply.glsl", {{"x", &x}, {"y", &y}}, {&z});
+}
+
+void GpuBackend::divide(const Vector& x, const Vector& y, Vector& z) {
+  require_same_size(x, y, "divide");
+  require_same_size(x, z, "divide");
+  run("divide.glsl", {{"x", &x}, {"y", &y}}, {&z});
+}
+
+void GpuBackend::linear_combination(const std::vector<double>& coefficients, const std::vector<const Vector*>& xs,
+                                    Vector& z) {
+  SS_REQUIRE(!xs.empty() && xs.size() <= 4 && coefficients.size() == xs.size(),
+             "linear_combination takes 1 to 4 fields and as many coefficients (got " << xs.size() << " and "
+                                                                                      << coefficients.size() << ")");
+  static const char* names[4] = {"x0", "x1", "x2", "x3"};
+  static const char* coefficient_names[4] = {"c0", "c1", "c2", "c3"};
+  std::vector<Input> inputs;
+  std::vector<std::pair<const char*, float>> uniforms;
+  for (size_t k = 0; k < 4; ++k) {
+    // Unused terms read x0 with coefficient 0 and are skipped in the kernel by `terms`.
+    const Vector* x = k < xs.size() ? xs[k] : xs[0];
+    require_same_size(*x, z, "linear_combination");
+    inputs.push_back({names[k], x});
+    uniforms.push_back({coefficient_names[k], k < xs.size() ? float(coefficients[k]) : 0.0f});
+  }
+  Program& program = programs_.get({"linear_combination.glsl", z.layout().elements_per_texel, 1});
+  program.set("terms", int(xs.size()));
+  run("linear_combination.glsl", inputs, {&z}, uniforms);
+}
+
+void GpuBackend::update_pair(double a, const Vector& p, const Vector& q, Vector& x, Vector& r) {
+  require_same_size(p, q, "update_pair");
+  require_same_size(p, x, "update_pair");
+  require_same_size(p, r, "update_pair");
+  SS_REQUIRE(&x != &r, "update_pair: x and r must be different fields");
+  run("update_pair.glsl", {{"p", &p}, {"q", &q}, {"x", &x}, {"r", &r}}, {&x, &r}, {{"a", float(a)}});
+}
+
+void GpuBackend::gather(const Vector& x, const IndexVector& indices, Vector& z) {
+  SS_REQUIRE(indices.size() == z.size(), "gather: " << indices.size() << " indices for " << z.size() << " outputs");
+  SS_REQUIRE(indices.layout().elements_per_texel == z.layout().elements_per_texel,
+             "gather: index and output fields use different packings");
+  SS_REQUIRE(indices.min_value() >= 0 && indices.max_value() < x.size(),
+             "gather: index range [" << indices.min_value() << ", " << indices.max_value() << "] is outside the source field of "
+                                     << x.size() << " elements");
+  // The index texture is an integer sampler; bind it through the generic launcher.
+  Program& program = programs_.get({"gather.glsl", z.layout().elements_per_texel, 1});
+  Vector* out = &z;
+  Texture partner;
+  Texture* target = const_cast<Texture*>(&z.texture());
+  if (&x == out) {
+    partner = pool_.take(z.layout().width, z.layout().height, float_format(z.layout()));
+    target = &partner;
+  }
+  launcher_.draw(program, {{"source", &x.texture()}, {"index", &indices.texture()}}, {target}, z.size());
+  if (partner) {
+    out->swap_texture(partner);
+    pool_.give(std::move(partner));
+  }
+}
+
+// ---- reductions ----
+
+double GpuBackend::reduce(const char* first, const char* next, const std::vector<Input>& inputs, Combine combine) {
+  const Layout& layout = inputs[0].field->layout();
+  const TexelFormat format = float_format(layout);
+  const std::int64_t final_texels = std::int64_t(options_.rmin) * options_.rmin;
+
+  int in_w = layout.width, in_h = layout.height;
+  std::int64_t in_n = layout.n;
+  Texture current;  // output of the previous pass
+  const char* kernel = first;
+  do {
+    const int out_w = (in_w + 1) / 2, out_h = (in_h + 1) / 2;
+    Texture out = pool_.take(out_w, out_h, format);
+    Program& program = programs_.get({kernel, layout.elements_per_texel, 1});
+    program.set("ss_in_size", glm::ivec2(in_w, in_h));
+    program.set("ss_in_n", int(in_n));
+    std::vector<KernelInput> bound;
+    if (kernel == first) {
+      for (const Input& in : inputs) bound.push_back({in.uniform, &in.field->texture()});
+    } else {
+      bound.push_back({"source", &current});
+    }
+    launcher_.draw(program, bound, {&out}, std::int64_t(out_w) * out_h * layout.elements_per_texel);
+    pool_.give(std::move(current));
+    current = std::move(out);
+    in_w = out_w, in_h = out_h;
+    in_n = std::int64_t(out_w) * out_h * layout.elements_per_texel;  // every texel of a pass output is valid
+    kernel = next;
+  } while (std::int64_t(in_w) * in_h > final_texels);
+
+  // Finish on the CPU in double (thesis §4.2: small remainders are cheaper there).
+  std::vector<float> rest(static_cast<size_t>(in_n));
+  current.read_rows(0, in_h, rest.data());
+  pool_.give(std::move(current));
+  double result = combine == Combine::sum ? 0.0
+                : combine == Combine::min ? std::numeric_limits<double>::infinity()
+                                          : -std::numeric_limits<double>::infinity();
+  for (float v : rest) {
+    if (combine == Combine::sum) result += v;
+    else if (combine == Combine::min) result = std::min(result, double(v));
+    else result = std::max(result, double(v));
+  }
+  return result;
+}
+
+double GpuBackend::sum(const Vector& x) { return reduce("reduce_sum.glsl", "reduce_sum.glsl", {{"source", &x}}, Combine::sum); }
+
+double GpuBackend::dot(const Vector& x, const Vector& y) {
+  require_same_size(x, y, "dot");
+  return reduce("reduce_dot.glsl", "reduce_sum.glsl", {{"x", &x}, {"y", &y}}, Combine::sum);
+}
+
+double GpuBackend::min(const Vector& x) { return reduce("reduce_min.glsl", "reduce_min.glsl", {{"source", &x}}, Combine::min); }
+double GpuBackend::max(const Vector& x) { return reduce("reduce_max.glsl", "reduce_max.glsl", {{"source", &x}}, Combine::max); }
+
+double GpuBackend::norm2(const Vector& x) {
+  return reduce("reduce_norm2.glsl", "reduce_sum.glsl", {{"source", &x}}, Combine::sum);
+}
+
+std::int64_t GpuBackend::count_nonfinite(const Vector& x) {
+  return std::llround(reduce("reduce_nonfinite.glsl", "reduce_sum.glsl", {{"source", &x}}, Combine::sum));
+}
+
+// ---- scatter ----
+
+// z[indices[k]] = values[k], drawn as GL_POINTS, one point per value at its element's texel
+// (thesis §5.3). Points are rasterized in order, so for a repeated index the later value wins.
+void GpuBackend::scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values) {
+  SS_REQUIRE(indices.size() == values.size(), "scatter: " << indices.size() << " indices but " << values.size() << " values");
+  for (size_t k = 0; k < indices.size(); ++k)
+    SS_REQUIRE(indices[k] >= 0 && indices[k] < z.size(),
+               "scatter: index " << indices[k] << " (entry " << k << ") is outside the field of " << z.size() << " elements");
+  if (indices.empty()) return;
+  if (!scatter_program_) {
+    scatter_program_ = std::make_unique<Program>("scatter", shader_file("scatter.vert"), shader_file("scatter.frag"));
+    scatter_buffer_ = make_buffer();
+    scatter_vao_ = make_vertex_array();
+    glBindVertexArray(scatter_vao_.id());
+    glBindBuffer(GL_ARRAY_BUFFER, scatter_buffer_.id());
+    glEnableVertexAttribArray(0);
+    glVertexAttribIPointer(0, 1, GL_INT, 8, reinterpret_cast<void*>(0));
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 1, GL_FLOAT, GL_FALSE, 8, reinterpret_cast<void*>(4));
+    glBindVertexArray(0);
+  }
+  // Interleaved (element index, value) pairs.
+  struct Point {
+    std::int32_t element;
+    float value;
+  };
+  std::vector<Point> points(indices.size());
+  for (size_t k = 0; k < indices.size(); ++k) points[k] = {indices[k], float(values[k])};
+  glBindBuffer(GL_ARRAY_BUFFER, scatter_buffer_.id());
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(points.size() * sizeof(Point)), points.data(), GL_STREAM_DRAW);
+
+  Program& program = *scatter_program_;
+  const Layout& layout = z.layout();
+  program.set("ss_size", glm::ivec2(layout.width, layout.height));
+  program.set("elements_per_texel", layout.elements_per_texel);
+  launcher_.attach({const_cast<Texture*>(&z.texture())});
+  glUseProgram(program.id());
+  glBindVertexArray(scatter_vao_.id());
+  // RGBA packing: one pass per component, writing only that channel.
+  for (int c = 0; c < layout.elements_per_texel; ++c) {
+    if (layout.elements_per_texel == 4) glColorMaski(0, c == 0, c == 1, c == 2, c == 3);
+    glUniform1i(program.uniform("component"), c);
+    glDrawArrays(GL_POINTS, 0, GLsizei(points.size()));
+  }
+  glColorMaski(0, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+  glBindVertexArray(0);
+  SS_GL_CHECK("scatter of " + std::to_string(points.size()) + " values");
+}
+
+void GpuBackend::finish() { glFinish(); }
+
+}  // namespace ss

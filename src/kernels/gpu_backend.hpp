@@ -1,0 +1,92 @@
+#pragma once
+// The GPU backend: streaming arrays (Field) and fragment-shader kernels. Same interface as
+// CpuBackend (src/cpu/cpu_backend.hpp), so solvers are written once as templates over a backend:
+//
+//   Vector make_vector(n)                 Vector upload(host)           host download(v)
+//   IndexVector upload_indices(idx)       fill(z, a)                    copy(x, z)
+//   axpy(a, x, y, z)      z = y + a·x     xpay(x, a, y, z)  z = x + a·y
+//   scale(a, x, z)        z = a·x         multiply(x, y, z) z = x∘y     divide(x, y, z) z = x/y
+//   linear_combination({c_k}, {x_k}, z)   z = Σ c_k·x_k (1..4 terms)
+//   update_pair(a, p, q, x, r)            x = x + a·p, r = r − a·q (one pass, two outputs)
+//   sum(x) dot(x, y) min(x) max(x) norm2(x) (= Σ x²) count_nonfinite(x)
+//   scatter(z, idx, values)               z[idx[k]] = values[k] (later k wins for repeated idx)
+//   gather(x, idx, z)                     z[i] = x[idx[i]]
+//
+// Outputs may alias inputs (z = y in axpy): the backend renders into a ping-pong partner and swaps.
+#include <cstdint>
+#include <vector>
+
+#include "field/field.hpp"
+#include "kernels/launcher.hpp"
+#include "kernels/program.hpp"
+
+namespace ss {
+
+class GlContext;
+
+class GpuBackend {
+public:
+  using Vector = Field;
+  using IndexVector = IndexField;
+  static constexpr const char* name = "gpu";
+
+  // `options.max_size` is taken from the context; policy, R_min and packing from `options`.
+  GpuBackend(const GlContext& context, LayoutOptions options = {});
+
+  const LayoutOptions& layout_options() const { return options_; }
+  Layout layout_for(std::int64_t n) const { return make_layout(n, options_); }
+
+  Vector make_vector(std::int64_t n);
+  Vector upload(const std::vector<double>& values);
+  std::vector<double> download(const Vector& x);
+  IndexVector upload_indices(const std::vector<std::int32_t>& indices);
+
+  void fill(Vector& z, double a);
+  void copy(const Vector& x, Vector& z);
+  void axpy(double a, const Vector& x, const Vector& y, Vector& z);
+  void xpay(const Vector& x, double a, const Vector& y, Vector& z);
+  void scale(double a, const Vector& x, Vector& z);
+  void multiply(const Vector& x, const Vector& y, Vector& z);
+  void divide(const Vector& x, const Vector& y, Vector& z);
+  void linear_combination(const std::vector<double>& coefficients, const std::vector<const Vector*>& xs, Vector& z);
+  void update_pair(double a, const Vector& p, const Vector& q, Vector& x, Vector& r);
+
+  double sum(const Vector& x);
+  double dot(const Vector& x, const Vector& y);
+  double min(const Vector& x);
+  double max(const Vector& x);
+  double norm2(const Vector& x);
+  std::int64_t count_nonfinite(const Vector& x);
+
+  void scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
+  void gather(const Vector& x, const IndexVector& indices, Vector& z);
+
+  // Blocks until the GPU has finished all submitted work (for timing).
+  void finish();
+  std::size_t programs_compiled() const { return programs_.size(); }
+
+private:
+  struct Input {
+    const char* uniform;
+    const Vector* field;
+  };
+  enum class Combine { sum, min, max };
+
+  // Runs kernel `file` over the texels of `outputs`, ping-ponging any output that is also an input.
+  void run(const char* file, const std::vector<Input>& inputs, const std::vector<Vector*>& outputs,
+           const std::vector<std::pair<const char*, float>>& uniforms = {});
+  // First quarter pass with `first` (reads the inputs), then `next` passes until <= R_min² texels;
+  // the rest is read back and combined in double.
+  double reduce(const char* first, const char* next, const std::vector<Input>& inputs, Combine combine);
+  void require_same_size(const Vector& a, const Vector& b, const char* op) const;
+
+  LayoutOptions options_;
+  ProgramCache programs_;
+  Launcher launcher_;
+  TexturePool pool_;
+  std::unique_ptr<Program> scatter_program_;
+  BufferName scatter_buffer_;
+  VertexArrayName scatter_vao_;
+};
+
+}  // namespace ss

@@ -1,0 +1,117 @@
+#include "kernels/kernel_source.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "util/error.hpp"
+
+namespace ss {
+
+std::string KernelSpec::key() const {
+  return kernel + "|p" + std::to_string(elements_per_texel) + "|o" + std::to_string(outputs);
+}
+
+std::string shader_file(const std::string& name) {
+  if (const char* dir = std::getenv("STREAMSOLVE_SHADER_DIR"); dir && *dir) {
+    const std::string path = std::string(dir) + "/" + name;
+    std::ifstream in(path);
+    SS_REQUIRE(in, "shader '" << path << "' not found (STREAMSOLVE_SHADER_DIR is set)");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+  const auto& table = embedded_shaders();
+  auto it = table.find(name);
+  SS_REQUIRE(it != table.end(), "no shader named '" << name << "' is embedded in this build");
+  return it->second;
+}
+
+// The helpers every kernel may use. Texel t holds elements [P·(t.y·W + t.x), +P) (P = elements per
+// texel); in RGBA packing component c holds element P·index + c.
+std::string prelude_source(const KernelSpec& spec) {
+  const bool rgba = spec.elements_per_texel == 4;
+  std::ostringstream s;
+  s << "#version 430 core\n"
+    << "// ---- streamsolve prelude for " << spec.key() << " (generated) ----\n"
+    << "#define SS_ELEMENTS_PER_TEXEL " << spec.elements_per_texel << "\n"
+    << "#define SS_VALUE " << (rgba ? "vec4" : "float") << "\n"
+    << "#define SS_IVALUE " << (rgba ? "ivec4" : "int") << "\n"
+    << "#define SS_BVALUE " << (rgba ? "bvec4" : "bool") << "\n"
+    << "uniform int ss_n;          // valid elements of the output field\n"
+    << "uniform ivec2 ss_size;     // output texture size in texels\n"
+    << "uniform ivec2 ss_in_size;  // reductions: input texture size\n"
+    << "uniform int ss_in_n;       // reductions: valid elements of the input\n"
+    << "const float ss_inf = uintBitsToFloat(0x7f800000u);\n"
+    << "ivec2 ss_texel_of(int texel_index, int width) { return ivec2(texel_index % width, texel_index / width); }\n"
+    << "int ss_texel_index(ivec2 t, int width) { return t.y * width + t.x; }\n";
+  if (rgba) {
+    s << "SS_VALUE ss_load(sampler2D s, ivec2 t) { return texelFetch(s, t, 0); }\n"
+      << "SS_IVALUE ss_load_index(isampler2D s, ivec2 t) { return texelFetch(s, t, 0); }\n"
+      << "float ss_element(sampler2D s, int i) {\n"
+      << "  return texelFetch(s, ss_texel_of(i >> 2, textureSize(s, 0).x), 0)[i & 3];\n}\n"
+      << "SS_VALUE ss_elements(sampler2D s, SS_IVALUE i) {\n"
+      << "  return vec4(ss_element(s, i.x), ss_element(s, i.y), ss_element(s, i.z), ss_element(s, i.w));\n}\n"
+      << "// which components of texel t hold one of the first n elements of a field of width w\n"
+      << "SS_BVALUE ss_valid(ivec2 t, int width, int n) {\n"
+      << "  return lessThan(ivec4(4 * ss_texel_index(t, width)) + ivec4(0, 1, 2, 3), ivec4(n));\n}\n"
+      << "bool ss_any(SS_BVALUE b) { return any(b); }\n"
+      << "SS_VALUE ss_nonfinite(SS_VALUE v) {\n"
+      << "  return vec4(equal(floatBitsToUint(v) & 0x7f800000u, uvec4(0x7f800000u)));\n}\n";
+  } else {
+    s << "SS_VALUE ss_load(sampler2D s, ivec2 t) { return texelFetch(s, t, 0).r; }\n"
+      << "SS_IVALUE ss_load_index(isampler2D s, ivec2 t) { return texelFetch(s, t, 0).r; }\n"
+      << "float ss_element(sampler2D s, int i) {\n"
+      << "  return texelFetch(s, ss_texel_of(i, textureSize(s, 0).x), 0).r;\n}\n"
+      << "SS_VALUE ss_elements(sampler2D s, SS_IVALUE i) { return ss_element(s, i); }\n"
+      << "SS_BVALUE ss_valid(ivec2 t, int width, int n) { return ss_texel_index(t, width) < n; }\n"
+      << "bool ss_any(SS_BVALUE b) { return b; }\n"
+      << "SS_VALUE ss_nonfinite(SS_VALUE v) {\n"
+      << "  return (floatBitsToUint(v) & 0x7f800000u) == 0x7f800000u ? 1.0 : 0.0;\n}\n";
+  }
+  s << "// v where the output element exists, 0 in padding (padding always holds the sum identity)\n"
+    << "SS_VALUE ss_mask(ivec2 t, SS_VALUE v) { return mix(SS_VALUE(0.0), v, ss_valid(t, ss_size.x, ss_n)); }\n"
+    << "// Quarter reduction (thesis §4.2): output texel t combines input texels t + q·half, q = 0..3,\n"
+    << "// half = ceil(input size / 2). Sources outside the input or past its n elements give `identity`.\n"
+    << "SS_VALUE ss_quarter(sampler2D s, ivec2 t, int q, SS_VALUE identity) {\n"
+    << "  ivec2 src = t + ivec2(q & 1, q >> 1) * ((ss_in_size + 1) / 2);\n"
+    << "  bool inside = all(lessThan(src, ss_in_size));\n"
+    << "  SS_VALUE v = ss_load(s, min(src, ss_in_size - 1));\n"
+    << "  return inside ? mix(identity, v, ss_valid(src, ss_in_size.x, ss_in_n)) : identity;\n}\n"
+    << "// ---- kernel " << spec.kernel << " ----\n";
+  return s.str();
+}
+
+// Fragment launch: one fragment per output texel, at gl_FragCoord (texel centre).
+static std::string fragment_epilogue(const KernelSpec& spec) {
+  std::ostringstream s;
+  s << "\n// ---- fragment launch (generated) ----\n";
+  for (int k = 0; k < spec.outputs; ++k) s << "layout(location = " << k << ") out SS_VALUE ss_out" << k << ";\n";
+  s << "void main() {\n  ivec2 t = ivec2(gl_FragCoord.xy);\n";
+  if (spec.outputs == 1) {
+    s << "  ss_out0 = ss_mask(t, kernel(t));\n";
+  } else {
+    for (int k = 0; k < spec.outputs; ++k) s << "  SS_VALUE v" << k << ";\n";
+    s << "  kernel(t";
+    for (int k = 0; k < spec.outputs; ++k) s << ", v" << k;
+    s << ");\n";
+    for (int k = 0; k < spec.outputs; ++k) s << "  ss_out" << k << " = ss_mask(t, v" << k << ");\n";
+  }
+  s << "}\n";
+  return s.str();
+}
+
+std::string fragment_program_source(const KernelSpec& spec) {
+  return prelude_source(spec) + shader_file(spec.kernel) + fragment_epilogue(spec);
+}
+
+// One triangle that covers the viewport: (-1,-1), (3,-1), (-1,3); no vertex buffer needed.
+std::string fullscreen_vertex_source() {
+  return "#version 430 core\n"
+         "void main() {\n"
+         "  vec2 p = vec2(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID >> 1) * 4 - 1));\n"
+         "  gl_Position = vec4(p, 0.0, 1.0);\n"
+         "}\n";
+}
+
+}  // namespace ss

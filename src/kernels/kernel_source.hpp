@@ -1,0 +1,35 @@
+#pragma once
+// Kernel sources. A kernel file in shaders/ holds only the kernel body:
+//
+//     uniform float a; uniform sampler2D x; uniform sampler2D y;
+//     SS_VALUE kernel(ivec2 texel) { return ss_load(y, texel) + a * ss_load(x, texel); }
+//
+// (or, for k > 1 outputs, `void kernel(ivec2 texel, out SS_VALUE out0, ..., out SS_VALUE out{k-1})`).
+// `fragment_program_source` puts the generated prelude (index↔texel helpers, guarded fetches, the
+// value type of the packing) before it and a launch epilogue (main) after it. The same KernelSpec
+// builds the prelude and is the program cache key, so the two can never disagree.
+#include <map>
+#include <string>
+
+namespace ss {
+
+struct KernelSpec {
+  std::string kernel;           // file name in shaders/, e.g. "axpy.glsl"
+  int elements_per_texel = 1;   // 1: R32F fields (float values), 4: RGBA32F (vec4 values)
+  int outputs = 1;              // render targets written (MRT when > 1)
+
+  std::string key() const;
+};
+
+// Embedded at build time (cmake/EmbedShaders.cmake).
+const std::map<std::string, std::string>& embedded_shaders();
+
+// The text of shaders/<name>: from $STREAMSOLVE_SHADER_DIR if that variable is set (for shader
+// development without rebuilding), otherwise the copy embedded in the binary.
+std::string shader_file(const std::string& name);
+
+std::string prelude_source(const KernelSpec& spec);
+std::string fragment_program_source(const KernelSpec& spec);
+std::string fullscreen_vertex_source();
+
+}  // namespace ss

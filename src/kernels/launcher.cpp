@@ -1,0 +1,46 @@
+#include "kernels/launcher.hpp"
+
+#include "gl/check.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+
+Launcher::Launcher() : empty_vao_(make_vertex_array()), framebuffer_(make_framebuffer()) {}
+
+void Launcher::attach(const std::vector<Texture*>& outputs) {
+  SS_REQUIRE(!outputs.empty() && outputs.size() <= 4, "a kernel writes 1 to 4 outputs");
+  glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_.id());
+  GLenum buffers[4];
+  for (size_t k = 0; k < 4; ++k) {
+    const GLuint id = k < outputs.size() ? outputs[k]->id() : 0;
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GLenum(GL_COLOR_ATTACHMENT0 + k), GL_TEXTURE_2D, id, 0);
+    buffers[k] = GLenum(GL_COLOR_ATTACHMENT0 + k);
+  }
+  glDrawBuffers(GLsizei(outputs.size()), buffers);
+  const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+  SS_REQUIRE(status == GL_FRAMEBUFFER_COMPLETE, "framebuffer incomplete (status 0x" << std::hex << status << ") for "
+                                                << outputs.size() << " " << to_string(outputs[0]->format()) << " output(s)");
+  glViewport(0, 0, outputs[0]->width(), outputs[0]->height());
+}
+
+void Launcher::draw(Program& program, const std::vector<KernelInput>& inputs, const std::vector<Texture*>& outputs,
+                    std::int64_t valid_elements) {
+  for (const Texture* out : outputs)
+    SS_REQUIRE(out->width() == outputs[0]->width() && out->height() == outputs[0]->height(),
+               "kernel " << program.label() << ": outputs differ in size");
+  glUseProgram(program.id());
+  for (size_t unit = 0; unit < inputs.size(); ++unit) {
+    glActiveTexture(GLenum(GL_TEXTURE0 + unit));
+    glBindTexture(GL_TEXTURE_2D, inputs[unit].texture->id());
+    glUniform1i(program.uniform(inputs[unit].uniform), GLint(unit));
+  }
+  glUniform1i(program.uniform("ss_n"), GLint(valid_elements));
+  glUniform2i(program.uniform("ss_size"), outputs[0]->width(), outputs[0]->height());
+  attach(outputs);
+  glBindVertexArray(empty_vao_.id());
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glBindVertexArray(0);
+  SS_GL_CHECK("kernel " + program.label());
+}
+
+}  // namespace ss

@@ -1,0 +1,45 @@
+#pragma once
+// A linked GL program with cached uniform locations, and the cache of compiled kernel programs.
+#include <map>
+#include <memory>
+#include <string>
+
+#include <glm/vec2.hpp>
+
+#include "gl/objects.hpp"
+#include "kernels/kernel_source.hpp"
+
+namespace ss {
+
+class Program {
+public:
+  // Compiles and links; a compile or link failure throws ss::Error with `label` and the GL log.
+  Program(const std::string& label, const std::string& vertex_source, const std::string& fragment_source);
+
+  GLuint id() const { return name_.id(); }
+  const std::string& label() const { return label_; }
+  // -1 when the uniform is absent or unused (setting it is then a no-op, as in GL).
+  GLint uniform(const std::string& name);
+
+  // glUniform* on this program (binds it).
+  void set(const std::string& name, float value);
+  void set(const std::string& name, int value);
+  void set(const std::string& name, glm::ivec2 value);
+
+private:
+  ProgramName name_;
+  std::string label_;
+  std::map<std::string, GLint> locations_;
+};
+
+// Kernel programs compiled once per KernelSpec and kept for the life of the context.
+class ProgramCache {
+public:
+  Program& get(const KernelSpec& spec);
+  std::size_t size() const { return programs_.size(); }
+
+private:
+  std::map<std::string, std::unique_ptr<Program>> programs_;
+};
+
+}  // namespace ss
