@@ -177,15 +177,16 @@ double GpuBackend::reduce(const char* first, const char* next, const std::vector
   int in_w = layout.width, in_h = layout.height;
   std::int64_t in_n = layout.n;
   Texture current;  // output of the previous pass
-  const char* kernel = first;
+  bool first_pass = true;
   do {
+    const char* kernel = first_pass ? first : next;
     const int out_w = (in_w + 1) / 2, out_h = (in_h + 1) / 2;
     Texture out = pool_.take(out_w, out_h, format);
     Program& program = programs_.get({kernel, layout.elements_per_texel, 1});
     program.set("ss_in_size", glm::ivec2(in_w, in_h));
     program.set("ss_in_n", int(in_n));
     std::vector<KernelInput> bound;
-    if (kernel == first) {
+    if (first_pass) {
       for (const Input& in : inputs) bound.push_back({in.uniform, &in.field->texture()});
     } else {
       bound.push_back({"source", &current});
@@ -195,7 +196,7 @@ double GpuBackend::reduce(const char* first, const char* next, const std::vector
     current = std::move(out);
     in_w = out_w, in_h = out_h;
     in_n = std::int64_t(out_w) * out_h * layout.elements_per_texel;  // every texel of a pass output is valid
-    kernel = next;
+    first_pass = false;
   } while (std::int64_t(in_w) * in_h > final_texels);
 
   // Finish on the CPU in double (thesis §4.2: small remainders are cheaper there).

@@ -1,0 +1,24 @@
+#pragma once
+// Headless GL for tests: one EGL context for the whole test process (llvmpipe in CI, a GPU on the
+// device machine), created on first use. GL tests never skip: no context is a test failure.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "gl/context.hpp"
+#include "kernels/gpu_backend.hpp"
+
+namespace ss::test {
+
+inline GlContext& shared_gl_context() {
+  static std::unique_ptr<GlContext> context = std::make_unique<GlContext>(GlContextOptions{});
+  return *context;
+}
+
+class GlTest : public ::testing::Test {
+protected:
+  void SetUp() override { ASSERT_NO_THROW(shared_gl_context()) << "cannot create the headless GL context"; }
+  GpuBackend make_gpu(LayoutOptions options = {}) { return GpuBackend(shared_gl_context(), options); }
+};
+
+}  // namespace ss::test

@@ -1,0 +1,36 @@
+#pragma once
+// Test vectors with mixed signs and magnitudes, exactly representable in float, so the GPU (float)
+// and the CPU reference (double) start from identical inputs.
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace ss::test {
+
+// Values ±m·10^e with m in [1, 10) and e in [emin, emax], rounded to float.
+inline std::vector<double> mixed_values(std::int64_t n, std::uint64_t seed, int emin = -3, int emax = 3) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> mantissa(1.0, 10.0);
+  std::uniform_int_distribution<int> exponent(emin, emax);
+  std::bernoulli_distribution negative(0.5);
+  std::vector<double> v(static_cast<size_t>(n));
+  for (auto& x : v) x = double(float((negative(rng) ? -1 : 1) * mantissa(rng) * std::pow(10.0, exponent(rng))));
+  return v;
+}
+
+inline std::vector<double> positive_values(std::int64_t n, std::uint64_t seed) {
+  std::vector<double> v = mixed_values(n, seed, 0, 0);
+  for (auto& x : v) x = std::fabs(x);
+  return v;
+}
+
+constexpr double float_unit_roundoff = 5.9604644775390625e-08;  // 2^-24
+
+// Bound on the rounding error of a float reduction tree over n terms: each quarter pass adds four
+// values (3 roundings), there are ceil(log4 n) + 1 passes, and the CPU finish is exact enough.
+inline double reduction_error_bound(std::int64_t n, double sum_of_magnitudes) {
+  const double passes = std::ceil(std::log(double(n) + 1.0) / std::log(4.0)) + 1.0;
+  return (3.0 * passes + 2.0) * float_unit_roundoff * sum_of_magnitudes + 1e-30;
+}
+
+}  // namespace ss::test

@@ -1,0 +1,308 @@
+// Every GPU operation against its CPU twin (*IsEquivalentToRef), at awkward sizes, for both packings
+// and both layout policies. Inputs are float-exact, so differences are the GPU's float rounding.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <tuple>
+
+#include "cpu/cpu_backend.hpp"
+#include "gl_test_base.hpp"
+#include "test_data.hpp"
+#include "util/error.hpp"
+
+namespace ss::test {
+namespace {
+
+struct Config {
+  LayoutPolicy policy;
+  Packing packing;
+};
+
+std::string config_name(const Config& c) {
+  return std::string(to_string(c.policy)) + "_" + to_string(c.packing);
+}
+
+// z_gpu ≈ z_cpu element-wise within `ulps` float roundings of `scale[i]` (the size of the terms).
+void expect_close(const std::vector<double>& gpu, const std::vector<double>& cpu, const std::vector<double>& scale,
+                  double ulps, const char* what) {
+  ASSERT_EQ(gpu.size(), cpu.size());
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    const double tolerance = ulps * float_unit_roundoff * scale[i];
+    ASSERT_LE(std::fabs(gpu[i] - cpu[i]), tolerance) << what << " at element " << i << " of " << gpu.size()
+                                                     << ": gpu " << gpu[i] << " cpu " << cpu[i];
+  }
+}
+
+std::vector<double> magnitude(const std::vector<double>& a, double ca, const std::vector<double>& b, double cb) {
+  std::vector<double> m(a.size());
+  for (size_t i = 0; i < a.size(); ++i) m[i] = std::fabs(ca * a[i]) + std::fabs(cb * b[i]);
+  return m;
+}
+
+class GpuOps : public GlTest, public ::testing::WithParamInterface<std::tuple<Config, std::int64_t>> {
+protected:
+  void SetUp() override {
+    GlTest::SetUp();
+    const auto [config, n] = GetParam();
+    options.policy = config.policy;
+    options.packing = config.packing;
+    this->n = n;
+    hx = mixed_values(n, 1 + n);
+    hy = mixed_values(n, 2 + n);
+  }
+  // Every padding texel component of `v` still holds 0 (the sum identity).
+  void expect_zero_padding(const Field& v) {
+    const Layout& l = v.layout();
+    std::vector<float> all(size_t(l.capacity()));
+    v.texture().read_rows(0, l.height, all.data());
+    for (std::int64_t i = l.n; i < l.capacity(); ++i) ASSERT_EQ(all[size_t(i)], 0.0f) << "padding element " << i;
+  }
+  LayoutOptions options;
+  std::int64_t n = 0;
+  std::vector<double> hx, hy;
+  CpuBackend cpu;
+};
+
+TEST_P(GpuOps, VectorOpsIsEquivalentToRef) {
+  GpuBackend gpu = make_gpu(options);
+  const double a = -1.75;  // exact in float
+  auto x = gpu.upload(hx), y = gpu.upload(hy), z = gpu.make_vector(n);
+  std::vector<double> cz(hx.size());
+  std::vector<double> ones(hx.size(), 1.0);
+
+  gpu.copy(x, z);
+  EXPECT_EQ(gpu.download(z), hx) << "copy";
+  gpu.fill(z, 0.375);
+  EXPECT_EQ(gpu.download(z), std::vector<double>(hx.size(), 0.375)) << "fill";
+  expect_zero_padding(z);
+
+  gpu.axpy(a, x, y, z);
+  cpu.axpy(a, hx, hy, cz);
+  expect_close(gpu.download(z), cz, magnitude(hx, a, hy, 1.0), 2, "axpy");
+  gpu.xpay(x, a, y, z);
+  cpu.xpay(hx, a, hy, cz);
+  expect_close(gpu.download(z), cz, magnitude(hx, 1.0, hy, a), 2, "xpay");
+  gpu.scale(a, x, z);
+  cpu.scale(a, hx, cz);
+  expect_close(gpu.download(z), cz, magnitude(hx, a, hx, 0.0), 1, "scale");
+  gpu.multiply(x, y, z);
+  cpu.multiply(hx, hy, cz);
+  std::vector<double> product_scale(hx.size());
+  for (size_t i = 0; i < hx.size(); ++i) product_scale[i] = std::fabs(hx[i] * hy[i]);
+  expect_close(gpu.download(z), cz, product_scale, 1, "multiply");
+  gpu.divide(x, y, z);  // |y| >= 1e-3 by construction
+  cpu.divide(hx, hy, cz);
+  std::vector<double> quotient_scale(hx.size());
+  for (size_t i = 0; i < hx.size(); ++i) quotient_scale[i] = std::fabs(hx[i] / hy[i]);
+  expect_close(gpu.download(z), cz, quotient_scale, 6, "divide");  // GLSL allows 2.5 ulp for x/y
+  expect_zero_padding(z);
+}
+
+TEST_P(GpuOps, LinearCombinationIsEquivalentToRef) {
+  GpuBackend gpu = make_gpu(options);
+  const std::vector<double> hw = mixed_values(n, 3 + n), hv = mixed_values(n, 4 + n);
+  auto x = gpu.upload(hx), y = gpu.upload(hy), w = gpu.upload(hw), v = gpu.upload(hv), z = gpu.make_vector(n);
+  const std::vector<double> c{0.5, -2.0, 1.25, 3.0};
+  const std::vector<const std::vector<double>*> hs{&hx, &hy, &hw, &hv};
+  const std::vector<const Field*> gs{&x, &y, &w, &v};
+  for (size_t terms = 1; terms <= 4; ++terms) {
+    std::vector<double> cz(hx.size()), scale(hx.size(), 0.0);
+    cpu.linear_combination({c.begin(), c.begin() + terms}, {hs.begin(), hs.begin() + terms}, cz);
+    gpu.linear_combination({c.begin(), c.begin() + terms}, {gs.begin(), gs.begin() + terms}, z);
+    for (size_t k = 0; k < terms; ++k)
+      for (size_t i = 0; i < hx.size(); ++i) scale[i] += std::fabs(c[k] * (*hs[k])[i]);
+    expect_close(gpu.download(z), cz, scale, 2.0 * terms, ("linear_combination of " + std::to_string(terms)).c_str());
+  }
+}
+
+TEST_P(GpuOps, InPlaceUpdatesIsEquivalentToRef) {
+  GpuBackend gpu = make_gpu(options);
+  const double a = 0.625;
+  auto x = gpu.upload(hx), y = gpu.upload(hy);
+  std::vector<double> cx = hx, cy = hy;
+  gpu.axpy(a, x, y, y);  // y = y + a·x, output aliases an input (ping-pong)
+  cpu.axpy(a, cx, cy, cy);
+  expect_close(gpu.download(y), cy, magnitude(hx, a, hy, 1.0), 2, "in-place axpy");
+  gpu.scale(2.0, x, x);
+  cpu.scale(2.0, cx, cx);
+  EXPECT_EQ(gpu.download(x), cx) << "in-place scale by 2 is exact";
+
+  // update_pair: two outputs in one pass (MRT), both aliasing inputs.
+  const std::vector<double> hp = mixed_values(n, 5 + n), hq = mixed_values(n, 6 + n);
+  auto p = gpu.upload(hp), q = gpu.upload(hq);
+  auto gx = gpu.upload(hx), gr = gpu.upload(hy);
+  std::vector<double> rx = hx, rr = hy;
+  gpu.update_pair(a, p, q, gx, gr);
+  cpu.update_pair(a, hp, hq, rx, rr);
+  expect_close(gpu.download(gx), rx, magnitude(hx, 1.0, hp, a), 2, "update_pair x");
+  expect_close(gpu.download(gr), rr, magnitude(hy, 1.0, hq, a), 2, "update_pair r");
+}
+
+TEST_P(GpuOps, ReductionsIsEquivalentToRef) {
+  GpuBackend gpu = make_gpu(options);
+  auto x = gpu.upload(hx), y = gpu.upload(hy);
+  double abs_sum = 0.0, abs_dot = 0.0, square_sum = 0.0;
+  for (size_t i = 0; i < hx.size(); ++i) {
+    abs_sum += std::fabs(hx[i]);
+    abs_dot += std::fabs(hx[i] * hy[i]);
+    square_sum += hx[i] * hx[i];
+  }
+  EXPECT_NEAR(gpu.sum(x), cpu.sum(hx), reduction_error_bound(n, abs_sum)) << "sum";
+  EXPECT_NEAR(gpu.dot(x, y), cpu.dot(hx, hy), reduction_error_bound(n, 2 * abs_dot)) << "dot";
+  EXPECT_NEAR(gpu.norm2(x), cpu.norm2(hx), reduction_error_bound(n, 2 * square_sum)) << "norm2";
+  EXPECT_EQ(gpu.min(x), cpu.min(hx)) << "min";
+  EXPECT_EQ(gpu.max(x), cpu.max(hx)) << "max";
+  EXPECT_EQ(gpu.count_nonfinite(x), 0);
+}
+
+TEST_P(GpuOps, PaddingNeverLeaksIntoMinMax) {
+  GpuBackend gpu = make_gpu(options);
+  std::vector<double> positive(hx.size()), negative(hx.size());
+  for (size_t i = 0; i < hx.size(); ++i) positive[i] = double(float(std::fabs(hx[i]) + 1.0)), negative[i] = -positive[i];
+  auto p = gpu.upload(positive), m = gpu.upload(negative);
+  // The padding holds 0, which would be the min of an all-positive array and the max of an
+  // all-negative one if it leaked.
+  EXPECT_EQ(gpu.min(p), cpu.min(positive));
+  EXPECT_EQ(gpu.max(m), cpu.max(negative));
+  EXPECT_EQ(gpu.max(p), cpu.max(positive));
+  EXPECT_EQ(gpu.min(m), cpu.min(negative));
+}
+
+TEST_P(GpuOps, CountNonFiniteIsEquivalentToRef) {
+  GpuBackend gpu = make_gpu(options);
+  std::vector<double> v = hx;
+  const double specials[3] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                              -std::numeric_limits<double>::infinity()};
+  for (std::int64_t k = 0, i = n / 3; k < 7 && i < n; ++k, i += std::max<std::int64_t>(1, n / 7))
+    v[size_t(i)] = specials[k % 3];
+  v.back() = specials[0];
+  auto g = gpu.upload(v);
+  EXPECT_EQ(gpu.count_nonfinite(g), cpu.count_nonfinite(v));
+}
+
+TEST_P(GpuOps, ScatterAndGatherIsEquivalentToRef) {
+  GpuBackend gpu = make_gpu(options);
+  // Scatter to about every 3rd element, with repeats: the later value wins on both backends.
+  std::vector<std::int32_t> idx;
+  std::vector<double> vals;
+  for (std::int64_t i = 0; i < n; i += 3) idx.push_back(std::int32_t(i)), vals.push_back(hy[size_t(i)]);
+  idx.push_back(0), vals.push_back(42.0);
+  idx.push_back(std::int32_t(n - 1)), vals.push_back(-7.5);
+  idx.push_back(std::int32_t(n - 1)), vals.push_back(8.25);
+  auto z = gpu.upload(hx);
+  std::vector<double> cz = hx;
+  gpu.scatter(z, idx, vals);
+  cpu.scatter(cz, idx, vals);
+  EXPECT_EQ(gpu.download(z), cz) << "scatter";
+  expect_zero_padding(z);
+
+  // Gather with a reversing permutation plus repeats.
+  std::vector<std::int32_t> perm(static_cast<size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) perm[size_t(i)] = std::int32_t((i % 5 == 0) ? 0 : n - 1 - i);
+  auto gi = gpu.upload_indices(perm);
+  auto gz = gpu.make_vector(n);
+  std::vector<double> cg(hx.size());
+  gpu.gather(gpu.upload(hx), gi, gz);
+  cpu.gather(hx, perm, cg);
+  EXPECT_EQ(gpu.download(gz), cg) << "gather";
+}
+
+TEST_P(GpuOps, DownloadsSubRanges) {
+  GpuBackend gpu = make_gpu(options);
+  auto x = gpu.upload(hx);
+  const std::int64_t begin = n / 3, end = n - n / 4;
+  const std::vector<float> part = x.download(begin, end);
+  ASSERT_EQ(std::int64_t(part.size()), end - begin);
+  for (std::int64_t i = begin; i < end; ++i) ASSERT_EQ(double(part[size_t(i - begin)]), hx[size_t(i)]);
+}
+
+const std::int64_t kSizes[] = {1, 2, 3, 7, 1023, 1024, 1025, 65537, 999'983, 1'000'000, 3'000'000};
+const Config kConfigs[] = {{LayoutPolicy::tight, Packing::r32f},
+                           {LayoutPolicy::tight, Packing::rgba32f},
+                           {LayoutPolicy::thesis, Packing::r32f}};
+
+INSTANTIATE_TEST_SUITE_P(AwkwardSizes, GpuOps, ::testing::Combine(::testing::ValuesIn(kConfigs), ::testing::ValuesIn(kSizes)),
+                         [](const auto& info) {
+                           return config_name(std::get<0>(info.param)) + "_n" + std::to_string(std::get<1>(info.param));
+                         });
+
+// ---- sizes and errors that need no parameter sweep ----
+
+class GpuOpsSingle : public GlTest {};
+
+TEST_F(GpuOpsSingle, SumOf3MillionPositiveValuesWithin1e6OfDouble) {
+  for (Packing packing : {Packing::r32f, Packing::rgba32f}) {
+    LayoutOptions o;
+    o.packing = packing;
+    GpuBackend gpu = make_gpu(o);
+    CpuBackend cpu;
+    const std::vector<double> v = positive_values(3'000'000, 99);
+    const double exact = cpu.sum(v);
+    EXPECT_LE(std::fabs(gpu.sum(gpu.upload(v)) - exact) / exact, 1e-6) << to_string(packing);
+  }
+}
+
+TEST_F(GpuOpsSingle, ScatterRejectsOutOfRangeIndices) {
+  GpuBackend gpu = make_gpu();
+  auto z = gpu.make_vector(10);
+  try {
+    gpu.scatter(z, {1, 10}, {1.0, 2.0});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("index 10"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(gpu.scatter(z, {-1}, {1.0}), Error);
+  EXPECT_THROW(gpu.scatter(z, {1, 2}, {1.0}), Error);
+  CpuBackend cpu;
+  std::vector<double> c(10);
+  EXPECT_THROW(cpu.scatter(c, {1, 10}, {1.0, 2.0}), Error);
+}
+
+TEST_F(GpuOpsSingle, GatherRejectsIndicesOutsideTheSource) {
+  GpuBackend gpu = make_gpu();
+  auto source = gpu.make_vector(5), z = gpu.make_vector(3);
+  EXPECT_THROW(gpu.gather(source, gpu.upload_indices({0, 5, 1}), z), Error);
+  EXPECT_THROW(gpu.gather(source, gpu.upload_indices({0, 1}), z), Error);
+}
+
+TEST_F(GpuOpsSingle, SizeMismatchIsAnError) {
+  GpuBackend gpu = make_gpu();
+  auto a = gpu.make_vector(10), b = gpu.make_vector(11);
+  EXPECT_THROW(gpu.axpy(1.0, a, b, a), Error);
+  EXPECT_THROW(gpu.dot(a, b), Error);
+  EXPECT_THROW(gpu.upload({}), Error);  // an empty field
+}
+
+TEST_F(GpuOpsSingle, ProgramsAreCompiledOnce) {
+  GpuBackend gpu = make_gpu();
+  auto x = gpu.upload({1.0, 2.0, 3.0}), z = gpu.make_vector(3);
+  gpu.axpy(1.0, x, x, z);
+  const size_t after_first = gpu.programs_compiled();
+  for (int i = 0; i < 5; ++i) gpu.axpy(1.0, x, x, z);
+  EXPECT_EQ(gpu.programs_compiled(), after_first);
+}
+
+TEST_F(GpuOpsSingle, FieldsBeyondTheDeviceLimitAreAClearError) {
+  GpuBackend gpu = make_gpu();
+  const std::int64_t limit = std::int64_t(shared_gl_context().info().max_texture_size);
+  try {
+    gpu.make_vector(limit * limit + 1);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("texture limit"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(GpuOpsSingle, ContextReportsDriverAndDevice) {
+  const GlInfo& info = shared_gl_context().info();
+  EXPECT_FALSE(info.renderer.empty());
+  EXPECT_NE(info.device.find("EGL"), std::string::npos) << info.device;
+  EXPECT_GE(info.max_texture_size, 4096);
+}
+
+}  // namespace
+}  // namespace ss::test
