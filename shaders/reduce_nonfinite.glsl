@@ -2,6 +2,6 @@
 uniform sampler2D source;
 SS_VALUE kernel(ivec2 texel) {
   SS_VALUE s = SS_VALUE(0.0);
-  for (int q = 0; q < 4; ++q) s += ss_nonfinite(ss_quarter(source, texel, q, SS_VALUE(0.0)));
+  for (int q = 0; q < ss_sources(); ++q) s += ss_nonfinite(ss_fold_load(source, texel, q, SS_VALUE(0.0)));
   return s;
 }

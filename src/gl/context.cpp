@@ -55,8 +55,10 @@ Fn egl_proc(const char* name) {
 // `reason`) when the driver has no device platform, so the caller can fall back.
 EGLDisplay open_device_display(int gpu, std::string& device, std::string& reason) {
   const char* client_ext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-  if (!has_extension(client_ext, "EGL_EXT_device_enumeration") ||
-      !has_extension(client_ext, "EGL_EXT_platform_device")) {
+  // EGL_EXT_device_base (NVIDIA, glvnd) is enumeration + query in one extension.
+  const bool enumerates = has_extension(client_ext, "EGL_EXT_device_enumeration") ||
+                          has_extension(client_ext, "EGL_EXT_device_base");
+  if (!enumerates || !has_extension(client_ext, "EGL_EXT_platform_device")) {
     reason = "EGL has no device enumeration";
     return EGL_NO_DISPLAY;
   }
@@ -96,7 +98,7 @@ void create_egl_context(GlContext::Platform& p, int gpu, std::string& device) {
     SS_REQUIRE(display != EGL_NO_DISPLAY && eglInitialize(display, &major, &minor),
                "no headless OpenGL: EGL device platform unavailable (" << reason
                << ") and Mesa surfaceless platform failed; install a GL driver (e.g. Debian's libegl-mesa0 libgl1-mesa-dri)");
-    device = "EGL surfaceless platform (Mesa)";
+    device = "EGL surfaceless platform";
   }
   p.display = display;
   SS_REQUIRE(eglBindAPI(EGL_OPENGL_API), "EGL cannot bind the desktop OpenGL API");

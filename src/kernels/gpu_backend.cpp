@@ -180,11 +180,14 @@ double GpuBackend::reduce(const char* first, const char* next, const std::vector
   bool first_pass = true;
   do {
     const char* kernel = first_pass ? first : next;
-    const int out_w = (in_w + 1) / 2, out_h = (in_h + 1) / 2;
+    // Fold 4 (two quarter levels in one pass) while far from the end, then 2: fewer passes, same tree.
+    const int fold = std::int64_t(in_w) * in_h > 4 * final_texels ? reduction_fold_ : 2;
+    const int out_w = (in_w + fold - 1) / fold, out_h = (in_h + fold - 1) / fold;
     Texture out = pool_.take(out_w, out_h, format);
     Program& program = programs_.get({kernel, layout.elements_per_texel, 1});
     program.set("ss_in_size", glm::ivec2(in_w, in_h));
     program.set("ss_in_n", int(in_n));
+    program.set("ss_fold", fold);
     std::vector<KernelInput> bound;
     if (first_pass) {
       for (const Input& in : inputs) bound.push_back({in.uniform, &in.field->texture()});
@@ -201,7 +204,7 @@ double GpuBackend::reduce(const char* first, const char* next, const std::vector
 
   // Finish on the CPU in double (thesis §4.2: small remainders are cheaper there).
   std::vector<float> rest(static_cast<size_t>(in_n));
-  current.read_rows(0, in_h, rest.data());
+  launcher_.read(current, rest.data());
   pool_.give(std::move(current));
   double result = combine == Combine::sum ? 0.0
                 : combine == Combine::min ? std::numeric_limits<double>::infinity()
@@ -283,5 +286,10 @@ void GpuBackend::scatter(Vector& z, const std::vector<std::int32_t>& indices, co
 }
 
 void GpuBackend::finish() { glFinish(); }
+
+void GpuBackend::set_reduction_fold(int fold) {
+  SS_REQUIRE(fold == 2 || fold == 4, "reduction fold must be 2 or 4 (got " << fold << ")");
+  reduction_fold_ = fold;
+}
 
 }  // namespace ss

@@ -63,6 +63,9 @@ public:
 
   // Blocks until the GPU has finished all submitted work (for timing).
   void finish();
+  // Texels per side combined by one reduction pass: 2 is the thesis' quarter pass, 4 (default)
+  // does two quarter levels per pass.
+  void set_reduction_fold(int fold);
   std::size_t programs_compiled() const { return programs_.size(); }
 
 private:
@@ -75,12 +78,13 @@ private:
   // Runs kernel `file` over the texels of `outputs`, ping-ponging any output that is also an input.
   void run(const char* file, const std::vector<Input>& inputs, const std::vector<Vector*>& outputs,
            const std::vector<std::pair<const char*, float>>& uniforms = {});
-  // First quarter pass with `first` (reads the inputs), then `next` passes until <= R_min² texels;
+  // First reduction pass with `first` (reads the inputs), then `next` passes until <= R_min² texels;
   // the rest is read back and combined in double.
   double reduce(const char* first, const char* next, const std::vector<Input>& inputs, Combine combine);
   void require_same_size(const Vector& a, const Vector& b, const char* op) const;
 
   LayoutOptions options_;
+  int reduction_fold_ = 4;
   ProgramCache programs_;
   Launcher launcher_;
   TexturePool pool_;

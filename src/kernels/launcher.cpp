@@ -23,6 +23,18 @@ void Launcher::attach(const std::vector<Texture*>& outputs) {
   glViewport(0, 0, outputs[0]->width(), outputs[0]->height());
 }
 
+void Launcher::read(Texture& texture, void* data) {
+  attach({&texture});
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  const bool four = channels(texture.format()) == 4;
+  const bool integer = is_integer(texture.format());
+  glReadPixels(0, 0, texture.width(), texture.height(),
+               integer ? (four ? GL_RGBA_INTEGER : GL_RED_INTEGER) : (four ? GL_RGBA : GL_RED),
+               integer ? GL_INT : GL_FLOAT, data);
+  SS_GL_CHECK("reading back a " + std::to_string(texture.width()) + "x" + std::to_string(texture.height()) + " texture");
+}
+
 void Launcher::draw(Program& program, const std::vector<KernelInput>& inputs, const std::vector<Texture*>& outputs,
                     std::int64_t valid_elements) {
   for (const Texture* out : outputs)

@@ -24,6 +24,8 @@ public:
             std::int64_t valid_elements);
   // The framebuffer the launcher renders into (also used by scatter).
   void attach(const std::vector<Texture*>& outputs);
+  // Reads the whole texture back through the launcher's framebuffer (no per-call FBO).
+  void read(Texture& texture, void* data);
 
 private:
   VertexArrayName empty_vao_;
