@@ -1,7 +1,7 @@
-// One reduction pass of a maximum; missing sources give −inf
+// One reduction pass of a maximum; missing sources read as −inf
 uniform sampler2D source;
 SS_VALUE kernel(ivec2 texel) {
-  SS_VALUE m = SS_VALUE(-ss_inf);
-  for (int q = 0; q < ss_sources(); ++q) m = max(m, ss_fold_load(source, texel, q, SS_VALUE(-ss_inf)));
-  return m;
+  vec4 m = vec4(-ss_inf);
+  for (int q = 0; q < ss_packs(); ++q) m = max(m, ss_pack(source, texel, q, -ss_inf));
+  return ss_collapse_max(m);
 }

@@ -55,9 +55,7 @@ std::string prelude_source(const KernelSpec& spec) {
       << "// which components of texel t hold one of the first n elements of a field of width w\n"
       << "SS_BVALUE ss_valid(ivec2 t, int width, int n) {\n"
       << "  return lessThan(ivec4(4 * ss_texel_index(t, width)) + ivec4(0, 1, 2, 3), ivec4(n));\n}\n"
-      << "bool ss_any(SS_BVALUE b) { return any(b); }\n"
-      << "SS_VALUE ss_nonfinite(SS_VALUE v) {\n"
-      << "  return vec4(equal(floatBitsToUint(v) & 0x7f800000u, uvec4(0x7f800000u)));\n}\n";
+      << "bool ss_any(SS_BVALUE b) { return any(b); }\n";
   } else {
     s << "SS_VALUE ss_load(sampler2D s, ivec2 t) { return texelFetch(s, t, 0).r; }\n"
       << "SS_IVALUE ss_load_index(isampler2D s, ivec2 t) { return texelFetch(s, t, 0).r; }\n"
@@ -65,23 +63,51 @@ std::string prelude_source(const KernelSpec& spec) {
       << "  return texelFetch(s, ss_texel_of(i, textureSize(s, 0).x), 0).r;\n}\n"
       << "SS_VALUE ss_elements(sampler2D s, SS_IVALUE i) { return ss_element(s, i); }\n"
       << "SS_BVALUE ss_valid(ivec2 t, int width, int n) { return ss_texel_index(t, width) < n; }\n"
-      << "bool ss_any(SS_BVALUE b) { return b; }\n"
-      << "SS_VALUE ss_nonfinite(SS_VALUE v) {\n"
-      << "  return (floatBitsToUint(v) & 0x7f800000u) == 0x7f800000u ? 1.0 : 0.0;\n}\n";
+      << "bool ss_any(SS_BVALUE b) { return b; }\n";
   }
   s << "// v where the output element exists, 0 in padding (padding always holds the sum identity)\n"
     << "SS_VALUE ss_mask(ivec2 t, SS_VALUE v) { return mix(SS_VALUE(0.0), v, ss_valid(t, ss_size.x, ss_n)); }\n"
-    << "// Quarter reduction (thesis §4.2), generalised to fold f per side: output texel t combines the\n"
-    << "// f² input texels t + (i, j)·out_size, i, j < f (f = 2 is the thesis' quarter pass). Sources\n"
-    << "// outside the input or past its n elements give `identity`.\n"
+    << "// 1 where a value is NaN or ±inf (exponent bits all set), else 0\n"
+    << "vec4 ss_nonfinite4(vec4 v) { return vec4(equal(floatBitsToUint(v) & 0x7f800000u, uvec4(0x7f800000u))); }\n"
+    << "// ---- reductions ----\n"
+    << "// A pass folds f×f input texels into one output texel (f = ss_fold, 2 or 4; output size =\n"
+    << "// ceil(input size / f)). Kernels read the sources as `packs` of four values, q < ss_packs(),\n"
+    << "// combine them in a vec4 and collapse it to SS_VALUE at the end. Sources outside the input or\n"
+    << "// past its ss_in_n elements read as `identity`.\n"
     << "uniform int ss_fold;\n"
-    << "int ss_sources() { return ss_fold * ss_fold; }\n"
-    << "SS_VALUE ss_fold_load(sampler2D s, ivec2 t, int q, SS_VALUE identity) {\n"
-    << "  ivec2 src = t + ivec2(q % ss_fold, q / ss_fold) * ss_size;\n"
-    << "  bool inside = all(lessThan(src, ss_in_size));\n"
-    << "  SS_VALUE v = ss_load(s, min(src, ss_in_size - 1));\n"
-    << "  return inside ? mix(identity, v, ss_valid(src, ss_in_size.x, ss_in_n)) : identity;\n}\n"
-    << "// ---- kernel " << spec.kernel << " ----\n";
+    << "bool ss_input_valid(ivec2 src) {\n"
+    << "  return all(lessThan(src, ss_in_size)) && ss_texel_index(src, ss_in_size.x) * SS_ELEMENTS_PER_TEXEL < ss_in_n;\n}\n";
+  if (rgba) {
+    s << "// RGBA32F: the thesis' quarter method (§4.2): output texel t combines the input texels\n"
+      << "// t + (i, j)·out_size, i, j < f; a pack is one texel (four consecutive elements).\n"
+      << "int ss_packs() { return ss_fold * ss_fold; }\n"
+      << "vec4 ss_pack(sampler2D s, ivec2 t, int q, float identity) {\n"
+      << "  ivec2 src = t + ivec2(q % ss_fold, q / ss_fold) * ss_size;\n"
+      << "  vec4 v = texelFetch(s, min(src, ss_in_size - 1), 0);\n"
+      << "  bool inside = all(lessThan(src, ss_in_size));\n"
+      << "  return inside ? mix(vec4(identity), v, ss_valid(src, ss_in_size.x, ss_in_n)) : vec4(identity);\n}\n"
+      << "SS_VALUE ss_collapse_sum(vec4 v) { return v; }\n"
+      << "SS_VALUE ss_collapse_min(vec4 v) { return v; }\n"
+      << "SS_VALUE ss_collapse_max(vec4 v) { return v; }\n";
+  } else {
+    s << "// R32F: local blocks (thesis §4.1, Fig. 4.3a): output texel t combines the f×f block at f·t,\n"
+      << "// read 2×2 texels at a time with one textureGather (a pack), so a pass issues a quarter of\n"
+      << "// the fetches of one texelFetch per element.\n"
+      << "int ss_packs() { return (ss_fold / 2) * (ss_fold / 2); }\n"
+      << "vec4 ss_pack(sampler2D s, ivec2 t, int q, float identity) {\n"
+      << "  int half_fold = ss_fold / 2;\n"
+      << "  ivec2 base = t * ss_fold + 2 * ivec2(q % half_fold, q / half_fold);\n"
+      << "  // The gather footprint at the corner shared by texels base .. base + (1, 1); its components\n"
+      << "  // are the texels at offsets (0,1), (1,1), (1,0), (0,0).\n"
+      << "  vec4 v = textureGather(s, (vec2(base) + 1.0) / vec2(ss_in_size), 0);\n"
+      << "  bvec4 ok = bvec4(ss_input_valid(base + ivec2(0, 1)), ss_input_valid(base + ivec2(1, 1)),\n"
+      << "                   ss_input_valid(base + ivec2(1, 0)), ss_input_valid(base));\n"
+      << "  return mix(vec4(identity), v, ok);\n}\n"
+      << "SS_VALUE ss_collapse_sum(vec4 v) { return (v.x + v.y) + (v.z + v.w); }\n"
+      << "SS_VALUE ss_collapse_min(vec4 v) { return min(min(v.x, v.y), min(v.z, v.w)); }\n"
+      << "SS_VALUE ss_collapse_max(vec4 v) { return max(max(v.x, v.y), max(v.z, v.w)); }\n";
+  }
+  s << "// ---- kernel " << spec.kernel << " ----\n";
   return s.str();
 }
 
