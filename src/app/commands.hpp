@@ -13,5 +13,7 @@ struct GlobalOptions {
 };
 
 void add_bench_commands(CLI::App& app, GlobalOptions& globals);
+// mesh-info, convert (no GL context).
+void add_mesh_commands(CLI::App& app);
 
 }  // namespace ss

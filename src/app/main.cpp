@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   gl->add_flag("-v,--verbose", globals.gl.verbose, "print GL vendor, renderer, version and the chosen device");
 
   ss::add_bench_commands(app, globals);
+  ss::add_mesh_commands(app);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,189 @@
+#include "mesh/geometry.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <glm/geometric.hpp>
+
+#include "util/error.hpp"
+
+namespace ss {
+namespace {
+
+using i32 = std::int32_t;
+
+// For local edge k = (i, j) of kTetEdgeNodes, the other two nodes (c, d) such that (i, j, c, d) is
+// an even permutation of (0, 1, 2, 3).
+constexpr int kEdgeOthers[6][2] = {{2, 3}, {3, 1}, {1, 2}, {0, 3}, {2, 0}, {0, 1}};
+
+double longest_edge(const TetMesh& mesh, const Tet& t) {
+  double l2 = 0;
+  for (const auto& e : kTetEdgeNodes) {
+    glm::dvec3 d = mesh.nodes[t[e[1]]] - mesh.nodes[t[e[0]]];
+    l2 = std::max(l2, glm::dot(d, d));
+  }
+  return std::sqrt(l2);
+}
+
+}  // namespace
+
+double signed_tet_volume(const TetMesh& mesh, const Tet& t) {
+  const glm::dvec3& p0 = mesh.nodes[t[0]];
+  return glm::dot(mesh.nodes[t[1]] - p0, glm::cross(mesh.nodes[t[2]] - p0, mesh.nodes[t[3]] - p0)) / 6.0;
+}
+
+std::int64_t validate_and_orient_tets(TetMesh& mesh) {
+  const i32 nc = static_cast<i32>(mesh.tets.size());
+  const std::int64_t nn = static_cast<std::int64_t>(mesh.nodes.size());
+  // 0 = fine, 1 = bad node id, 2 = repeated node, 3 = zero volume; first bad tet reported below.
+  i32 first_bad = nc;
+  std::int64_t reoriented = 0;
+#pragma omp parallel for schedule(static) reduction(min : first_bad) reduction(+ : reoriented)
+  for (i32 c = 0; c < nc; ++c) {
+    Tet& t = mesh.tets[c];
+    bool ok = true;
+    for (int i = 0; i < 4; ++i) {
+      ok = ok && t[i] >= 0 && t[i] < nn;
+      for (int j = 0; j < i; ++j) ok = ok && t[i] != t[j];
+    }
+    if (!ok) {
+      first_bad = std::min(first_bad, c);
+      continue;
+    }
+    const double v = signed_tet_volume(mesh, t);
+    const double l = longest_edge(mesh, t);
+    if (!(std::abs(v) > kZeroVolumeTolerance * l * l * l)) {  // also catches NaN coordinates
+      first_bad = std::min(first_bad, c);
+      continue;
+    }
+    if (v < 0) {
+      std::swap(t[2], t[3]);
+      ++reoriented;
+    }
+  }
+  if (first_bad < nc) {
+    const Tet& t = mesh.tets[first_bad];
+    std::ostringstream nodes;
+    nodes << "nodes " << t[0] << " " << t[1] << " " << t[2] << " " << t[3];
+    for (int i = 0; i < 4; ++i)
+      SS_REQUIRE(t[i] >= 0 && t[i] < nn, mesh.source << ": tet " << first_bad << " (" << nodes.str() << ") refers to node "
+                                                     << t[i] << " but there are " << nn << " nodes");
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < i; ++j)
+        SS_REQUIRE(t[i] != t[j], mesh.source << ": tet " << first_bad << " (" << nodes.str() << ") has a repeated node");
+    const double l = longest_edge(mesh, t);
+    SS_THROW(mesh.source << ": tet " << first_bad << " (" << nodes.str() << ") has zero volume (V = "
+                         << signed_tet_volume(mesh, t) << ", longest edge " << l << ", limit "
+                         << kZeroVolumeTolerance << " * L^3)");
+  }
+  return reoriented;
+}
+
+Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
+  Geometry g;
+  const i32 nn = topo.num_nodes, nc = topo.num_cells, nf = topo.num_faces, ne = topo.num_edges;
+
+  if (nn > 0) {
+    g.bbox_min = g.bbox_max = mesh.nodes[0];
+    for (const auto& p : mesh.nodes) g.bbox_min = glm::min(g.bbox_min, p), g.bbox_max = glm::max(g.bbox_max, p);
+  }
+
+  g.face_areas.resize(nf);
+  g.face_normals.resize(nf);
+  g.face_centroids.resize(nf);
+#pragma omp parallel for schedule(static)
+  for (i32 f = 0; f < nf; ++f) {
+    const auto& p = topo.face_nodes[f];
+    const glm::dvec3 &a = mesh.nodes[p[0]], &b = mesh.nodes[p[1]], &c = mesh.nodes[p[2]];
+    glm::dvec3 n = 0.5 * glm::cross(b - a, c - a);  // area vector
+    double area = glm::length(n);
+    g.face_areas[f] = area;
+    g.face_normals[f] = area > 0 ? n / area : glm::dvec3(0.0);
+    g.face_centroids[f] = (a + b + c) / 3.0;
+  }
+
+  g.edge_vectors.resize(ne);
+  g.edge_lengths.resize(ne);
+#pragma omp parallel for schedule(static)
+  for (i32 e = 0; e < ne; ++e) {
+    g.edge_vectors[e] = mesh.nodes[topo.edge_nodes[e][1]] - mesh.nodes[topo.edge_nodes[e][0]];
+    g.edge_lengths[e] = glm::length(g.edge_vectors[e]);
+  }
+
+  g.cell_volumes.resize(nc);
+  g.cell_centroids.resize(nc);
+  g.dual_face_areas.resize(static_cast<size_t>(nc) * 6);
+  std::vector<double> aspect(nc);
+  // Dihedral extremes tracked as cosines (acos is monotone decreasing), converted once at the end.
+  double total = 0, max_cos = -1, min_cos = 1;
+  double min_vol = std::numeric_limits<double>::max(), max_vol = 0;
+#pragma omp parallel for schedule(static) reduction(+ : total) reduction(min : min_cos, min_vol) \
+    reduction(max : max_cos, max_vol)
+  for (i32 c = 0; c < nc; ++c) {
+    const Tet& t = mesh.tets[c];
+    glm::dvec3 p[4] = {mesh.nodes[t[0]], mesh.nodes[t[1]], mesh.nodes[t[2]], mesh.nodes[t[3]]};
+    const double v = glm::dot(p[1] - p[0], glm::cross(p[2] - p[0], p[3] - p[0])) / 6.0;
+    g.cell_volumes[c] = v;
+    g.cell_centroids[c] = (p[0] + p[1] + p[2] + p[3]) / 4.0;
+    total += v;
+    min_vol = std::min(min_vol, v);
+    max_vol = std::max(max_vol, v);
+    // Outward area vectors of the four faces.
+    glm::dvec3 n[4];
+    double area[4], area_sum = 0;
+    for (int k = 0; k < 4; ++k) {
+      const auto& fn = kTetFaceNodes[k];
+      n[k] = 0.5 * glm::cross(p[fn[1]] - p[fn[0]], p[fn[2]] - p[fn[0]]);
+      area[k] = glm::length(n[k]);
+      area_sum += area[k];
+    }
+    double lmax2 = 0;
+    for (int k = 0; k < 6; ++k) {
+      const int i = kTetEdgeNodes[k][0], j = kTetEdgeNodes[k][1];
+      const int oc = kEdgeOthers[k][0], od = kEdgeOthers[k][1];
+      const glm::dvec3 d = p[j] - p[i];
+      lmax2 = std::max(lmax2, glm::dot(d, d));
+      // Dihedral angle at edge (i, j) between the faces opposite oc and od: pi - angle(n_oc, n_od).
+      const double cosang = -glm::dot(n[oc], n[od]) / (area[oc] * area[od]);
+      min_cos = std::min(min_cos, cosang);
+      max_cos = std::max(max_cos, cosang);
+      // Dual face: S = (pc - m) x (pd - m) / 12, oriented from local node i to j (S . (pj - pi) = V/2).
+      const glm::dvec3 m = 0.5 * (p[i] + p[j]);
+      glm::dvec3 s = glm::cross(p[oc] - m, p[od] - m) / 12.0;
+      g.dual_face_areas[static_cast<size_t>(c) * 6 + k] = t[i] < t[j] ? s : -s;
+    }
+    const double inradius = 3.0 * v / area_sum;
+    aspect[c] = std::sqrt(lmax2) / (2.0 * std::sqrt(6.0) * inradius);
+  }
+  g.total_volume = total;
+
+  g.dual_volumes.assign(nn, 0.0);
+  for (i32 c = 0; c < nc; ++c)
+    for (NodeId n : mesh.tets[c]) g.dual_volumes[n] += 0.25 * g.cell_volumes[c];
+
+  g.boundary_dual_areas.assign(nn, glm::dvec3(0.0));
+  for (i32 f : topo.boundary_faces) {
+    const glm::dvec3 share = g.face_normals[f] * (g.face_areas[f] / 3.0);
+    for (i32 n : topo.face_nodes[f]) g.boundary_dual_areas[n] += share;
+  }
+
+  MeshQuality& q = g.quality;
+  if (nc > 0) {
+    q.min_dihedral_deg = std::acos(std::clamp(max_cos, -1.0, 1.0)) * (180.0 / M_PI);
+    q.max_dihedral_deg = std::acos(std::clamp(min_cos, -1.0, 1.0)) * (180.0 / M_PI);
+    q.min_volume = min_vol;
+    q.max_volume = max_vol;
+    auto worst = std::max_element(aspect.begin(), aspect.end());
+    q.max_aspect_ratio = *worst;
+    q.worst_aspect_tet = static_cast<i32>(worst - aspect.begin());
+  }
+  if (ne > 0) {
+    auto [lo, hi] = std::minmax_element(g.edge_lengths.begin(), g.edge_lengths.end());
+    q.min_edge_length = *lo;
+    q.max_edge_length = *hi;
+  }
+  return g;
+}
+
+}  // namespace ss

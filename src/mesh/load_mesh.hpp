@@ -1,0 +1,34 @@
+#pragma once
+// The loading pipeline every command uses: read, validate, orient, refine, connect, measure.
+#include <cstdint>
+#include <string>
+
+#include "mesh/geometry.hpp"
+#include "mesh/tet_mesh.hpp"
+#include "mesh/topology.hpp"
+
+namespace ss {
+
+struct LoadReport {
+  std::int64_t reoriented_tets = 0;  // negatively oriented tets in the file (nodes 2 and 3 swapped)
+  int refine_levels = 0;
+  std::int64_t file_nodes = 0, file_tets = 0;  // before refinement
+  double read_seconds = 0, validate_seconds = 0, refine_seconds = 0, topology_seconds = 0, geometry_seconds = 0;
+};
+
+struct LoadedMesh {
+  TetMesh mesh;  // oriented and refined; an `unassigned` group name added when topology needs it
+  Topology topology;
+  Geometry geometry;
+  LoadReport report;
+};
+
+// read_mesh(path), then prepare_mesh(). Throws ss::Error naming the file and entity for repeated
+// nodes, zero-volume tets, faces shared by more than two tets, overlapping tets, and file
+// triangles that are no tet face (checks run on the file's mesh, before refinement).
+LoadedMesh load_mesh(const std::string& path, int refine = 0);
+
+// The same pipeline for a mesh already in memory.
+LoadedMesh prepare_mesh(TetMesh mesh, int refine = 0);
+
+}  // namespace ss

@@ -1,0 +1,337 @@
+#include "mesh/topology.hpp"
+
+#include <algorithm>
+
+#include "util/error.hpp"
+
+namespace ss {
+namespace {
+
+using i32 = std::int32_t;
+
+// One occurrence of a face (or edge) in a tet, bucketed by its smallest node.
+struct FaceEntry {
+  i32 b, c;  // the two larger nodes, b < c
+  i32 code;  // ((tet * 4 + local face) << 1) | 1 if the tet's outward order is an odd cycle of (a, b, c)
+};
+struct EdgeEntry {
+  i32 high;
+  i32 code;  // tet * 6 + local edge
+};
+
+void sort3(i32& a, i32& b, i32& c) {
+  if (a > b) std::swap(a, b);
+  if (b > c) std::swap(b, c);
+  if (a > b) std::swap(a, b);
+}
+
+// Parity of the cyclic order (p0, p1, p2) relative to ascending order: true if it is an even
+// rotation of (min, mid, max).
+bool is_even_cycle(i32 p0, i32 p1, i32 p2) {
+  // rotate so the smallest is first, then even iff the next is the middle one
+  if (p1 < p0 && p1 < p2) return p2 < p0;
+  if (p2 < p0 && p2 < p1) return p0 < p1;
+  return p1 < p2;
+}
+
+// Stable sort of a small bucket (typically 10-60 entries): insertion sort, std::stable_sort for
+// big ones. Stable, so equal keys stay in tet order (buckets are filled tet by tet).
+template <typename It, typename Less>
+void sort_bucket(It first, It last, Less less) {
+  if (last - first > 64) return std::stable_sort(first, last, less);
+  for (It i = first + (first != last); i < last; ++i) {
+    auto v = *i;
+    It j = i;
+    for (; j > first && less(v, *(j - 1)); --j) *j = *(j - 1);
+    *j = v;
+  }
+}
+
+// Exclusive prefix sum in place; returns the total.
+i32 exclusive_scan(std::vector<i32>& v) {
+  i32 sum = 0;
+  for (auto& x : v) {
+    i32 t = x;
+    x = sum;
+    sum += t;
+  }
+  return sum;
+}
+
+// Edge id of (low, high) among the edges of `low`, sorted by high node; -1 if none.
+i32 edge_in_bucket(const Topology& topo, i32 low, i32 high) {
+  auto first = topo.edge_nodes.begin() + topo.edge_offsets_by_low_node[low];
+  auto last = topo.edge_nodes.begin() + topo.edge_offsets_by_low_node[low + 1];
+  auto it = std::lower_bound(first, last, high, [](const std::array<i32, 2>& e, i32 v) { return e[1] < v; });
+  return it != last && (*it)[1] == high ? static_cast<i32>(it - topo.edge_nodes.begin()) : -1;
+}
+
+// Unique edges: counting sort of the 6 edge occurrences per tet on their low node, then a small
+// stable sort per node on the high node. Edge ids follow (low, high) order.
+void build_edges(const TetMesh& mesh, Topology& topo) {
+  const i32 nn = topo.num_nodes, nc = topo.num_cells;
+  std::vector<i32> start(nn + 1, 0);
+  for (const Tet& t : mesh.tets)
+    for (int k = 0; k < 6; ++k) ++start[std::min(t[kTetEdgeNodes[k][0]], t[kTetEdgeNodes[k][1]])];
+  exclusive_scan(start);
+  std::vector<EdgeEntry> entries(static_cast<size_t>(nc) * 6);
+  {
+    std::vector<i32> fill(start.begin(), start.end() - 1);
+    for (i32 cell = 0; cell < nc; ++cell) {
+      const Tet& t = mesh.tets[cell];
+      for (int k = 0; k < 6; ++k) {
+        i32 a = t[kTetEdgeNodes[k][0]], b = t[kTetEdgeNodes[k][1]];
+        entries[fill[std::min(a, b)]++] = EdgeEntry{std::max(a, b), cell * 6 + k};
+      }
+    }
+  }
+  start[nn] = nc * 6;
+  std::vector<i32> per_node(nn, 0);
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (i32 n = 0; n < nn; ++n) {
+    auto first = entries.begin() + start[n], last = entries.begin() + start[n + 1];
+    sort_bucket(first, last, [](const EdgeEntry& x, const EdgeEntry& y) { return x.high < y.high; });
+    i32 count = 0;
+    for (auto it = first; it != last; ++it)
+      if (it == first || it->high != (it - 1)->high) ++count;
+    per_node[n] = count;
+  }
+  topo.edge_offsets_by_low_node = per_node;
+  topo.edge_offsets_by_low_node.push_back(0);
+  topo.num_edges = exclusive_scan(topo.edge_offsets_by_low_node);
+  topo.edge_nodes.resize(topo.num_edges);
+  topo.cell_edges.resize(nc);
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (i32 n = 0; n < nn; ++n) {
+    i32 e = topo.edge_offsets_by_low_node[n] - 1;
+    for (i32 i = start[n]; i < start[n + 1]; ++i) {
+      if (i == start[n] || entries[i].high != entries[i - 1].high) topo.edge_nodes[++e] = {n, entries[i].high};
+      topo.cell_edges[entries[i].code / 6][entries[i].code % 6] = e;
+    }
+  }
+}
+
+// Unique faces, the same way on the smallest node, plus face -> cells, cell -> faces and
+// face -> edges (needs the edges). A face's node order is the outward order of its first tet,
+// rotated to start at its smallest node: (a, b, c) or (a, c, b).
+void build_faces(const TetMesh& mesh, Topology& topo) {
+  const i32 nn = topo.num_nodes, nc = topo.num_cells;
+  std::vector<i32> start(nn + 1, 0);
+  for (const Tet& t : mesh.tets)
+    for (int k = 0; k < 4; ++k) {
+      i32 a = t[kTetFaceNodes[k][0]], b = t[kTetFaceNodes[k][1]], c = t[kTetFaceNodes[k][2]];
+      ++start[std::min(a, std::min(b, c))];
+    }
+  exclusive_scan(start);
+  std::vector<FaceEntry> entries(static_cast<size_t>(nc) * 4);
+  {
+    std::vector<i32> fill(start.begin(), start.end() - 1);
+    for (i32 cell = 0; cell < nc; ++cell) {
+      const Tet& t = mesh.tets[cell];
+      for (int k = 0; k < 4; ++k) {
+        i32 a = t[kTetFaceNodes[k][0]], b = t[kTetFaceNodes[k][1]], c = t[kTetFaceNodes[k][2]];
+        const i32 odd = is_even_cycle(a, b, c) ? 0 : 1;
+        sort3(a, b, c);
+        entries[fill[a]++] = FaceEntry{b, c, ((cell * 4 + k) << 1) | odd};
+      }
+    }
+  }
+  start[nn] = nc * 4;
+  // Sort each bucket on (b, c) and count the unique faces in it.
+  std::vector<i32> faces_per_node(nn, 0);
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (i32 n = 0; n < nn; ++n) {
+    auto first = entries.begin() + start[n], last = entries.begin() + start[n + 1];
+    sort_bucket(first, last, [](const FaceEntry& x, const FaceEntry& y) {
+      return x.b != y.b ? x.b < y.b : x.c < y.c;
+    });
+    i32 count = 0;
+    for (auto it = first; it != last; ++it)
+      if (it == first || it->b != (it - 1)->b || it->c != (it - 1)->c) ++count;
+    faces_per_node[n] = count;
+  }
+  topo.face_offsets_by_min_node = faces_per_node;
+  topo.face_offsets_by_min_node.push_back(0);
+  topo.num_faces = exclusive_scan(topo.face_offsets_by_min_node);
+  const i32 nf = topo.num_faces;
+  topo.face_nodes.resize(nf);
+  topo.face_cells.resize(nf);
+  topo.face_edges.resize(nf);
+  topo.face_edge_signs.resize(nf);
+  topo.cell_faces.resize(nc);
+  topo.cell_face_signs.resize(nc);
+  // First problem found per node: 1 = shared by > 2 tets, 2 = both tets on the same side,
+  // 3 = a face edge missing from the edge table (cannot happen for faces of tets).
+  std::vector<std::pair<int, i32>> problem(nn, {0, 0});
+  bool any_problem = false;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(|| : any_problem)
+  for (i32 a = 0; a < nn; ++a) {
+    i32 f = topo.face_offsets_by_min_node[a];
+    i32 i = start[a];
+    while (i < start[a + 1]) {
+      const i32 b = entries[i].b, c = entries[i].c;
+      i32 j = i + 1;
+      while (j < start[a + 1] && entries[j].b == b && entries[j].c == c) ++j;
+      const i32 code0 = entries[i].code, c0 = code0 >> 3, k0 = (code0 >> 1) & 3;
+      const bool odd = code0 & 1;
+      topo.face_nodes[f] = odd ? std::array<i32, 3>{a, c, b} : std::array<i32, 3>{a, b, c};
+      topo.face_cells[f] = {c0, -1};
+      topo.cell_faces[c0][k0] = f;
+      topo.cell_face_signs[c0][k0] = 1;
+      if (j - i > 2 && problem[a].first == 0) problem[a] = {1, i}, any_problem = true;
+      if (j - i >= 2) {
+        const i32 code1 = entries[i + 1].code, c1 = code1 >> 3, k1 = (code1 >> 1) & 3;
+        topo.face_cells[f][1] = c1;
+        topo.cell_faces[c1][k1] = f;
+        topo.cell_face_signs[c1][k1] = -1;
+        // Two tets on opposite sides see the face with opposite orientations.
+        if ((code1 & 1) == (code0 & 1) && problem[a].first == 0) problem[a] = {2, f}, any_problem = true;
+      }
+      // Edges of the cycle: (a, b, c) -> ab, bc, ca;  (a, c, b) -> ac, cb, ba.
+      const i32 ab = edge_in_bucket(topo, a, b), ac = edge_in_bucket(topo, a, c), bc = edge_in_bucket(topo, b, c);
+      if ((ab < 0 || ac < 0 || bc < 0) && problem[a].first == 0) problem[a] = {3, f}, any_problem = true;
+      topo.face_edges[f] = odd ? std::array<i32, 3>{ac, bc, ab} : std::array<i32, 3>{ab, bc, ac};
+      topo.face_edge_signs[f] = odd ? std::array<i32, 3>{1, -1, -1} : std::array<i32, 3>{1, 1, -1};
+      ++f;
+      i = j;
+    }
+  }
+  if (any_problem) {
+    for (i32 n = 0; n < nn; ++n) {
+      if (problem[n].first == 1) {
+        i32 i = problem[n].second;
+        std::ostringstream cells;
+        for (i32 j = i; j < start[n + 1] && entries[j].b == entries[i].b && entries[j].c == entries[i].c; ++j)
+          cells << (j > i ? ", " : "") << (entries[j].code >> 3);
+        SS_THROW(mesh.source << ": face (nodes " << n << " " << entries[i].b << " " << entries[i].c
+                             << ") is shared by more than two tets (tets " << cells.str() << ")");
+      }
+      const auto& p = topo.face_nodes[problem[n].second];
+      if (problem[n].first == 2) {
+        i32 f = problem[n].second;
+        SS_THROW(mesh.source << ": tets " << topo.face_cells[f][0] << " and " << topo.face_cells[f][1]
+                             << " lie on the same side of their shared face (nodes " << p[0] << " " << p[1]
+                             << " " << p[2] << "): overlapping tets");
+      }
+      SS_REQUIRE(problem[n].first != 3, mesh.source << ": internal error: an edge of face (nodes " << p[0] << " "
+                                                    << p[1] << " " << p[2] << ") is not in the edge table");
+    }
+  }
+}
+
+// Node -> neighbour CSR from the edge list. Edges are sorted by (low, high), so appending each edge
+// to both of its nodes in edge order leaves every node's list sorted by neighbour id.
+void build_node_tables(Topology& topo) {
+  topo.node_offsets.assign(topo.num_nodes + 1, 0);
+  for (const auto& e : topo.edge_nodes) ++topo.node_offsets[e[0]], ++topo.node_offsets[e[1]];
+  exclusive_scan(topo.node_offsets);
+  topo.node_neighbors.resize(2 * static_cast<size_t>(topo.num_edges));
+  topo.node_edges.resize(topo.node_neighbors.size());
+  std::vector<i32> fill(topo.node_offsets.begin(), topo.node_offsets.end() - 1);
+  for (i32 e = 0; e < topo.num_edges; ++e) {
+    i32 a = topo.edge_nodes[e][0], b = topo.edge_nodes[e][1];
+    topo.node_neighbors[fill[a]] = b, topo.node_edges[fill[a]++] = e;
+    topo.node_neighbors[fill[b]] = a, topo.node_edges[fill[b]++] = e;
+  }
+}
+
+// Edge -> faces CSR, the inverse of face_edges.
+void build_edge_faces(Topology& topo) {
+  const i32 nf = topo.num_faces;
+  topo.edge_face_offsets.assign(topo.num_edges + 1, 0);
+  for (const auto& fe : topo.face_edges)
+    for (i32 e : fe) ++topo.edge_face_offsets[e];
+  exclusive_scan(topo.edge_face_offsets);
+  topo.edge_faces.resize(3 * static_cast<size_t>(nf));
+  std::vector<i32> fill(topo.edge_face_offsets.begin(), topo.edge_face_offsets.end() - 1);
+  for (i32 f = 0; f < nf; ++f)
+    for (i32 e : topo.face_edges[f]) topo.edge_faces[fill[e]++] = f;
+}
+
+void assign_face_groups(const TetMesh& mesh, Topology& topo) {
+  topo.face_groups.assign(topo.num_faces, 0);
+  SS_REQUIRE(mesh.triangle_groups.size() == mesh.boundary_triangles.size(),
+             mesh.source << ": " << mesh.boundary_triangles.size() << " boundary triangles but "
+                         << mesh.triangle_groups.size() << " triangle groups");
+  const i32 nt = static_cast<i32>(mesh.boundary_triangles.size());
+  std::vector<i32> tri_face(nt);
+#pragma omp parallel for schedule(static)
+  for (i32 t = 0; t < nt; ++t) {
+    const Triangle& tri = mesh.boundary_triangles[t];
+    tri_face[t] = topo.find_face(tri[0], tri[1], tri[2]);
+  }
+  for (i32 t = 0; t < nt; ++t) {
+    const Triangle& tri = mesh.boundary_triangles[t];
+    SS_REQUIRE(tri_face[t] >= 0, mesh.source << ": triangle " << t << " (nodes " << tri[0] << " " << tri[1] << " "
+                                             << tri[2] << ", " << group_label(mesh, mesh.triangle_groups[t])
+                                             << ") is not a face of any tet");
+    topo.face_groups[tri_face[t]] = mesh.triangle_groups[t];
+  }
+  topo.boundary_faces.clear();
+  topo.unassigned_faces = 0;
+  for (i32 f = 0; f < topo.num_faces; ++f)
+    if (topo.face_cells[f][1] < 0) {
+      topo.boundary_faces.push_back(f);
+      if (topo.face_groups[f] == 0) ++topo.unassigned_faces;
+    }
+  topo.unassigned_group = 0;
+  if (topo.unassigned_faces > 0) {
+    topo.unassigned_group = fresh_group_id(mesh);
+    for (i32 f : topo.boundary_faces)
+      if (topo.face_groups[f] == 0) topo.face_groups[f] = topo.unassigned_group;
+  }
+}
+
+}  // namespace
+
+std::int32_t Topology::find_edge(std::int32_t a, std::int32_t b) const {
+  if (a > b) std::swap(a, b);
+  if (a < 0 || b >= num_nodes) return -1;
+  return edge_in_bucket(*this, a, b);
+}
+
+std::int32_t Topology::find_face(std::int32_t a, std::int32_t b, std::int32_t c) const {
+  sort3(a, b, c);
+  if (a < 0 || c >= num_nodes) return -1;
+  // Faces of bucket a start at their smallest node a; the other two in either order.
+  for (i32 f = face_offsets_by_min_node[a]; f < face_offsets_by_min_node[a + 1]; ++f) {
+    const i32 y = face_nodes[f][1], z = face_nodes[f][2];
+    if (std::min(y, z) == b && std::max(y, z) == c) return f;
+  }
+  return -1;
+}
+
+std::int32_t fresh_group_id(const TetMesh& mesh) {
+  i32 id = 0;
+  for (const auto& [key, name] : mesh.group_names) id = std::max(id, key);
+  for (i32 g : mesh.tet_groups) id = std::max(id, g);
+  for (i32 g : mesh.triangle_groups) id = std::max(id, g);
+  return id + 1;
+}
+
+Topology build_topology(const TetMesh& mesh) {
+  Topology topo;
+  SS_REQUIRE(mesh.nodes.size() < (1u << 31) && mesh.tets.size() < (1u << 28),
+             mesh.source << ": mesh too large for 32-bit ids (" << mesh.nodes.size() << " nodes, "
+                         << mesh.tets.size() << " tets)");
+  topo.num_nodes = static_cast<i32>(mesh.nodes.size());
+  topo.num_cells = static_cast<i32>(mesh.tets.size());
+  for (i32 c = 0; c < topo.num_cells; ++c) {
+    const Tet& t = mesh.tets[c];
+    for (int i = 0; i < 4; ++i) {
+      SS_REQUIRE(t[i] >= 0 && t[i] < topo.num_nodes, mesh.source << ": tet " << c << " refers to node " << t[i]
+                                                                 << " but there are " << topo.num_nodes << " nodes");
+      for (int j = 0; j < i; ++j)
+        SS_REQUIRE(t[i] != t[j], mesh.source << ": tet " << c << " (nodes " << t[0] << " " << t[1] << " " << t[2] << " "
+                                             << t[3] << ") has a repeated node");
+    }
+  }
+  build_edges(mesh, topo);
+  build_faces(mesh, topo);
+  build_node_tables(topo);
+  build_edge_faces(topo);
+  assign_face_groups(mesh, topo);
+  return topo;
+}
+
+}  // namespace ss

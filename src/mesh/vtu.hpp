@@ -1,0 +1,55 @@
+#pragma once
+// VTK XML unstructured grid (.vtu) output for ParaView, and .pvd collections for time series.
+// Every file is written atomically (temporary name, renamed when complete).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "mesh/tet_mesh.hpp"
+
+namespace ss {
+
+enum class VtuEncoding {
+  ascii,       // human-readable, large
+  base64,      // inline binary (base64 of UInt64 byte count + raw little-endian data)
+  compressed,  // inline binary, zlib blocks (vtkZLibDataCompressor)
+};
+
+// One point or cell array: Float64 values, or Int32 values when `ints` is non-empty.
+struct VtuArray {
+  std::string name;
+  int components = 1;  // 1 (scalar) or 3 (vector)
+  std::vector<double> values;
+  std::vector<std::int32_t> ints;
+
+  static VtuArray scalars(std::string name, std::vector<double> values);
+  static VtuArray vectors(std::string name, const std::vector<glm::dvec3>& values);
+  static VtuArray integers(std::string name, std::vector<std::int32_t> values);
+};
+
+struct VtuOptions {
+  VtuEncoding encoding = VtuEncoding::compressed;
+  // Append mesh.boundary_triangles as triangle cells after the tets; cell arrays then need one
+  // value per tet followed by one per triangle.
+  bool boundary_triangles = false;
+};
+
+// Writes the mesh's nodes and tets (and optionally boundary triangles) with the given arrays.
+// Point arrays need nodes.size() tuples, cell arrays one per cell; throws ss::Error otherwise.
+void write_vtu(const std::string& path, const TetMesh& mesh, const std::vector<VtuArray>& point_data,
+               const std::vector<VtuArray>& cell_data, const VtuOptions& options = {});
+
+// Parses "ascii", "base64"/"binary", "compressed"/"zlib"; throws ss::Error naming the choices.
+VtuEncoding parse_vtu_encoding(const std::string& text);
+
+struct PvdEntry {
+  double time = 0;
+  std::string file;  // as it should appear in the .pvd, normally relative to the .pvd's folder
+};
+
+// A ParaView collection of time steps.
+void write_pvd(const std::string& path, const std::vector<PvdEntry>& entries);
+
+}  // namespace ss

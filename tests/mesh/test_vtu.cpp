@@ -1,0 +1,108 @@
+// VTU/PVD output: read back with meshio (ASCII, binary, compressed), atomic writes, bad input.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "mesh/vtu.hpp"
+#include "mesh_test_util.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path dir = fs::path(SS_BINARY_DIR) / "test_output" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+template <typename Rows>
+void write_rows(const fs::path& path, const Rows& rows) {
+  std::ofstream os(path);
+  char buf[32];
+  for (const auto& row : rows) {
+    for (size_t k = 0; k < row.size(); ++k) {
+      std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(row[k]));
+      os << buf << (k + 1 == row.size() ? "\n" : " ");
+    }
+  }
+}
+
+TEST(Vtu, MeshioReadsAllEncodingsBack) {
+  TetMesh mesh = test::make_jittered_box(3, 0.3);  // non-round coordinates
+  const fs::path dir = fresh_dir("vtu_roundtrip");
+  const size_t cells = mesh.tets.size() + mesh.boundary_triangles.size();
+  std::vector<double> f(mesh.nodes.size()), cell_id(cells);
+  std::vector<std::int32_t> groups(mesh.tet_groups);
+  groups.insert(groups.end(), mesh.triangle_groups.begin(), mesh.triangle_groups.end());
+  for (size_t i = 0; i < mesh.nodes.size(); ++i) f[i] = mesh.nodes[i].x + 2 * mesh.nodes[i].y + 3 * mesh.nodes[i].z;
+  for (size_t i = 0; i < cells; ++i) cell_id[i] = static_cast<double>(i);
+  const std::vector<VtuArray> point_data = {VtuArray::scalars("f", f), VtuArray::vectors("position", mesh.nodes)};
+  const std::vector<VtuArray> cell_data = {VtuArray::integers("group", groups), VtuArray::scalars("cell_id", cell_id)};
+  for (auto [name, enc] : {std::pair{"ascii", VtuEncoding::ascii}, std::pair{"binary", VtuEncoding::base64},
+                           std::pair{"compressed", VtuEncoding::compressed}})
+    write_vtu((dir / (std::string(name) + ".vtu")).string(), mesh, point_data, cell_data, {enc, true});
+  std::vector<std::array<double, 3>> pts;
+  for (const auto& p : mesh.nodes) pts.push_back({p.x, p.y, p.z});
+  write_rows(dir / "ref_points.txt", pts);
+  write_rows(dir / "ref_tets.txt", mesh.tets);
+  write_rows(dir / "ref_tris.txt", mesh.boundary_triangles);
+  std::vector<std::array<int, 1>> g;
+  for (int x : groups) g.push_back({x});
+  write_rows(dir / "ref_groups.txt", g);
+  // The compressed file must actually be smaller than the plain binary one.
+  EXPECT_LT(fs::file_size(dir / "compressed.vtu"), fs::file_size(dir / "binary.vtu"));
+  const std::string cmd = "/usr/bin/python3 " SS_SOURCE_DIR "/tests/mesh/check_vtu.py " + dir.string() +
+                          " ascii binary compressed > " + (dir / "check.log").string() + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream log(dir / "check.log");
+  std::stringstream text;
+  text << log.rdbuf();
+  EXPECT_EQ(rc, 0) << text.str();
+  EXPECT_EQ(text.str(), "ok\n");
+  for (const auto& entry : fs::directory_iterator(dir))
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << "left behind: " << entry.path();
+}
+
+TEST(Vtu, WrongArraySizeThrowsAndWritesNothing) {
+  TetMesh mesh = make_box_mesh(1, 1, 1);
+  const fs::path dir = fresh_dir("vtu_bad");
+  const std::string path = (dir / "bad.vtu").string();
+  try {
+    write_vtu(path, mesh, {VtuArray::scalars("T", std::vector<double>(5))}, {}, {});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("point array 'T' has 5 values, expected 8 x 1"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_empty(dir));
+  // Cell arrays on tets only when triangles are not written.
+  EXPECT_THROW(write_vtu(path, mesh, {}, {VtuArray::scalars("c", std::vector<double>(mesh.tets.size() + 1))}, {}), Error);
+  EXPECT_NO_THROW(write_vtu(path, mesh, {}, {VtuArray::scalars("c", std::vector<double>(mesh.tets.size()))}, {}));
+  EXPECT_THROW(parse_vtu_encoding("hdf5"), Error);
+  EXPECT_EQ(parse_vtu_encoding("zlib"), VtuEncoding::compressed);
+}
+
+TEST(Vtu, PvdListsTheSteps) {
+  const fs::path dir = fresh_dir("pvd");
+  write_pvd((dir / "run.pvd").string(), {{0.0, "run_0.vtu"}, {0.125, "run_1.vtu"}});
+  std::ifstream in(dir / "run.pvd");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("<DataSet timestep=\"0\" group=\"\" part=\"0\" file=\"run_0.vtu\"/>"), std::string::npos);
+  EXPECT_NE(text.str().find("<DataSet timestep=\"0.125\" group=\"\" part=\"0\" file=\"run_1.vtu\"/>"), std::string::npos);
+  // ParaView's collection format parses as XML; check with Python's parser.
+  const std::string cmd = "/usr/bin/python3 -c \"import xml.etree.ElementTree as E, sys; r = E.parse(sys.argv[1]).getroot(); "
+                          "sys.exit(0 if [d.get('file') for d in r.iter('DataSet')] == ['run_0.vtu', 'run_1.vtu'] else 1)\" " +
+                          (dir / "run.pvd").string();
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+}
+
+}  // namespace
+}  // namespace ss
