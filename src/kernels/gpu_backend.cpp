@@ -50,20 +50,24 @@ GpuBackend::IndexVector GpuBackend::upload_indices(const std::vector<std::int32_
 
 // ---- element-wise kernels ----
 
-void GpuBackend::run(const char* file, const std::vector<Input>& inputs, const std::vector<Vector*>& outputs,
-                     const std::vector<std::pair<const char*, float>>& uniforms) {
+void GpuBackend::launch(const char* file, const std::vector<KernelInput>& inputs, const std::vector<Vector*>& outputs,
+                        const std::vector<KernelUniform>& uniforms) {
+  SS_REQUIRE(!outputs.empty(), "kernel " << file << " has no output");
   const Layout& layout = outputs[0]->layout();
+  for (const Vector* out : outputs)
+    SS_REQUIRE(out->layout() == layout, "kernel " << file << ": outputs with different layouts");
   Program& program = programs_.get({file, layout.elements_per_texel, int(outputs.size())});
-  for (const auto& [name, value] : uniforms) program.set(name, value);
-
-  std::vector<KernelInput> bound;
-  for (const Input& in : inputs) bound.push_back({in.uniform, &in.field->texture()});
+  for (const KernelUniform& u : uniforms) {
+    if (u.is_int) program.set(u.name, int(u.value));
+    else program.set(u.name, float(u.value));
+  }
   // An output that is also an input is rendered into a spare texture, then swapped in (ping-pong).
   std::vector<Texture> partners(outputs.size());
   std::vector<Texture*> targets;
   for (size_t k = 0; k < outputs.size(); ++k) {
     Vector* out = outputs[k];
-    const bool aliased = std::any_of(inputs.begin(), inputs.end(), [&](const Input& in) { return in.field == out; });
+    const bool aliased = std::any_of(inputs.begin(), inputs.end(),
+                                     [&](const KernelInput& in) { return in.texture == &out->texture(); });
     if (aliased) {
       partners[k] = pool_.take(layout.width, layout.height, float_format(layout));
       targets.push_back(&partners[k]);
@@ -71,7 +75,7 @@ void GpuBackend::run(const char* file, const std::vector<Input>& inputs, const s
       targets.push_back(const_cast<Texture*>(&out->texture()));
     }
   }
-  launcher_.draw(program, bound, targets, layout.n);
+  launcher_.draw(program, inputs, targets, layout.n);
   for (size_t k = 0; k < outputs.size(); ++k) {
     if (!partners[k]) continue;
     outputs[k]->swap_texture(partners[k]);
@@ -79,40 +83,40 @@ void GpuBackend::run(const char* file, const std::vector<Input>& inputs, const s
   }
 }
 
-void GpuBackend::fill(Vector& z, double a) { run("fill.glsl", {}, {&z}, {{"value", float(a)}}); }
+void GpuBackend::fill(Vector& z, double a) { launch("fill.glsl", {}, {&z}, {uniform_float("value", a)}); }
 
 void GpuBackend::copy(const Vector& x, Vector& z) {
   require_same_size(x, z, "copy");
-  run("copy.glsl", {{"x", &x}}, {&z});
+  launch("copy.glsl", {in("x", x)}, {&z});
 }
 
 void GpuBackend::axpy(double a, const Vector& x, const Vector& y, Vector& z) {
   require_same_size(x, y, "axpy");
   require_same_size(x, z, "axpy");
-  run("axpy.glsl", {{"x", &x}, {"y", &y}}, {&z}, {{"a", float(a)}});
+  launch("axpy.glsl", {in("x", x), in("y", y)}, {&z}, {uniform_float("a", a)});
 }
 
 void GpuBackend::xpay(const Vector& x, double a, const Vector& y, Vector& z) {
   require_same_size(x, y, "xpay");
   require_same_size(x, z, "xpay");
-  run("xpay.glsl", {{"x", &x}, {"y", &y}}, {&z}, {{"a", float(a)}});
+  launch("xpay.glsl", {in("x", x), in("y", y)}, {&z}, {uniform_float("a", a)});
 }
 
 void GpuBackend::scale(double a, const Vector& x, Vector& z) {
   require_same_size(x, z, "scale");
-  run("scale.glsl", {{"x", &x}}, {&z}, {{"a", float(a)}});
+  launch("scale.glsl", {in("x", x)}, {&z}, {uniform_float("a", a)});
 }
 
 void GpuBackend::multiply(const Vector& x, const Vector& y, Vector& z) {
   require_same_size(x, y, "multiply");
   require_same_size(x, z, "multiply");
-  run("multiply.glsl", {{"x", &x}, {"y", &y}}, {&z});
+  launch("multiply.glsl", {in("x", x), in("y", y)}, {&z});
 }
 
 void GpuBackend::divide(const Vector& x, const Vector& y, Vector& z) {
   require_same_size(x, y, "divide");
   require_same_size(x, z, "divide");
-  run("divide.glsl", {{"x", &x}, {"y", &y}}, {&z});
+  launch("divide.glsl", {in("x", x), in("y", y)}, {&z});
 }
 
 void GpuBackend::linear_combination(const std::vector<double>& coefficients, const std::vector<const Vector*>& xs,
@@ -122,18 +126,16 @@ void GpuBackend::linear_combination(const std::vector<double>& coefficients, con
                                                                                       << coefficients.size() << ")");
   static const char* names[4] = {"x0", "x1", "x2", "x3"};
   static const char* coefficient_names[4] = {"c0", "c1", "c2", "c3"};
-  std::vector<Input> inputs;
-  std::vector<std::pair<const char*, float>> uniforms;
+  std::vector<KernelInput> inputs;
+  std::vector<KernelUniform> uniforms{uniform_int("terms", int(xs.size()))};
   for (size_t k = 0; k < 4; ++k) {
     // Unused terms read x0 with coefficient 0 and are skipped in the kernel by `terms`.
     const Vector* x = k < xs.size() ? xs[k] : xs[0];
     require_same_size(*x, z, "linear_combination");
-    inputs.push_back({names[k], x});
-    uniforms.push_back({coefficient_names[k], k < xs.size() ? float(coefficients[k]) : 0.0f});
+    inputs.push_back(in(names[k], *x));
+    uniforms.push_back(uniform_float(coefficient_names[k], k < xs.size() ? coefficients[k] : 0.0));
   }
-  Program& program = programs_.get({"linear_combination.glsl", z.layout().elements_per_texel, 1});
-  program.set("terms", int(xs.size()));
-  run("linear_combination.glsl", inputs, {&z}, uniforms);
+  launch("linear_combination.glsl", inputs, {&z}, uniforms);
 }
 
 void GpuBackend::update_pair(double a, const Vector& p, const Vector& q, Vector& x, Vector& r) {
@@ -141,7 +143,7 @@ void GpuBackend::update_pair(double a, const Vector& p, const Vector& q, Vector&
   require_same_size(p, x, "update_pair");
   require_same_size(p, r, "update_pair");
   SS_REQUIRE(&x != &r, "update_pair: x and r must be different fields");
-  run("update_pair.glsl", {{"p", &p}, {"q", &q}, {"x", &x}, {"r", &r}}, {&x, &r}, {{"a", float(a)}});
+  launch("update_pair.glsl", {in("p", p), in("q", q), in("x", x), in("r", r)}, {&x, &r}, {uniform_float("a", a)});
 }
 
 void GpuBackend::gather(const Vector& x, const IndexVector& indices, Vector& z) {
@@ -151,26 +153,14 @@ void GpuBackend::gather(const Vector& x, const IndexVector& indices, Vector& z) 
   SS_REQUIRE(indices.min_value() >= 0 && indices.max_value() < x.size(),
              "gather: index range [" << indices.min_value() << ", " << indices.max_value() << "] is outside the source field of "
                                      << x.size() << " elements");
-  // The index texture is an integer sampler; bind it through the generic launcher.
-  Program& program = programs_.get({"gather.glsl", z.layout().elements_per_texel, 1});
-  Vector* out = &z;
-  Texture partner;
-  Texture* target = const_cast<Texture*>(&z.texture());
-  if (&x == out) {
-    partner = pool_.take(z.layout().width, z.layout().height, float_format(z.layout()));
-    target = &partner;
-  }
-  launcher_.draw(program, {{"source", &x.texture()}, {"index", &indices.texture()}}, {target}, z.size());
-  if (partner) {
-    out->swap_texture(partner);
-    pool_.give(std::move(partner));
-  }
+  launch("gather.glsl", {in("source", x), in("index", indices)}, {&z});
 }
 
 // ---- reductions ----
 
-double GpuBackend::reduce(const char* first, const char* next, const std::vector<Input>& inputs, Combine combine) {
-  const Layout& layout = inputs[0].field->layout();
+double GpuBackend::reduce(const char* first, const char* next, const Vector& x, const std::vector<KernelInput>& inputs,
+                          Combine combine) {
+  const Layout& layout = x.layout();
   const TexelFormat format = float_format(layout);
   const std::int64_t final_texels = std::int64_t(options_.rmin) * options_.rmin;
 
@@ -190,7 +180,7 @@ double GpuBackend::reduce(const char* first, const char* next, const std::vector
     program.set("ss_fold", fold);
     std::vector<KernelInput> bound;
     if (first_pass) {
-      for (const Input& in : inputs) bound.push_back({in.uniform, &in.field->texture()});
+      bound = inputs;
     } else {
       bound.push_back({"source", &current});
     }
@@ -217,22 +207,22 @@ double GpuBackend::reduce(const char* first, const char* next, const std::vector
   return result;
 }
 
-double GpuBackend::sum(const Vector& x) { return reduce("reduce_sum.glsl", "reduce_sum.glsl", {{"source", &x}}, Combine::sum); }
+double GpuBackend::sum(const Vector& x) { return reduce("reduce_sum.glsl", "reduce_sum.glsl", x, {in("source", x)}, Combine::sum); }
 
 double GpuBackend::dot(const Vector& x, const Vector& y) {
   require_same_size(x, y, "dot");
-  return reduce("reduce_dot.glsl", "reduce_sum.glsl", {{"x", &x}, {"y", &y}}, Combine::sum);
+  return reduce("reduce_dot.glsl", "reduce_sum.glsl", x, {in("x", x), in("y", y)}, Combine::sum);
 }
 
-double GpuBackend::min(const Vector& x) { return reduce("reduce_min.glsl", "reduce_min.glsl", {{"source", &x}}, Combine::min); }
-double GpuBackend::max(const Vector& x) { return reduce("reduce_max.glsl", "reduce_max.glsl", {{"source", &x}}, Combine::max); }
+double GpuBackend::min(const Vector& x) { return reduce("reduce_min.glsl", "reduce_min.glsl", x, {in("source", x)}, Combine::min); }
+double GpuBackend::max(const Vector& x) { return reduce("reduce_max.glsl", "reduce_max.glsl", x, {in("source", x)}, Combine::max); }
 
 double GpuBackend::norm2(const Vector& x) {
-  return reduce("reduce_norm2.glsl", "reduce_sum.glsl", {{"source", &x}}, Combine::sum);
+  return reduce("reduce_norm2.glsl", "reduce_sum.glsl", x, {in("source", x)}, Combine::sum);
 }
 
 std::int64_t GpuBackend::count_nonfinite(const Vector& x) {
-  return std::llround(reduce("reduce_nonfinite.glsl", "reduce_sum.glsl", {{"source", &x}}, Combine::sum));
+  return std::llround(reduce("reduce_nonfinite.glsl", "reduce_sum.glsl", x, {in("source", x)}, Combine::sum));
 }
 
 // ---- scatter ----

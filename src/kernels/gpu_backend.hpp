@@ -61,6 +61,15 @@ public:
   void scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
   void gather(const Vector& x, const IndexVector& indices, Vector& z);
 
+  // Runs kernel `file` (shaders/) once per texel of `outputs` (same layout; several = MRT).
+  // Inputs are any textures (fields, index fields, mesh tables); an output that is also an input is
+  // rendered into a ping-pong partner and swapped in. This is how operators built on the backend
+  // (mesh operators, solvers) launch their own kernels.
+  void launch(const char* file, const std::vector<KernelInput>& inputs, const std::vector<Vector*>& outputs,
+              const std::vector<KernelUniform>& uniforms = {});
+  static KernelInput in(const char* uniform, const Field& field) { return {uniform, &field.texture()}; }
+  static KernelInput in(const char* uniform, const IndexField& field) { return {uniform, &field.texture()}; }
+
   // Blocks until the GPU has finished all submitted work (for timing).
   void finish();
   // Texels per side combined by one reduction pass: 2 is the thesis' quarter pass, 4 (default)
@@ -69,18 +78,12 @@ public:
   std::size_t programs_compiled() const { return programs_.size(); }
 
 private:
-  struct Input {
-    const char* uniform;
-    const Vector* field;
-  };
   enum class Combine { sum, min, max };
 
-  // Runs kernel `file` over the texels of `outputs`, ping-ponging any output that is also an input.
-  void run(const char* file, const std::vector<Input>& inputs, const std::vector<Vector*>& outputs,
-           const std::vector<std::pair<const char*, float>>& uniforms = {});
   // First reduction pass with `first` (reads the inputs), then `next` passes until <= R_min² texels;
   // the rest is read back and combined in double.
-  double reduce(const char* first, const char* next, const std::vector<Input>& inputs, Combine combine);
+  double reduce(const char* first, const char* next, const Vector& x, const std::vector<KernelInput>& inputs,
+                Combine combine);
   void require_same_size(const Vector& a, const Vector& b, const char* op) const;
 
   LayoutOptions options_;

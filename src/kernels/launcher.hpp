@@ -15,6 +15,15 @@ struct KernelInput {
   const Texture* texture;
 };
 
+// A scalar uniform of a kernel: float or int.
+struct KernelUniform {
+  const char* name;
+  double value;
+  bool is_int;
+};
+inline KernelUniform uniform_float(const char* name, double value) { return {name, value, false}; }
+inline KernelUniform uniform_int(const char* name, int value) { return {name, double(value), true}; }
+
 class Launcher {
 public:
   Launcher();
