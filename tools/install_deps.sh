@@ -2,14 +2,15 @@
 # Installs the Debian 12 packages streamsolve needs to build, run and test. Idempotent: when every
 # package is already there it only checks (about a second) and installs nothing.
 #   tools/install_deps.sh          build + run (headless GL through Mesa or the NVIDIA driver)
-#   tools/install_deps.sh --test   also what the tests need (python3-meshio for the VTU read-back)
+#   tools/install_deps.sh --test   also what the tests need (python3-meshio for the VTU read-back,
+#                                  xvfb for the GLFW-window path)
 #   tools/install_deps.sh --tools  also gmsh (tools/make_meshes.sh, tools/bench_mesh_read.sh)
 set -euo pipefail
 packages=(cmake g++ make libglew-dev libglfw3-dev libglm-dev libegl-dev libgl-dev libgl1-mesa-dri
           libegl-mesa0 libgtest-dev nlohmann-json3-dev libcli11-dev zlib1g-dev)
 for arg in "$@"; do
   case "$arg" in
-    --test) packages+=(python3 python3-meshio python3-numpy) ;;
+    --test) packages+=(python3 python3-meshio python3-numpy xvfb xauth) ;;
     --tools) packages+=(gmsh python3 python3-meshio python3-numpy time) ;;
     *) echo "install_deps.sh: unknown option '$arg' (--test, --tools)" >&2; exit 2 ;;
   esac

@@ -77,5 +77,16 @@ check(f"unwritable --json is one clear error: {r.stderr.strip()}", one_error_lin
 leftovers = [f for f in os.listdir(work) if ".tmp." in f]
 check(f"no temporary files left: {leftovers}", not leftovers)
 
+# The GLFW path: a hidden window on a display (Xvfb here), and a clear error without one.
+no_display = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+r = run("--glfw", "bench", "kernels", "--sizes", "10", env=no_display)
+check(f"--glfw without a display is one clear error: {r.stderr.strip()}", one_error_line(r) and "GLFW" in r.stderr)
+xvfb = shutil.which("xvfb-run")
+check("xvfb-run installed (tools/install_deps.sh --test)", xvfb is not None)
+if xvfb:
+    r = subprocess.run([xvfb, "-a", exe, "--glfw", "-v", "bench", "kernels", "--sizes", "1000", "--min-seconds", "0.01"],
+                       capture_output=True, text=True, env=no_display, timeout=600)
+    check(f"--glfw under Xvfb runs: {r.stderr.strip()[-300:]}", r.returncode == 0 and "GLFW hidden window" in r.stderr)
+
 print(f"{len(failures)} failed" if failures else "all passed")
 sys.exit(1 if failures else 0)
