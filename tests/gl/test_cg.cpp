@@ -1,0 +1,136 @@
+// CG over both backends on a periodic 1D operator built from backend primitives:
+//   (A x)_i = 3 x_i − x_{i−1} − x_{i+1}  (indices mod n), eigenvalues 3 − 2cos θ ∈ [1, 5]: SPD.
+// On the GPU the neighbours come from two gathers, so the solver runs entirely on textures.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cpu/cpu_backend.hpp"
+#include "gl_test_base.hpp"
+#include "solver/cg.hpp"
+#include "test_data.hpp"
+
+namespace ss::test {
+namespace {
+
+template <class Backend>
+struct PeriodicOperator {
+  Backend& backend;
+  typename Backend::IndexVector left, right;
+  mutable typename Backend::Vector xl, xr;
+  PeriodicOperator(Backend& b, std::int64_t n)
+      : backend(b), left(b.upload_indices(shifted(n, -1))), right(b.upload_indices(shifted(n, +1))),
+        xl(b.make_vector(n)), xr(b.make_vector(n)) {}
+  static std::vector<std::int32_t> shifted(std::int64_t n, int s) {
+    std::vector<std::int32_t> idx(static_cast<size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) idx[size_t(i)] = std::int32_t(((i + s) % n + n) % n);
+    return idx;
+  }
+  void operator()(const typename Backend::Vector& x, typename Backend::Vector& y) const {
+    backend.gather(x, left, xl);
+    backend.gather(x, right, xr);
+    backend.linear_combination({3.0, -1.0, -1.0}, {&x, &xl, &xr}, y);
+  }
+};
+
+// Residual ||b − A x|| / ||b|| computed in double on the CPU.
+double true_residual(const std::vector<double>& x, const std::vector<double>& b) {
+  const size_t n = x.size();
+  double r2 = 0, b2 = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double ax = 3 * x[i] - x[(i + n - 1) % n] - x[(i + 1) % n];
+    r2 += (b[i] - ax) * (b[i] - ax);
+    b2 += b[i] * b[i];
+  }
+  return std::sqrt(r2 / b2);
+}
+
+class CgTest : public GlTest {};
+
+TEST_F(CgTest, GpuAndCpuConvergeToTheSameSolution) {
+  for (std::int64_t n : {1, 2, 7, 1025, 100'003}) {
+    const std::vector<double> hb = mixed_values(n, 7, 0, 0);
+    CpuBackend cpu;
+    PeriodicOperator<CpuBackend> cpu_op(cpu, n);
+    std::vector<double> cx(size_t(n), 0.0);
+    CgOptions options;
+    options.tolerance = 1e-5;
+    const CgResult cr = conjugate_gradient(cpu, cpu_op, hb, cx, nullptr, options);
+    ASSERT_TRUE(cr.converged) << cr.stop_reason;
+    EXPECT_LE(true_residual(cx, hb), 1e-5);
+
+    GpuBackend gpu = make_gpu();
+    PeriodicOperator<GpuBackend> gpu_op(gpu, n);
+    auto b = gpu.upload(hb), x = gpu.make_vector(n);
+    const CgResult gr = conjugate_gradient(gpu, gpu_op, b, x, nullptr, options);
+    ASSERT_TRUE(gr.converged) << gr.stop_reason << " n=" << n;
+    const std::vector<double> gx = gpu.download(x);
+    // fp32 solve: the true residual sits at the float rounding of A x (≈ 1e-6 relative).
+    EXPECT_LE(true_residual(gx, hb), 1e-4) << "n=" << n;
+    EXPECT_LE(std::abs(gr.iterations - cr.iterations), 3 + cr.iterations / 10) << "n=" << n;
+    double diff = 0, range = 0;
+    for (size_t i = 0; i < gx.size(); ++i) diff = std::max(diff, std::fabs(gx[i] - cx[i])), range = std::max(range, std::fabs(cx[i]));
+    EXPECT_LE(diff, 1e-4 * range) << "n=" << n;
+  }
+}
+
+TEST_F(CgTest, JacobiPreconditionerGivesTheSameSolution) {
+  const std::int64_t n = 4099;
+  GpuBackend gpu = make_gpu();
+  PeriodicOperator<GpuBackend> op(gpu, n);
+  const std::vector<double> hb = mixed_values(n, 11, 0, 0);
+  auto b = gpu.upload(hb), x = gpu.make_vector(n);
+  auto inverse_diagonal = gpu.upload(std::vector<double>(size_t(n), 1.0 / 3.0));
+  CgOptions options;
+  options.tolerance = 1e-5;
+  const CgResult r = conjugate_gradient(gpu, op, b, x, &inverse_diagonal, options);
+  ASSERT_TRUE(r.converged) << r.stop_reason;
+  EXPECT_LE(true_residual(gpu.download(x), hb), 1e-4);
+  EXPECT_EQ(r.history.size(), size_t(r.iterations) + 1);
+}
+
+TEST_F(CgTest, StopsWithAReasonOnBreakdown) {
+  CpuBackend cpu;
+  const std::vector<double> b(10, 1.0);
+  std::vector<double> x(10, 0.0);
+  // A = −I is negative definite: p·Ap < 0 in the first iteration.
+  auto negative = [&](const std::vector<double>& in, std::vector<double>& out) { cpu.scale(-1.0, in, out); };
+  CgResult r = conjugate_gradient(cpu, negative, b, x, nullptr, CgOptions{});
+  EXPECT_FALSE(r.converged);
+  EXPECT_NE(r.stop_reason.find("positive definite"), std::string::npos) << r.stop_reason;
+  EXPECT_EQ(r.iterations, 0);
+  // A producing NaN: non-finite detected within one iteration.
+  auto nan_op = [&](const std::vector<double>& in, std::vector<double>& out) {
+    cpu.scale(std::nan(""), in, out);
+  };
+  std::fill(x.begin(), x.end(), 0.0);
+  r = conjugate_gradient(cpu, nan_op, b, x, nullptr, CgOptions{});
+  EXPECT_FALSE(r.converged);
+  EXPECT_NE(r.stop_reason.find("non-finite"), std::string::npos) << r.stop_reason;
+
+  GpuBackend gpu = make_gpu();
+  auto gb = gpu.upload(b), gx = gpu.make_vector(10);
+  auto gpu_negative = [&](const Field& in, Field& out) { gpu.scale(-1.0, in, out); };
+  r = conjugate_gradient(gpu, gpu_negative, gb, gx, nullptr, CgOptions{});
+  EXPECT_NE(r.stop_reason.find("positive definite"), std::string::npos) << r.stop_reason;
+}
+
+TEST_F(CgTest, MaxIterationsIsReported) {
+  CpuBackend cpu;
+  PeriodicOperator<CpuBackend> op(cpu, 1000);
+  const std::vector<double> b = mixed_values(1000, 3, 0, 0);
+  std::vector<double> x(1000, 0.0);
+  CgOptions options;
+  options.max_iterations = 3;
+  options.tolerance = 1e-12;
+  int calls = 0;
+  options.progress = [&](int, double, double) { ++calls; };
+  const CgResult r = conjugate_gradient(cpu, op, b, x, nullptr, options);
+  EXPECT_FALSE(r.converged);
+  EXPECT_EQ(r.stop_reason, "max_iterations");
+  EXPECT_EQ(r.iterations, 3);
+  EXPECT_EQ(calls, 3);
+}
+
+}  // namespace
+}  // namespace ss::test
