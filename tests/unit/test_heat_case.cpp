@@ -1,0 +1,164 @@
+// The heat case file: a full example parses to the right values; every mistake is one clear error
+// naming the file and line.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "physics/heat_case.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+namespace {
+
+// Case files are anchored in meshes/ so `file = "cube.msh"` resolves to a real mesh.
+const std::string kCasePath = std::string(SS_SOURCE_DIR) + "/meshes/test.toml";
+
+const char* kFullCase = R"(
+[mesh]
+file = "cube.msh"
+refine = 1
+[material]
+conductivity = 2.5
+heat_capacity = 3
+source = -1.0
+[[boundary]]
+group = "left"
+type = "dirichlet"
+value = 0.0
+[[boundary]]
+group = 6
+type = "neumann"
+value = 1.5
+[solver]
+tolerance = 1e-8
+max_iterations = 500
+preconditioner = "none"
+[time]
+dt = 0.01
+steps = 100
+theta = 0.5
+initial = 20
+[output]
+directory = "results"
+every = 5
+)";
+
+TEST(HeatCase, ParsesEveryKey) {
+  const HeatCase c = parse_heat_case(kFullCase, kCasePath);
+  EXPECT_EQ(c.mesh_file, std::string(SS_SOURCE_DIR) + "/meshes/cube.msh");
+  EXPECT_EQ(c.refine, 1);
+  ASSERT_TRUE(c.material.has_value());
+  EXPECT_EQ(c.material->conductivity, 2.5);
+  EXPECT_EQ(c.material->heat_capacity, 3.0);
+  EXPECT_EQ(c.material->source, -1.0);
+  ASSERT_EQ(c.boundaries.size(), 2u);
+  EXPECT_EQ(c.boundaries[0].group, "left");
+  EXPECT_EQ(c.boundaries[0].type, BoundaryCondition::Type::dirichlet);
+  EXPECT_EQ(c.boundaries[1].group, "6");
+  EXPECT_EQ(c.boundaries[1].type, BoundaryCondition::Type::neumann);
+  EXPECT_EQ(c.boundaries[1].value, 1.5);
+  EXPECT_EQ(c.tolerance, 1e-8);
+  EXPECT_EQ(c.max_iterations, 500);
+  EXPECT_FALSE(c.jacobi);
+  ASSERT_TRUE(c.time.has_value());
+  EXPECT_EQ(c.time->dt, 0.01);
+  EXPECT_EQ(c.time->steps, 100);
+  EXPECT_EQ(c.time->theta, 0.5);
+  EXPECT_EQ(c.time->initial, 20.0);
+  EXPECT_EQ(c.output_directory, std::string(SS_SOURCE_DIR) + "/meshes/results");
+  EXPECT_EQ(c.output_every, 5);
+}
+
+TEST(HeatCase, DefaultsAndPerGroupMaterials) {
+  const HeatCase c = parse_heat_case(R"(
+[mesh]
+file = "cube.msh"
+[material.steel]
+conductivity = 50
+[material.10]
+conductivity = 0.5
+[[boundary]]
+group = "left"
+type = "dirichlet"
+value = 1
+)", kCasePath);
+  EXPECT_FALSE(c.material.has_value());
+  ASSERT_EQ(c.materials.size(), 2u);
+  EXPECT_EQ(c.materials.at("steel").conductivity, 50.0);
+  EXPECT_EQ(c.materials.at("10").heat_capacity, 1.0);
+  EXPECT_EQ(c.tolerance, 1e-6);
+  EXPECT_EQ(c.max_iterations, 20000);
+  EXPECT_TRUE(c.jacobi);
+  EXPECT_FALSE(c.time.has_value());
+  EXPECT_EQ(c.output_directory, std::string(SS_SOURCE_DIR) + "/meshes/out");
+}
+
+struct BadCase {
+  const char* name;
+  const char* text;
+  const char* expected;  // substring of the error
+};
+
+const char* kMesh = "[mesh]\nfile = \"cube.msh\"\n";
+const char* kLeft = "[[boundary]]\ngroup = \"left\"\ntype = \"dirichlet\"\nvalue = 0\n";
+
+class HeatCaseErrors : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(HeatCaseErrors, AreOneClearErrorWithTheLine) {
+  const BadCase& bad = GetParam();
+  try {
+    parse_heat_case(bad.text, kCasePath);
+    FAIL() << bad.name << ": expected an error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(bad.expected), std::string::npos) << bad.name << ": " << what;
+    EXPECT_NE(what.find("test.toml"), std::string::npos) << bad.name << ": names the file: " << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << bad.name << ": one line: " << what;
+  }
+}
+
+const std::string no_mesh = std::string("[material]\nconductivity = 1\n") + kLeft;
+const std::string missing_file = std::string("[mesh]\nfile = \"nope.msh\"\n") + kLeft;
+const std::string typo_key = std::string(kMesh) + "[material]\nconductivty = 1\n" + kLeft;
+const std::string wrong_type = std::string(kMesh) + "[material]\nconductivity = \"high\"\n" + kLeft;
+const std::string negative_k = std::string(kMesh) + "[material]\nconductivity = -1\n" + kLeft;
+const std::string bad_bc_type = std::string(kMesh) + "[[boundary]]\ngroup = \"left\"\ntype = \"robin\"\nvalue = 0\n";
+const std::string no_value = std::string(kMesh) + "[[boundary]]\ngroup = \"left\"\ntype = \"dirichlet\"\n";
+const std::string duplicate = std::string(kMesh) + kLeft + kLeft;
+const std::string steady_no_dirichlet = std::string(kMesh) + "[[boundary]]\ngroup = 1\ntype = \"neumann\"\nvalue = 1\n";
+const std::string bad_solver = std::string(kMesh) + kLeft + "[solver]\npreconditioner = \"ilu\"\n";
+const std::string bad_tolerance = std::string(kMesh) + kLeft + "[solver]\ntolerance = 2\n";
+const std::string bad_theta = std::string(kMesh) + kLeft + "[time]\ndt = 0.1\nsteps = 3\ntheta = 0.2\n";
+const std::string no_dt = std::string(kMesh) + kLeft + "[time]\nsteps = 3\n";
+const std::string unknown_table = std::string(kMesh) + kLeft + "[solverr]\ntolerance = 1e-6\n";
+const std::string syntax = std::string(kMesh) + kLeft + "[solver\n";
+const std::string mixed_material = std::string(kMesh) + kLeft + "[material]\nconductivity = 1\n[material.steel]\nconductivity = 2\n";
+const std::string bad_refine = std::string("[mesh]\nfile = \"cube.msh\"\nrefine = -1\n") + kLeft;
+
+INSTANTIATE_TEST_SUITE_P(
+    Examples, HeatCaseErrors,
+    ::testing::Values(BadCase{"no_mesh", no_mesh.c_str(), "missing [mesh]"},
+                      BadCase{"missing_file", missing_file.c_str(), "does not exist"},
+                      BadCase{"typo_key", typo_key.c_str(), "test.toml:4: unknown key 'conductivty' in [material]"},
+                      BadCase{"wrong_type", wrong_type.c_str(), "conductivity must be a number"},
+                      BadCase{"negative_k", negative_k.c_str(), "conductivity must be positive"},
+                      BadCase{"bad_bc_type", bad_bc_type.c_str(), "type must be \"dirichlet\" or \"neumann\""},
+                      BadCase{"no_value", no_value.c_str(), "needs value"},
+                      BadCase{"duplicate", duplicate.c_str(), "already has a boundary condition"},
+                      BadCase{"steady_no_dirichlet", steady_no_dirichlet.c_str(), "steady case needs at least one"},
+                      BadCase{"bad_solver", bad_solver.c_str(), "preconditioner must be"},
+                      BadCase{"bad_tolerance", bad_tolerance.c_str(), "tolerance must be in (0, 1)"},
+                      BadCase{"bad_theta", bad_theta.c_str(), "theta must be in [0.5, 1]"},
+                      BadCase{"no_dt", no_dt.c_str(), "[time] needs dt and steps"},
+                      BadCase{"unknown_table", unknown_table.c_str(), "unknown key 'solverr'"},
+                      BadCase{"syntax", syntax.c_str(), "test.toml:"},
+                      BadCase{"mixed_material", mixed_material.c_str(), "mixes plain keys"},
+                      BadCase{"bad_refine", bad_refine.c_str(), "refine must be 0..6"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(HeatCase, MissingCaseFileIsAnError) {
+  EXPECT_THROW(read_heat_case("/nonexistent/case.toml"), Error);
+}
+
+}  // namespace
+}  // namespace ss
