@@ -7,7 +7,7 @@
 #   tools/install_deps.sh --tools  also gmsh (tools/make_meshes.sh, tools/bench_mesh_read.sh)
 set -euo pipefail
 packages=(cmake g++ make libglew-dev libglfw3-dev libglm-dev libegl-dev libgl-dev libgl1-mesa-dri
-          libegl-mesa0 libgtest-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev zlib1g-dev)
+          libegl-mesa0 libgtest-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev zlib1g-dev libpng-dev)
 for arg in "$@"; do
   case "$arg" in
     --test) packages+=(python3 python3-meshio python3-numpy xvfb xauth) ;;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/bench_timing.hpp"
 #include "app/commands.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "field/layout.hpp"
@@ -17,29 +18,6 @@
 
 namespace ss {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// Seconds per call of `op`: repeated until at least `min_seconds` have passed (at least 3 calls),
-// after one untimed warm-up call. `sync` waits for the device.
-double time_per_call(const std::function<void()>& op, const std::function<void()>& sync, double min_seconds) {
-  op();
-  sync();
-  int calls = 0;
-  const auto start = Clock::now();
-  double elapsed = 0.0;
-  do {
-    op();
-    ++calls;
-    if (calls % 4 == 0 || calls < 4) {
-      sync();
-      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    }
-  } while (calls < 3 || elapsed < min_seconds);
-  sync();
-  elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  return elapsed / calls;
-}
 
 struct KernelBenchOptions {
   std::vector<std::int64_t> sizes{1 << 16, 1 << 20, 4'000'000, 1 << 24};
@@ -173,6 +151,7 @@ void run_layout_bench(const LayoutBenchOptions& o) {
 void add_bench_commands(CLI::App& app, GlobalOptions& globals) {
   auto* bench = app.add_subcommand("bench", "benchmarks that print figures (and write JSON)");
   bench->require_subcommand(1);
+  add_bench_operator_commands(*bench, globals);  // `bench operators` (cmd_bench_operators.cpp)
 
   static KernelBenchOptions kernels;
   auto* k = bench->add_subcommand("kernels", "GB/s of copy, axpy, dot, sum on the GPU and the CPU reference");

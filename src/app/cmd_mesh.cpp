@@ -46,11 +46,12 @@ nlohmann::json vec_json(const glm::dvec3& v) { return {v.x, v.y, v.z}; }
 struct MeshInfoOptions {
   std::string file;
   int refine = 0;
+  bool renumber = true;
   std::string json;
 };
 
 void run_mesh_info(const MeshInfoOptions& o) {
-  const LoadedMesh m = load_mesh(o.file, o.refine);
+  const LoadedMesh m = load_mesh(o.file, LoadOptions{o.refine, o.renumber});
   const Topology& t = m.topology;
   const Geometry& g = m.geometry;
   const MeshQuality& q = g.quality;
@@ -76,18 +77,27 @@ void run_mesh_info(const MeshInfoOptions& o) {
   std::printf("edge length          %.4g - %.4g\ntet volume           %.4g - %.4g\n", q.min_edge_length,
               q.max_edge_length, q.min_volume, q.max_volume);
   std::printf("reoriented tets      %lld\n", static_cast<long long>(m.report.reoriented_tets));
+  const RenumberReport& rn = m.report.renumber;
+  if (m.report.renumbered)
+    std::printf("node bandwidth       %lld -> %lld after renumbering (profile %lld -> %lld)\n",
+                static_cast<long long>(rn.before.bandwidth), static_cast<long long>(rn.after.bandwidth),
+                static_cast<long long>(rn.before.profile), static_cast<long long>(rn.after.profile));
+  else
+    std::printf("node bandwidth       not renumbered (--no-renumber)\n");
   std::printf("boundary groups      (id, name, faces)\n");
   for (auto [id, count] : faces_per_group)
-    std::printf("  %6d  %-20s %lld\n", id, group_label(m.mesh, id).c_str(), static_cast<long long>(count));
+    std::printf("  %6d  %-20s %lld\n", id, surface_group_label(m.mesh, id).c_str(), static_cast<long long>(count));
   std::printf("volume groups        (id, name, tets)\n");
   for (auto [id, count] : tets_per_group)
-    std::printf("  %6d  %-20s %lld\n", id, id ? group_label(m.mesh, id).c_str() : "(none)",
+    std::printf("  %6d  %-20s %lld\n", id, id ? volume_group_label(m.mesh, id).c_str() : "(none)",
                 static_cast<long long>(count));
   std::printf("GPU memory estimate  heat %s, flow %s (float32 fields + int32 connectivity textures)\n",
               mib(gpu.heat).c_str(), mib(gpu.flow).c_str());
   const LoadReport& r = m.report;
-  std::printf("time                 read %.3f s, validate %.3f s, refine %.3f s, topology %.3f s, geometry %.3f s\n",
-              r.read_seconds, r.validate_seconds, r.refine_seconds, r.topology_seconds, r.geometry_seconds);
+  std::printf("time                 read %.3f s, validate %.3f s, refine %.3f s, renumber %.3f s, topology %.3f s, "
+              "geometry %.3f s\n",
+              r.read_seconds, r.validate_seconds, r.refine_seconds, r.renumber_seconds, r.topology_seconds,
+              r.geometry_seconds);
 
   if (!o.json.empty()) {
     nlohmann::json j;
@@ -103,17 +113,21 @@ void run_mesh_info(const MeshInfoOptions& o) {
     j["bbox"] = {{"min", vec_json(g.bbox_min)}, {"max", vec_json(g.bbox_max)}};
     j["groups"] = nlohmann::json::array();
     for (auto [id, count] : faces_per_group)
-      j["groups"].push_back({{"name", group_label(m.mesh, id)}, {"id", id}, {"faces", count}});
+      j["groups"].push_back({{"name", surface_group_label(m.mesh, id)}, {"id", id}, {"faces", count}});
     j["volume_groups"] = nlohmann::json::array();
     for (auto [id, count] : tets_per_group)
-      j["volume_groups"].push_back({{"name", id ? group_label(m.mesh, id) : ""}, {"id", id}, {"tets", count}});
+      j["volume_groups"].push_back({{"name", id ? volume_group_label(m.mesh, id) : ""}, {"id", id}, {"tets", count}});
     j["reoriented_tets"] = r.reoriented_tets;
+    j["renumbered"] = r.renumbered;
+    if (r.renumbered)
+      j["node_bandwidth"] = {{"before", rn.before.bandwidth}, {"after", rn.after.bandwidth},
+                             {"profile_before", rn.before.profile}, {"profile_after", rn.after.profile}};
     j["quality"] = {{"min_dihedral_deg", q.min_dihedral_deg}, {"max_dihedral_deg", q.max_dihedral_deg},
                     {"max_aspect_ratio", q.max_aspect_ratio}, {"worst_aspect_tet", q.worst_aspect_tet},
                     {"min_edge_length", q.min_edge_length}, {"max_edge_length", q.max_edge_length},
                     {"min_volume", q.min_volume}, {"max_volume", q.max_volume}};
     j["gpu_memory_bytes"] = {{"heat", gpu.heat}, {"flow", gpu.flow}};
-    j["seconds"] = {{"read", r.read_seconds}, {"validate", r.validate_seconds}, {"refine", r.refine_seconds},
+    j["seconds"] = {{"read", r.read_seconds}, {"validate", r.validate_seconds}, {"refine", r.refine_seconds}, {"renumber", r.renumber_seconds},
                     {"topology", r.topology_seconds}, {"geometry", r.geometry_seconds}};
     write_file_atomically(o.json, j.dump(2) + "\n");
   }
@@ -122,6 +136,7 @@ void run_mesh_info(const MeshInfoOptions& o) {
 struct ConvertOptions {
   std::string in, out;
   int refine = 0;
+  bool renumber = true;
   std::string encoding = "compressed";
 };
 
@@ -129,7 +144,7 @@ struct ConvertOptions {
 // `group` cell array holds the volume group on tets and the surface group on triangles.
 void run_convert(const ConvertOptions& o) {
   const VtuEncoding encoding = parse_vtu_encoding(o.encoding);
-  LoadedMesh m = load_mesh(o.in, o.refine);
+  LoadedMesh m = load_mesh(o.in, LoadOptions{o.refine, o.renumber});
   const Topology& t = m.topology;
   TetMesh& out = m.mesh;
   out.boundary_triangles.clear();
@@ -154,6 +169,8 @@ void add_mesh_commands(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("mesh-info", "read a mesh, validate it and print counts, groups and quality");
   cmd->add_option("file", info->file, "mesh file (Gmsh .msh 2.2/4.1, Netgen .vol)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--refine", info->refine, "refine uniformly K times first (tets x 8^K)")->check(CLI::Range(0, 8));
+  cmd->add_flag("--renumber,!--no-renumber", info->renumber,
+                "renumber nodes (reverse Cuthill-McKee) and tets for locality (default on)");
   cmd->add_option("--json", info->json, "also write the figures as JSON to this file");
   cmd->callback([info] { run_mesh_info(*info); });
 
@@ -163,6 +180,7 @@ void add_mesh_commands(CLI::App& app) {
   c->add_option("output", conv->out, "output .vtu file")->required();
   c->add_option("--refine", conv->refine, "refine uniformly K times first")->check(CLI::Range(0, 8));
   c->add_option("--encoding", conv->encoding, "ascii, binary or compressed (default)");
+  c->add_flag("--renumber,!--no-renumber", conv->renumber, "renumber for locality (default on)");
   c->callback([conv] { run_convert(*conv); });
 }
 

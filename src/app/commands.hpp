@@ -13,6 +13,10 @@ struct GlobalOptions {
 };
 
 void add_bench_commands(CLI::App& app, GlobalOptions& globals);
+// `bench operators`, registered on the `bench` subcommand by add_bench_commands.
+void add_bench_operator_commands(CLI::App& bench, GlobalOptions& globals);
+// heat CASE.toml
+void add_heat_command(CLI::App& app, GlobalOptions& globals);
 // mesh-info, convert (no GL context).
 void add_mesh_commands(CLI::App& app);
 

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
 
   ss::add_bench_commands(app, globals);
   ss::add_mesh_commands(app);
+  ss::add_heat_command(app, globals);
 
   try {
     app.parse(argc, argv);

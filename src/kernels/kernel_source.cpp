@@ -107,6 +107,41 @@ std::string prelude_source(const KernelSpec& spec) {
       << "SS_VALUE ss_collapse_min(vec4 v) { return min(min(v.x, v.y), min(v.z, v.w)); }\n"
       << "SS_VALUE ss_collapse_max(vec4 v) { return max(max(v.x, v.y), max(v.z, v.w)); }\n";
   }
+  s << "// ---- mesh tables ----\n"
+    << "// element i of an integer field (CSR lists, any packing of this program)\n";
+  if (rgba) {
+    s << "int ss_index_element(isampler2D s, int i) {\n"
+      << "  return texelFetch(s, ss_texel_of(i >> 2, textureSize(s, 0).x), 0)[i & 3];\n}\n";
+  } else {
+    s << "int ss_index_element(isampler2D s, int i) {\n"
+      << "  return texelFetch(s, ss_texel_of(i, textureSize(s, 0).x), 0).r;\n}\n";
+  }
+  s << "// Signed index encoding (operators/mesh_operator_tables.hpp): v >= 0 is entity v with sign +1,\n"
+    << "// v < 0 is entity ~v = -1 - v with sign -1.\n"
+    << "SS_IVALUE ss_signed_index(SS_IVALUE v) { return v ^ (v >> 31); }\n"
+    << "SS_VALUE ss_index_sign(SS_IVALUE v) { return SS_VALUE((v >> 31) * 2 + 1); }\n"
+    << "int ss_signed_index1(int v) { return v ^ (v >> 31); }\n"
+    << "float ss_index_sign1(int v) { return float((v >> 31) * 2 + 1); }\n";
+  // More element access for mesh tables (any field length, either packing; uses ss_index_element above):
+  //   ss_quad(s, q)           elements 4q .. 4q+3 of a float field (one fetch in RGBA packing)
+  //   ss_index_quad(s, q)     the same for an index field (e.g. the four nodes of cell q)
+  //   ss_first_element(t)     the output element held by component 0 of output texel t
+  //   ss_vec4(v) / ss_from_vec4(v)   SS_VALUE <-> vec4 (R32F: component 0)
+  s << "int ss_first_element(ivec2 t) { return ss_texel_index(t, ss_size.x) * SS_ELEMENTS_PER_TEXEL; }\n";
+  if (rgba) {
+    s << "vec4 ss_quad(sampler2D s, int q) { return texelFetch(s, ss_texel_of(q, textureSize(s, 0).x), 0); }\n"
+      << "ivec4 ss_index_quad(isampler2D s, int q) { return texelFetch(s, ss_texel_of(q, textureSize(s, 0).x), 0); }\n"
+      << "vec4 ss_vec4(SS_VALUE v) { return v; }\n"
+      << "SS_VALUE ss_from_vec4(vec4 v) { return v; }\n";
+  } else {
+    s << "vec4 ss_quad(sampler2D s, int q) {\n"
+      << "  return vec4(ss_element(s, 4 * q), ss_element(s, 4 * q + 1), ss_element(s, 4 * q + 2), ss_element(s, 4 * q + 3));\n}\n"
+      << "ivec4 ss_index_quad(isampler2D s, int q) {\n"
+      << "  return ivec4(ss_index_element(s, 4 * q), ss_index_element(s, 4 * q + 1), ss_index_element(s, 4 * q + 2),\n"
+      << "               ss_index_element(s, 4 * q + 3));\n}\n"
+      << "vec4 ss_vec4(SS_VALUE v) { return vec4(v, 0.0, 0.0, 0.0); }\n"
+      << "SS_VALUE ss_from_vec4(vec4 v) { return v.x; }\n";
+  }
   s << "// ---- kernel " << spec.kernel << " ----\n";
   return s.str();
 }

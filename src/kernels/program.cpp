@@ -68,6 +68,10 @@ void Program::set(const std::string& name, glm::ivec2 value) {
   glUniform2i(uniform(name), value.x, value.y);
 }
 
+ProgramCache::~ProgramCache() {
+  if (!programs_.empty()) glUseProgram(0);
+}
+
 Program& ProgramCache::get(const KernelSpec& spec) {
   const std::string key = spec.key();
   auto it = programs_.find(key);

@@ -35,6 +35,11 @@ private:
 // Kernel programs compiled once per KernelSpec and kept for the life of the context.
 class ProgramCache {
 public:
+  ProgramCache() = default;
+  ProgramCache(const ProgramCache&) = delete;
+  ProgramCache& operator=(const ProgramCache&) = delete;
+  // Unbinds: a deleted program that stays current would outlive its cache.
+  ~ProgramCache();
   Program& get(const KernelSpec& spec);
   std::size_t size() const { return programs_.size(); }
 

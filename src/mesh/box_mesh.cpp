@@ -67,8 +67,8 @@ TetMesh make_box_mesh(int nx, int ny, int nz, glm::dvec3 extent) {
     }
   }
   const char* names[6] = {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
-  for (int g = 0; g < 6; ++g) mesh.group_names[g + 1] = names[g];
-  mesh.group_names[7] = "volume";
+  for (int g = 0; g < 6; ++g) mesh.surface_group_names[g + 1] = names[g];
+  mesh.volume_group_names[7] = "volume";
   return mesh;
 }
 

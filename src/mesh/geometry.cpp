@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <omp.h>
+
 #include <glm/geometric.hpp>
 
 #include "util/error.hpp"
@@ -64,18 +66,15 @@ std::int64_t validate_and_orient_tets(TetMesh& mesh) {
   }
   if (first_bad < nc) {
     const Tet& t = mesh.tets[first_bad];
-    std::ostringstream nodes;
-    nodes << "nodes " << t[0] << " " << t[1] << " " << t[2] << " " << t[3];
+    const std::string what = tet_with_nodes(mesh, first_bad);
     for (int i = 0; i < 4; ++i)
-      SS_REQUIRE(t[i] >= 0 && t[i] < nn, mesh.source << ": tet " << first_bad << " (" << nodes.str() << ") refers to node "
-                                                     << t[i] << " but there are " << nn << " nodes");
+      SS_REQUIRE(t[i] >= 0 && t[i] < nn, mesh.source << ": " << what << " refers to node #" << t[i]
+                                                     << " (0-based) but there are " << nn << " nodes");
     for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < i; ++j)
-        SS_REQUIRE(t[i] != t[j], mesh.source << ": tet " << first_bad << " (" << nodes.str() << ") has a repeated node");
+      for (int j = 0; j < i; ++j) SS_REQUIRE(t[i] != t[j], mesh.source << ": " << what << " has a repeated node");
     const double l = longest_edge(mesh, t);
-    SS_THROW(mesh.source << ": tet " << first_bad << " (" << nodes.str() << ") has zero volume (V = "
-                         << signed_tet_volume(mesh, t) << ", longest edge " << l << ", limit "
-                         << kZeroVolumeTolerance << " * L^3)");
+    SS_THROW(mesh.source << ": " << what << " has zero volume (V = " << signed_tet_volume(mesh, t)
+                         << ", longest edge " << l << ", limit " << kZeroVolumeTolerance << " * L^3)");
   }
   return reoriented;
 }
@@ -114,10 +113,15 @@ Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
   g.cell_volumes.resize(nc);
   g.cell_centroids.resize(nc);
   g.dual_face_areas.resize(static_cast<size_t>(nc) * 6);
-  std::vector<double> aspect(nc);
   // Dihedral extremes tracked as cosines (acos is monotone decreasing), converted once at the end.
   double total = 0, max_cos = -1, min_cos = 1;
   double min_vol = std::numeric_limits<double>::max(), max_vol = 0;
+  // Worst aspect ratio and its (first) tet, per thread, merged below.
+  struct Worst {
+    double aspect = -1;
+    i32 tet = -1;
+  };
+  std::vector<Worst> worst(static_cast<std::size_t>(omp_get_max_threads()));
 #pragma omp parallel for schedule(static) reduction(+ : total) reduction(min : min_cos, min_vol) \
     reduction(max : max_cos, max_vol)
   for (i32 c = 0; c < nc; ++c) {
@@ -131,11 +135,12 @@ Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
     max_vol = std::max(max_vol, v);
     // Outward area vectors of the four faces.
     glm::dvec3 n[4];
-    double area[4], area_sum = 0;
+    double area[4], inv_area[4], area_sum = 0;
     for (int k = 0; k < 4; ++k) {
       const auto& fn = kTetFaceNodes[k];
       n[k] = 0.5 * glm::cross(p[fn[1]] - p[fn[0]], p[fn[2]] - p[fn[0]]);
       area[k] = glm::length(n[k]);
+      inv_area[k] = 1.0 / area[k];
       area_sum += area[k];
     }
     double lmax2 = 0;
@@ -145,7 +150,7 @@ Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
       const glm::dvec3 d = p[j] - p[i];
       lmax2 = std::max(lmax2, glm::dot(d, d));
       // Dihedral angle at edge (i, j) between the faces opposite oc and od: pi - angle(n_oc, n_od).
-      const double cosang = -glm::dot(n[oc], n[od]) / (area[oc] * area[od]);
+      const double cosang = -glm::dot(n[oc], n[od]) * (inv_area[oc] * inv_area[od]);
       min_cos = std::min(min_cos, cosang);
       max_cos = std::max(max_cos, cosang);
       // Dual face: S = (pc - m) x (pd - m) / 12, oriented from local node i to j (S . (pj - pi) = V/2).
@@ -154,7 +159,9 @@ Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
       g.dual_face_areas[static_cast<size_t>(c) * 6 + k] = t[i] < t[j] ? s : -s;
     }
     const double inradius = 3.0 * v / area_sum;
-    aspect[c] = std::sqrt(lmax2) / (2.0 * std::sqrt(6.0) * inradius);
+    const double aspect = std::sqrt(lmax2) / (2.0 * std::sqrt(6.0) * inradius);
+    Worst& w = worst[static_cast<std::size_t>(omp_get_thread_num())];
+    if (aspect > w.aspect) w = {aspect, c};  // ascending c within a thread: keeps the first
   }
   g.total_volume = total;
 
@@ -174,9 +181,11 @@ Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
     q.max_dihedral_deg = std::acos(std::clamp(min_cos, -1.0, 1.0)) * (180.0 / M_PI);
     q.min_volume = min_vol;
     q.max_volume = max_vol;
-    auto worst = std::max_element(aspect.begin(), aspect.end());
-    q.max_aspect_ratio = *worst;
-    q.worst_aspect_tet = static_cast<i32>(worst - aspect.begin());
+    Worst best;
+    for (const Worst& w : worst)
+      if (w.tet >= 0 && (w.aspect > best.aspect || (w.aspect == best.aspect && w.tet < best.tet))) best = w;
+    q.max_aspect_ratio = best.aspect;
+    q.worst_aspect_tet = best.tet;
   }
   if (ne > 0) {
     auto [lo, hi] = std::minmax_element(g.edge_lengths.begin(), g.edge_lengths.end());

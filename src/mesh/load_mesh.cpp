@@ -13,7 +13,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-LoadedMesh prepare(TetMesh mesh, int refine, LoadReport report) {
+LoadedMesh prepare(TetMesh mesh, const LoadOptions& options, LoadReport report) {
+  const int refine = options.refine;
   using clock = std::chrono::steady_clock;
   SS_REQUIRE(refine >= 0, mesh.source << ": refinement level must be >= 0, got " << refine);
   LoadedMesh out;
@@ -29,9 +30,25 @@ LoadedMesh prepare(TetMesh mesh, int refine, LoadReport report) {
     mesh = refine_uniform(mesh, refine);
     report.refine_seconds = seconds_since(t0);
   }
+  // A mesh without file tags is named by 0-based ids in messages; keep the caller's numbering so a
+  // topology error after renumbering can be reported in it (file tags are permuted along).
+  TetMesh unrenumbered;
+  if (options.renumber) {
+    t0 = clock::now();
+    if (refine == 0 && (mesh.tet_tags.empty() || mesh.node_tags.empty())) unrenumbered = mesh;
+    report.renumber = renumber_for_locality(mesh);
+    report.renumbered = true;
+    report.renumber_seconds = seconds_since(t0);
+  }
   t0 = clock::now();
-  out.topology = build_topology(mesh);
-  if (out.topology.unassigned_group != 0) mesh.group_names[out.topology.unassigned_group] = "unassigned";
+  try {
+    out.topology = build_topology(mesh);
+  } catch (const Error&) {
+    if (!unrenumbered.tets.empty()) build_topology(unrenumbered);  // throws in the caller's numbering
+    throw;
+  }
+  unrenumbered = TetMesh{};
+  if (out.topology.unassigned_group != 0) mesh.surface_group_names[out.topology.unassigned_group] = "unassigned";
   report.topology_seconds = seconds_since(t0);
   t0 = clock::now();
   out.geometry = compute_geometry(mesh, out.topology);
@@ -43,14 +60,20 @@ LoadedMesh prepare(TetMesh mesh, int refine, LoadReport report) {
 
 }  // namespace
 
-LoadedMesh load_mesh(const std::string& path, int refine) {
+LoadedMesh load_mesh(const std::string& path, const LoadOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
   TetMesh mesh = read_mesh(path);
   LoadReport report;
   report.read_seconds = seconds_since(t0);
-  return prepare(std::move(mesh), refine, report);
+  return prepare(std::move(mesh), options, report);
 }
 
-LoadedMesh prepare_mesh(TetMesh mesh, int refine) { return prepare(std::move(mesh), refine, LoadReport{}); }
+LoadedMesh load_mesh(const std::string& path, int refine) { return load_mesh(path, LoadOptions{refine}); }
+
+LoadedMesh prepare_mesh(TetMesh mesh, const LoadOptions& options) {
+  return prepare(std::move(mesh), options, LoadReport{});
+}
+
+LoadedMesh prepare_mesh(TetMesh mesh, int refine) { return prepare_mesh(std::move(mesh), LoadOptions{refine}); }
 
 }  // namespace ss

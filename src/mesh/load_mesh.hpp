@@ -4,6 +4,7 @@
 #include <string>
 
 #include "mesh/geometry.hpp"
+#include "mesh/renumber.hpp"
 #include "mesh/tet_mesh.hpp"
 #include "mesh/topology.hpp"
 
@@ -13,7 +14,15 @@ struct LoadReport {
   std::int64_t reoriented_tets = 0;  // negatively oriented tets in the file (nodes 2 and 3 swapped)
   int refine_levels = 0;
   std::int64_t file_nodes = 0, file_tets = 0;  // before refinement
-  double read_seconds = 0, validate_seconds = 0, refine_seconds = 0, topology_seconds = 0, geometry_seconds = 0;
+  bool renumbered = false;
+  RenumberReport renumber;  // node-graph bandwidth before/after (zeros when not renumbered)
+  double read_seconds = 0, validate_seconds = 0, refine_seconds = 0, renumber_seconds = 0, topology_seconds = 0,
+         geometry_seconds = 0;
+};
+
+struct LoadOptions {
+  int refine = 0;        // uniform refinement levels (tets x 8^refine)
+  bool renumber = true;  // renumber_for_locality() after refinement (RCM nodes, tets by min node)
 };
 
 struct LoadedMesh {
@@ -26,9 +35,14 @@ struct LoadedMesh {
 // read_mesh(path), then prepare_mesh(). Throws ss::Error naming the file and entity for repeated
 // nodes, zero-volume tets, faces shared by more than two tets, overlapping tets, and file
 // triangles that are no tet face (checks run on the file's mesh, before refinement).
-LoadedMesh load_mesh(const std::string& path, int refine = 0);
+// Order: read, validate + orient, refine, renumber, topology, geometry. Renumbering permutes node,
+// tet and triangle ids (and their file tags with them); set renumber = false to keep the file's
+// order.
+LoadedMesh load_mesh(const std::string& path, const LoadOptions& options = {});
+LoadedMesh load_mesh(const std::string& path, int refine);  // default options otherwise
 
 // The same pipeline for a mesh already in memory.
-LoadedMesh prepare_mesh(TetMesh mesh, int refine = 0);
+LoadedMesh prepare_mesh(TetMesh mesh, const LoadOptions& options = {});
+LoadedMesh prepare_mesh(TetMesh mesh, int refine);
 
 }  // namespace ss

@@ -115,7 +115,7 @@ TetMesh GmshParser::finish() {
   if (!nodes) SS_THROW(src.name << ": no $Nodes section (the mesh is empty)");
   reject_unsupported(src, unsupported);
   for (const auto& [key, name] : physical_names)
-    if (key.first >= 2) add_group_name(src, mesh, key.second, name);
+    if (key.first >= 2) add_group_name(mesh, key.first == 2 ? GroupKind::surface : GroupKind::volume, key.second, name);
   // Gmsh writes elements grouped by entity; order them by element tag so that every encoding of
   // the same mesh gives the same tet numbering.
   auto sort_by_tag = [](auto& elems, auto& groups, std::vector<std::int64_t>& tags) {
@@ -125,13 +125,18 @@ TetMesh GmshParser::finish() {
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return tags[a] < tags[b]; });
     auto e = elems;
     auto g = groups;
+    auto t = tags;
     for (std::size_t k = 0; k < order.size(); ++k) {
       elems[k] = e[order[k]];
       groups[k] = g[order[k]];
+      tags[k] = t[order[k]];
     }
   };
   sort_by_tag(mesh.tets, mesh.tet_groups, tet_tags);
   sort_by_tag(mesh.boundary_triangles, mesh.triangle_groups, triangle_tags);
+  mesh.tet_tags = std::move(tet_tags);
+  mesh.triangle_tags = std::move(triangle_tags);
+  mesh.node_tags = nodes->tags();
   mesh.nodes = std::move(nodes->coords());
   finish_mesh(src, mesh);
   return std::move(mesh);

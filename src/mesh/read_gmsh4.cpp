@@ -256,6 +256,12 @@ void GmshParser::read_elements4() {
   if (head[0] < 0 || declared < 0) cur.fail_at(cur.offset(), "negative count in the $Elements header");
   std::int64_t total = 0;
   std::vector<std::uint64_t> buf;
+  // Most elements of a volume mesh are tets: reserve for all declared elements (bounded by what
+  // the file can hold, so a corrupt count cannot make us allocate wildly).
+  const std::size_t expect = static_cast<std::size_t>(std::min<std::int64_t>(declared, src.data.size() / 24));
+  mesh.tets.reserve(expect);
+  mesh.tet_groups.reserve(expect);
+  tet_tags.reserve(expect);
   std::int64_t tags[130];
   for (std::int64_t b = 0; b < head[0]; ++b) {
     std::int64_t dim = 0, entity = 0, type = 0, count = 0;
@@ -292,11 +298,18 @@ void GmshParser::read_elements4() {
     if (bin) {
       need_bytes(cur, n, 8 * per, std::string(t.plural));
       const std::size_t data_at = cur.offset();
-      buf.resize(n * per);
-      cur.read_array(buf.data(), buf.size(), "element records");
-      for (std::size_t e = 0; e < n; ++e) {
-        const std::uint64_t* r = &buf[e * per];
-        if (keep) add_element(static_cast<int>(type), static_cast<std::int64_t>(r[0]), r + 1, physical, data_at + e * per * 8);
+      // In chunks of records through a small buffer (not a copy of the whole block).
+      constexpr std::size_t kChunk = 4096;
+      for (std::size_t e0 = 0; e0 < n; e0 += kChunk) {
+        const std::size_t m = std::min(kChunk, n - e0);
+        buf.resize(m * per);
+        cur.read_array(buf.data(), buf.size(), "element records");
+        if (!keep) continue;
+        for (std::size_t e = 0; e < m; ++e) {
+          const std::uint64_t* r = &buf[e * per];
+          add_element(static_cast<int>(type), static_cast<std::int64_t>(r[0]), r + 1, physical,
+                      data_at + (e0 + e) * per * 8);
+        }
       }
     } else {
       for (std::size_t e = 0; e < n; ++e) {

@@ -2,7 +2,8 @@
 // Mesh readers. Each returns a TetMesh with 0-based contiguous node ids (file node tags sorted
 // ascending, unused nodes dropped with a warning on stderr), the 4-node tetrahedra with their
 // physical volume group, the boundary triangles listed in the file with their physical surface
-// group (0 = none), and the physical names. Parse-level problems (unknown format, truncation,
+// group (0 = none), the physical names (surface and volume groups apart) and the file's node and
+// element tags (TetMesh::node_tags, tet_tags, triangle_tags). Parse-level problems (unknown format, truncation,
 // bad counts, unknown or duplicate node ids, non-finite coordinates, unsupported element types,
 // no tetrahedra) throw ss::Error naming the file and the line or byte offset. Geometric and
 // topological checks (degenerate tets, non-manifold faces) are done later by load_mesh.

@@ -3,7 +3,8 @@
 //   surfaceelements[gi|uv]:  surfnr bcnr domin domout np p1..pnp [extra]  -> triangle, group bcnr
 //   volumeelements:          matnr np p1..pnp                            -> tet, group matnr
 //   points:                  x y z                                       (ids 1..n, in order)
-//   materials / bcnames:     nr name
+//   materials / bcnames:     nr name  (volume / surface group names: separate name spaces)
+// Tags for messages: points, volume and surface elements by their 1-based row in their section.
 // Everything after `endmesh` (the CSG geometry) is ignored. Netgen tets have the opposite vertex
 // handedness to Gmsh; the reader swaps two vertices so that both come out positively oriented.
 #include <array>
@@ -22,6 +23,7 @@ namespace {
 struct NetgenElement {
   std::array<std::int64_t, 4> p{};
   std::int32_t group = 0;
+  std::int64_t row = 0;  // 1-based row in its section: the number a user finds in the file
   std::size_t offset = 0;
 };
 
@@ -101,6 +103,7 @@ TetMesh parse_netgen(const Source& src) {
           continue;
         }
         e.group = static_cast<std::int32_t>(bc);
+        e.row = i + 1;
         e.offset = l.offset();
         triangles.push_back(e);
       }
@@ -124,6 +127,7 @@ TetMesh parse_netgen(const Source& src) {
           continue;
         }
         e.group = static_cast<std::int32_t>(mat);
+        e.row = i + 1;
         e.offset = l.offset();
         tets.push_back(e);
       }
@@ -150,7 +154,8 @@ TetMesh parse_netgen(const Source& src) {
         Line l = cur.next_line();
         const std::int64_t id = l.integer(key == "materials" ? "material number" : "boundary condition number");
         const std::string name = l.at_end() ? std::string() : l.quoted("name");
-        if (!name.empty()) add_group_name(src, mesh, static_cast<std::int32_t>(id), name);
+        if (!name.empty())
+          add_group_name(mesh, key == "materials" ? GroupKind::volume : GroupKind::surface, static_cast<std::int32_t>(id), name);
       }
     } else if (key == "endmesh") {
       ended = true;
@@ -175,6 +180,7 @@ TetMesh parse_netgen(const Source& src) {
     }
     return ids;
   };
+  mesh.node_tags = table.tags();
   mesh.nodes = std::move(table.coords());
   for (const NetgenElement& e : tets) {
     // Netgen orders tet vertices with the opposite handedness to Gmsh; swap two so that
@@ -183,11 +189,13 @@ TetMesh parse_netgen(const Source& src) {
     std::swap(t[0], t[1]);
     mesh.tets.push_back(t);
     mesh.tet_groups.push_back(e.group);
+    mesh.tet_tags.push_back(e.row);
   }
   for (const NetgenElement& e : triangles) {
     const auto ids = resolve(e, 3, "surface element");
     mesh.boundary_triangles.push_back({ids[0], ids[1], ids[2]});
     mesh.triangle_groups.push_back(e.group);
+    mesh.triangle_tags.push_back(e.row);
   }
   finish_mesh(src, mesh);
   return mesh;

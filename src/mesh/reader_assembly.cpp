@@ -75,6 +75,15 @@ NodeId NodeTable::find(std::int64_t tag) const {
   return static_cast<NodeId>(it - sorted_.begin());
 }
 
+std::vector<std::int64_t> NodeTable::tags() const {
+  if (dense_.empty()) return sorted_;
+  std::vector<std::int64_t> out;
+  out.reserve(coords_.size());
+  for (std::size_t slot = 0; slot < dense_.size(); ++slot)
+    if (dense_[slot] >= 0) out.push_back(min_tag_ + static_cast<std::int64_t>(slot));
+  return out;
+}
+
 void reject_unsupported(const Source& src, const std::vector<Unsupported>& unsupported) {
   if (unsupported.empty()) return;
   std::ostringstream os;
@@ -88,11 +97,8 @@ void reject_unsupported(const Source& src, const std::vector<Unsupported>& unsup
   SS_THROW(os.str());
 }
 
-void add_group_name(const Source& src, TetMesh& mesh, std::int32_t id, const std::string& name) {
-  auto [it, inserted] = mesh.group_names.emplace(id, name);
-  if (!inserted && it->second != name)
-    std::cerr << "streamsolve: warning: " << src.name << ": physical id " << id << " is named both '"
-              << it->second << "' and '" << name << "'; using '" << it->second << "'\n";
+void add_group_name(TetMesh& mesh, GroupKind kind, std::int32_t id, const std::string& name) {
+  (kind == GroupKind::surface ? mesh.surface_group_names : mesh.volume_group_names).emplace(id, name);
 }
 
 void finish_mesh(const Source& src, TetMesh& mesh) {
@@ -117,6 +123,12 @@ void finish_mesh(const Source& src, TetMesh& mesh) {
   for (std::size_t i = 0; i < n; ++i)
     if (new_id[i] >= 0) kept[static_cast<std::size_t>(new_id[i])] = mesh.nodes[i];
   mesh.nodes = std::move(kept);
+  if (mesh.node_tags.size() == n) {
+    std::vector<std::int64_t> kept_tags(static_cast<std::size_t>(next));
+    for (std::size_t i = 0; i < n; ++i)
+      if (new_id[i] >= 0) kept_tags[static_cast<std::size_t>(new_id[i])] = mesh.node_tags[i];
+    mesh.node_tags = std::move(kept_tags);
+  }
   for (Tet& t : mesh.tets)
     for (NodeId& v : t) v = new_id[static_cast<std::size_t>(v)];
   for (Triangle& t : mesh.boundary_triangles)

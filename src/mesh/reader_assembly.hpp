@@ -32,6 +32,8 @@ public:
   NodeId find(std::int64_t tag) const;
   std::size_t size() const { return coords_.size(); }
   std::vector<glm::dvec3>& coords() { return coords_; }
+  // The file's tag of each id (ascending).
+  std::vector<std::int64_t> tags() const;
 
 private:
   std::int64_t min_tag_ = 0;
@@ -50,10 +52,12 @@ struct Unsupported {
 // Throws if `unsupported` is non-empty, naming every kind and the first place it occurs.
 void reject_unsupported(const Source& src, const std::vector<Unsupported>& unsupported);
 
-// Adds a physical name; a clash (same id, different name) keeps the first and warns once.
-void add_group_name(const Source& src, TetMesh& mesh, std::int32_t id, const std::string& name);
+// Adds a physical name of a surface or volume group (separate name spaces); a repeated id keeps
+// the first name.
+void add_group_name(TetMesh& mesh, GroupKind kind, std::int32_t id, const std::string& name);
 
-// Final checks and clean-up: no tetrahedra is an error; unused nodes are dropped with a warning.
+// Final checks and clean-up: no tetrahedra is an error; unused nodes are dropped with a warning
+// (and their entries in mesh.node_tags, which the reader has filled in id order).
 void finish_mesh(const Source& src, TetMesh& mesh);
 
 }  // namespace ss::reader

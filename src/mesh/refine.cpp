@@ -18,7 +18,8 @@ TetMesh refine_once(const TetMesh& mesh) {
              mesh.source << ": refinement would exceed 32-bit ids (" << nc << " tets -> " << 8LL * nc << ")");
   TetMesh out;
   out.source = mesh.source;
-  out.group_names = mesh.group_names;
+  out.surface_group_names = mesh.surface_group_names;
+  out.volume_group_names = mesh.volume_group_names;  // tags are dropped: refined entities have none
   out.nodes.resize(static_cast<size_t>(nn) + ne);
   std::copy(mesh.nodes.begin(), mesh.nodes.end(), out.nodes.begin());
   for (i32 e = 0; e < ne; ++e)
@@ -71,7 +72,7 @@ TetMesh refine_once(const TetMesh& mesh) {
     i32 mid[3];
     for (int k = 0; k < 3; ++k) {
       i32 e = topo.find_edge(tri[k], tri[(k + 1) % 3]);
-      SS_REQUIRE(e >= 0, mesh.source << ": triangle " << t << " (nodes " << tri[0] << " " << tri[1] << " " << tri[2]
+      SS_REQUIRE(e >= 0, mesh.source << ": " << triangle_label(mesh, t) << " (" << nodes_label(mesh, tri.data(), 3)
                                      << ") has an edge that is no tet edge");
       mid[k] = nn + e;  // midpoint of (tri[k], tri[k+1])
     }

@@ -23,7 +23,16 @@ struct TetMesh {
   std::vector<std::int32_t> tet_groups;    // physical volume group of each tet (0 = none)
   std::vector<Triangle> boundary_triangles;        // triangles listed in the file
   std::vector<std::int32_t> triangle_groups;       // physical surface group of each (0 = none)
-  std::map<std::int32_t, std::string> group_names; // physical id -> name, surface and volume groups
+  // Physical id -> name. Surface (triangle) and volume (tet) ids are separate name spaces: Gmsh
+  // physical dimension 2 vs 3, Netgen bcnames vs materials; both may use the same numbers.
+  std::map<std::int32_t, std::string> surface_group_names;
+  std::map<std::int32_t, std::string> volume_group_names;
+  // The file's own numbers (Gmsh node/element tags, Netgen 1-based row numbers), parallel to
+  // nodes / tets / boundary_triangles, for messages a user can look up in the file. Empty when the
+  // mesh was built in code (box mesh) or refined; renumbering permutes them with the entities.
+  std::vector<std::int64_t> node_tags;
+  std::vector<std::int64_t> tet_tags;
+  std::vector<std::int64_t> triangle_tags;
 };
 
 // One rank's piece of a partitioned mesh: `mesh` holds the owned tets first, then one ghost layer;
@@ -39,6 +48,20 @@ struct MeshPartition {
 }  // namespace ss
 
 namespace ss {
-// "name" if the group has one, otherwise "group <id>" — for messages and reports.
-std::string group_label(const TetMesh& mesh, std::int32_t id);
+enum class GroupKind { surface, volume };
+
+// "name" if the group has one, otherwise "surface group <id>" / "volume group <id>" — for
+// messages and reports.
+std::string group_label(const TetMesh& mesh, GroupKind kind, std::int32_t id);
+inline std::string surface_group_label(const TetMesh& m, std::int32_t id) { return group_label(m, GroupKind::surface, id); }
+inline std::string volume_group_label(const TetMesh& m, std::int32_t id) { return group_label(m, GroupKind::volume, id); }
+
+// User-facing names of entities: the file's tags when the mesh has them, else 0-based ids marked
+// as such.  tet_label: "tet 1234" or "tet #17 (0-based)";  nodes_label: "nodes 5 77 77 90" or
+// "nodes #3 #9 #9 #12 (0-based)";  triangle_label: "triangle 88" or "triangle #3 (0-based)".
+std::string tet_label(const TetMesh& mesh, std::int64_t tet);
+std::string triangle_label(const TetMesh& mesh, std::int64_t triangle);
+std::string nodes_label(const TetMesh& mesh, const NodeId* ids, int count);
+// "tet 1234 (nodes 5 77 77 90)" or "tet #17 (0-based; nodes #3 #9 #9 #12)"
+std::string tet_with_nodes(const TetMesh& mesh, std::int64_t tet);
 }  // namespace ss

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mesh/bucket_sort.hpp"
 #include "util/error.hpp"
 
 namespace ss {
@@ -27,6 +28,9 @@ void sort3(i32& a, i32& b, i32& c) {
 
 // Parity of the cyclic order (p0, p1, p2) relative to ascending order: true if it is an even
 // rotation of (min, mid, max).
+// Local edge index (kTetEdgeNodes) of local nodes i != j.
+constexpr int kLocalEdge[4][4] = {{-1, 0, 1, 2}, {0, -1, 3, 4}, {1, 3, -1, 5}, {2, 4, 5, -1}};
+
 bool is_even_cycle(i32 p0, i32 p1, i32 p2) {
   // rotate so the smallest is first, then even iff the next is the middle one
   if (p1 < p0 && p1 < p2) return p2 < p0;
@@ -66,47 +70,58 @@ i32 edge_in_bucket(const Topology& topo, i32 low, i32 high) {
   return it != last && (*it)[1] == high ? static_cast<i32>(it - topo.edge_nodes.begin()) : -1;
 }
 
-// Unique edges: counting sort of the 6 edge occurrences per tet on their low node, then a small
-// stable sort per node on the high node. Edge ids follow (low, high) order.
-void build_edges(const TetMesh& mesh, Topology& topo) {
+// Unique edges: counting sort of the 6 edge occurrences per tet on their low node, then the
+// distinct high nodes of each bucket. Edge ids follow (low, high) order.
+// `scratch` holds at least 6 * num_cells EdgeEntry (shared with build_faces: one allocation, so
+// its pages are faulted in once).
+void build_edges(const TetMesh& mesh, Topology& topo, void* scratch) {
   const i32 nn = topo.num_nodes, nc = topo.num_cells;
-  std::vector<i32> start(nn + 1, 0);
-  for (const Tet& t : mesh.tets)
-    for (int k = 0; k < 6; ++k) ++start[std::min(t[kTetEdgeNodes[k][0]], t[kTetEdgeNodes[k][1]])];
-  exclusive_scan(start);
-  std::vector<EdgeEntry> entries(static_cast<size_t>(nc) * 6);
-  {
-    std::vector<i32> fill(start.begin(), start.end() - 1);
-    for (i32 cell = 0; cell < nc; ++cell) {
-      const Tet& t = mesh.tets[cell];
-      for (int k = 0; k < 6; ++k) {
-        i32 a = t[kTetEdgeNodes[k][0]], b = t[kTetEdgeNodes[k][1]];
-        entries[fill[std::min(a, b)]++] = EdgeEntry{std::max(a, b), cell * 6 + k};
-      }
-    }
-  }
-  start[nn] = nc * 6;
+  EdgeEntry* entries = static_cast<EdgeEntry*>(scratch);
+  const Tet* tets = mesh.tets.data();
+  const std::vector<i32> start = detail::bucket_scatter<6>(
+      nc, nn,
+      [tets](i32 c, int k) { return std::min(tets[c][kTetEdgeNodes[k][0]], tets[c][kTetEdgeNodes[k][1]]); },
+      [tets, entries](i32 pos, i32 c, int k) {
+        entries[pos] = EdgeEntry{std::max(tets[c][kTetEdgeNodes[k][0]], tets[c][kTetEdgeNodes[k][1]]), c * 6 + k};
+      });
+  // Per bucket, the distinct high nodes via a marker array (no sort of the ~35 occurrences; only
+  // the ~7 distinct ones are sorted). Counted first, then numbered after the prefix sum.
   std::vector<i32> per_node(nn, 0);
-#pragma omp parallel for schedule(dynamic, 4096)
-  for (i32 n = 0; n < nn; ++n) {
-    auto first = entries.begin() + start[n], last = entries.begin() + start[n + 1];
-    sort_bucket(first, last, [](const EdgeEntry& x, const EdgeEntry& y) { return x.high < y.high; });
-    i32 count = 0;
-    for (auto it = first; it != last; ++it)
-      if (it == first || it->high != (it - 1)->high) ++count;
-    per_node[n] = count;
+  auto distinct_highs = [&](i32 n, std::vector<i32>& mark, std::vector<i32>& uniq) {
+    uniq.clear();
+    for (i32 i = start[n]; i < start[n + 1]; ++i) {
+      const i32 h = entries[i].high;
+      if (mark[h] != n) mark[h] = n, uniq.push_back(h);
+    }
+  };
+#pragma omp parallel if (nn > 20000)
+  {
+    std::vector<i32> mark(nn, -1), uniq;
+#pragma omp for schedule(dynamic, 4096)
+    for (i32 n = 0; n < nn; ++n) {
+      distinct_highs(n, mark, uniq);
+      per_node[n] = static_cast<i32>(uniq.size());
+    }
   }
   topo.edge_offsets_by_low_node = per_node;
   topo.edge_offsets_by_low_node.push_back(0);
   topo.num_edges = exclusive_scan(topo.edge_offsets_by_low_node);
   topo.edge_nodes.resize(topo.num_edges);
   topo.cell_edges.resize(nc);
-#pragma omp parallel for schedule(dynamic, 4096)
-  for (i32 n = 0; n < nn; ++n) {
-    i32 e = topo.edge_offsets_by_low_node[n] - 1;
-    for (i32 i = start[n]; i < start[n + 1]; ++i) {
-      if (i == start[n] || entries[i].high != entries[i - 1].high) topo.edge_nodes[++e] = {n, entries[i].high};
-      topo.cell_edges[entries[i].code / 6][entries[i].code % 6] = e;
+#pragma omp parallel if (nn > 20000)
+  {
+    std::vector<i32> mark(nn, -1), uniq, id(nn);
+#pragma omp for schedule(dynamic, 4096)
+    for (i32 n = 0; n < nn; ++n) {
+      distinct_highs(n, mark, uniq);
+      sort_bucket(uniq.begin(), uniq.end(), std::less<i32>());
+      const i32 e0 = topo.edge_offsets_by_low_node[n];
+      for (std::size_t k = 0; k < uniq.size(); ++k) {
+        id[uniq[k]] = e0 + static_cast<i32>(k);
+        topo.edge_nodes[e0 + k] = {n, uniq[k]};
+      }
+      for (i32 i = start[n]; i < start[n + 1]; ++i)
+        topo.cell_edges[entries[i].code / 6][entries[i].code % 6] = id[entries[i].high];
     }
   }
 }
@@ -114,34 +129,28 @@ void build_edges(const TetMesh& mesh, Topology& topo) {
 // Unique faces, the same way on the smallest node, plus face -> cells, cell -> faces and
 // face -> edges (needs the edges). A face's node order is the outward order of its first tet,
 // rotated to start at its smallest node: (a, b, c) or (a, c, b).
-void build_faces(const TetMesh& mesh, Topology& topo) {
+void build_faces(const TetMesh& mesh, Topology& topo, void* scratch) {
   const i32 nn = topo.num_nodes, nc = topo.num_cells;
-  std::vector<i32> start(nn + 1, 0);
-  for (const Tet& t : mesh.tets)
-    for (int k = 0; k < 4; ++k) {
-      i32 a = t[kTetFaceNodes[k][0]], b = t[kTetFaceNodes[k][1]], c = t[kTetFaceNodes[k][2]];
-      ++start[std::min(a, std::min(b, c))];
-    }
-  exclusive_scan(start);
-  std::vector<FaceEntry> entries(static_cast<size_t>(nc) * 4);
-  {
-    std::vector<i32> fill(start.begin(), start.end() - 1);
-    for (i32 cell = 0; cell < nc; ++cell) {
-      const Tet& t = mesh.tets[cell];
-      for (int k = 0; k < 4; ++k) {
-        i32 a = t[kTetFaceNodes[k][0]], b = t[kTetFaceNodes[k][1]], c = t[kTetFaceNodes[k][2]];
-        const i32 odd = is_even_cycle(a, b, c) ? 0 : 1;
-        sort3(a, b, c);
-        entries[fill[a]++] = FaceEntry{b, c, ((cell * 4 + k) << 1) | odd};
-      }
-    }
-  }
-  start[nn] = nc * 4;
-  // Sort each bucket on (b, c) and count the unique faces in it.
+  FaceEntry* entries = static_cast<FaceEntry*>(scratch);
+  const Tet* tets = mesh.tets.data();
+  const std::vector<i32> start = detail::bucket_scatter<4>(
+      nc, nn,
+      [tets](i32 c, int k) {
+        const Tet& t = tets[c];
+        return std::min(t[kTetFaceNodes[k][0]], std::min(t[kTetFaceNodes[k][1]], t[kTetFaceNodes[k][2]]));
+      },
+      [tets, entries](i32 pos, i32 c, int k) {
+        const Tet& t = tets[c];
+        i32 a = t[kTetFaceNodes[k][0]], b = t[kTetFaceNodes[k][1]], cc = t[kTetFaceNodes[k][2]];
+        const i32 odd = is_even_cycle(a, b, cc) ? 0 : 1;
+        sort3(a, b, cc);
+        entries[pos] = FaceEntry{b, cc, ((c * 4 + k) << 1) | odd};
+      });
+  // Sort each bucket on (b, c) (stable: equal faces stay in tet order) and count its faces.
   std::vector<i32> faces_per_node(nn, 0);
-#pragma omp parallel for schedule(dynamic, 4096)
+#pragma omp parallel for schedule(dynamic, 4096) if (nn > 20000)
   for (i32 n = 0; n < nn; ++n) {
-    auto first = entries.begin() + start[n], last = entries.begin() + start[n + 1];
+    FaceEntry *first = entries + start[n], *last = entries + start[n + 1];
     sort_bucket(first, last, [](const FaceEntry& x, const FaceEntry& y) {
       return x.b != y.b ? x.b < y.b : x.c < y.c;
     });
@@ -161,10 +170,10 @@ void build_faces(const TetMesh& mesh, Topology& topo) {
   topo.cell_faces.resize(nc);
   topo.cell_face_signs.resize(nc);
   // First problem found per node: 1 = shared by > 2 tets, 2 = both tets on the same side,
-  // 3 = a face edge missing from the edge table (cannot happen for faces of tets).
+  // 3 = a face edge missing from the edge table (cannot happen for faces of tets); second = face.
   std::vector<std::pair<int, i32>> problem(nn, {0, 0});
   bool any_problem = false;
-#pragma omp parallel for schedule(dynamic, 4096) reduction(|| : any_problem)
+#pragma omp parallel for schedule(dynamic, 4096) reduction(|| : any_problem) if (nn > 20000)
   for (i32 a = 0; a < nn; ++a) {
     i32 f = topo.face_offsets_by_min_node[a];
     i32 i = start[a];
@@ -178,7 +187,7 @@ void build_faces(const TetMesh& mesh, Topology& topo) {
       topo.face_cells[f] = {c0, -1};
       topo.cell_faces[c0][k0] = f;
       topo.cell_face_signs[c0][k0] = 1;
-      if (j - i > 2 && problem[a].first == 0) problem[a] = {1, i}, any_problem = true;
+      if (j - i > 2 && problem[a].first == 0) problem[a] = {1, f}, any_problem = true;
       if (j - i >= 2) {
         const i32 code1 = entries[i + 1].code, c1 = code1 >> 3, k1 = (code1 >> 1) & 3;
         topo.face_cells[f][1] = c1;
@@ -187,8 +196,19 @@ void build_faces(const TetMesh& mesh, Topology& topo) {
         // Two tets on opposite sides see the face with opposite orientations.
         if ((code1 & 1) == (code0 & 1) && problem[a].first == 0) problem[a] = {2, f}, any_problem = true;
       }
-      // Edges of the cycle: (a, b, c) -> ab, bc, ca;  (a, c, b) -> ac, cb, ba.
-      const i32 ab = edge_in_bucket(topo, a, b), ac = edge_in_bucket(topo, a, c), bc = edge_in_bucket(topo, b, c);
+      // Edges of the cycle: (a, b, c) -> ab, bc, ca;  (a, c, b) -> ac, cb, ba. Taken from the first
+      // tet's cell_edges (no search): the face's three local edges, told apart by their nodes.
+      i32 ab = -1, ac = -1, bc = -1;
+      {
+        const Tet& t = mesh.tets[c0];
+        const auto& fl = kTetFaceNodes[k0];
+        for (int q = 0; q < 3; ++q) {
+          const int li = fl[q], lj = fl[(q + 1) % 3];
+          const i32 e = topo.cell_edges[c0][kLocalEdge[li][lj]];
+          const i32 x = std::min(t[li], t[lj]), y = std::max(t[li], t[lj]);
+          (x == a ? (y == b ? ab : ac) : bc) = e;
+        }
+      }
       if ((ab < 0 || ac < 0 || bc < 0) && problem[a].first == 0) problem[a] = {3, f}, any_problem = true;
       topo.face_edges[f] = odd ? std::array<i32, 3>{ac, bc, ab} : std::array<i32, 3>{ab, bc, ac};
       topo.face_edge_signs[f] = odd ? std::array<i32, 3>{1, -1, -1} : std::array<i32, 3>{1, 1, -1};
@@ -199,22 +219,33 @@ void build_faces(const TetMesh& mesh, Topology& topo) {
   if (any_problem) {
     for (i32 n = 0; n < nn; ++n) {
       if (problem[n].first == 1) {
-        i32 i = problem[n].second;
+        const auto& fn = topo.face_nodes[problem[n].second];
+        const i32 fb = std::min(fn[1], fn[2]), fc = std::max(fn[1], fn[2]);
+        const bool tagged = !mesh.tet_tags.empty();
+        std::vector<std::int64_t> ids_of_cells;
+        for (i32 j = start[n]; j < start[n + 1]; ++j) {
+          if (entries[j].b != fb || entries[j].c != fc) continue;
+          const i32 c = entries[j].code >> 3;
+          ids_of_cells.push_back(tagged ? mesh.tet_tags[c] : std::int64_t{c});
+        }
+        std::sort(ids_of_cells.begin(), ids_of_cells.end());
         std::ostringstream cells;
-        for (i32 j = i; j < start[n + 1] && entries[j].b == entries[i].b && entries[j].c == entries[i].c; ++j)
-          cells << (j > i ? ", " : "") << (entries[j].code >> 3);
-        SS_THROW(mesh.source << ": face (nodes " << n << " " << entries[i].b << " " << entries[i].c
-                             << ") is shared by more than two tets (tets " << cells.str() << ")");
+        for (std::size_t k = 0; k < ids_of_cells.size(); ++k) cells << (k ? ", " : "") << (tagged ? "" : "#") << ids_of_cells[k];
+        NodeId ids[3] = {n, fb, fc};  // listed in ascending file tags
+        if (mesh.node_tags.size() == static_cast<std::size_t>(nn))
+          std::sort(ids, ids + 3, [&](NodeId x, NodeId y) { return mesh.node_tags[x] < mesh.node_tags[y]; });
+        SS_THROW(mesh.source << ": face (" << nodes_label(mesh, ids, 3) << ") is shared by more than two tets (tets "
+                             << cells.str() << (tagged ? ")" : ", 0-based)"));
       }
       const auto& p = topo.face_nodes[problem[n].second];
       if (problem[n].first == 2) {
         i32 f = problem[n].second;
-        SS_THROW(mesh.source << ": tets " << topo.face_cells[f][0] << " and " << topo.face_cells[f][1]
-                             << " lie on the same side of their shared face (nodes " << p[0] << " " << p[1]
-                             << " " << p[2] << "): overlapping tets");
+        SS_THROW(mesh.source << ": " << tet_label(mesh, topo.face_cells[f][0]) << " and "
+                             << tet_label(mesh, topo.face_cells[f][1]) << " lie on the same side of their shared face ("
+                             << nodes_label(mesh, p.data(), 3) << "): overlapping tets");
       }
-      SS_REQUIRE(problem[n].first != 3, mesh.source << ": internal error: an edge of face (nodes " << p[0] << " "
-                                                    << p[1] << " " << p[2] << ") is not in the edge table");
+      SS_REQUIRE(problem[n].first != 3, mesh.source << ": internal error: an edge of face ("
+                                                    << nodes_label(mesh, p.data(), 3) << ") is not in the edge table");
     }
   }
 }
@@ -222,30 +253,24 @@ void build_faces(const TetMesh& mesh, Topology& topo) {
 // Node -> neighbour CSR from the edge list. Edges are sorted by (low, high), so appending each edge
 // to both of its nodes in edge order leaves every node's list sorted by neighbour id.
 void build_node_tables(Topology& topo) {
-  topo.node_offsets.assign(topo.num_nodes + 1, 0);
-  for (const auto& e : topo.edge_nodes) ++topo.node_offsets[e[0]], ++topo.node_offsets[e[1]];
-  exclusive_scan(topo.node_offsets);
+  const std::array<i32, 2>* edges = topo.edge_nodes.data();
   topo.node_neighbors.resize(2 * static_cast<size_t>(topo.num_edges));
   topo.node_edges.resize(topo.node_neighbors.size());
-  std::vector<i32> fill(topo.node_offsets.begin(), topo.node_offsets.end() - 1);
-  for (i32 e = 0; e < topo.num_edges; ++e) {
-    i32 a = topo.edge_nodes[e][0], b = topo.edge_nodes[e][1];
-    topo.node_neighbors[fill[a]] = b, topo.node_edges[fill[a]++] = e;
-    topo.node_neighbors[fill[b]] = a, topo.node_edges[fill[b]++] = e;
-  }
+  i32* nbr = topo.node_neighbors.data();
+  i32* ned = topo.node_edges.data();
+  topo.node_offsets = detail::bucket_scatter<2>(
+      topo.num_edges, topo.num_nodes, [edges](i32 e, int k) { return edges[e][k]; },
+      [edges, nbr, ned](i32 pos, i32 e, int k) { nbr[pos] = edges[e][1 - k], ned[pos] = e; });
 }
 
-// Edge -> faces CSR, the inverse of face_edges.
+// Edge -> faces CSR, the inverse of face_edges (faces ascending: stable scatter in face order).
 void build_edge_faces(Topology& topo) {
-  const i32 nf = topo.num_faces;
-  topo.edge_face_offsets.assign(topo.num_edges + 1, 0);
-  for (const auto& fe : topo.face_edges)
-    for (i32 e : fe) ++topo.edge_face_offsets[e];
-  exclusive_scan(topo.edge_face_offsets);
-  topo.edge_faces.resize(3 * static_cast<size_t>(nf));
-  std::vector<i32> fill(topo.edge_face_offsets.begin(), topo.edge_face_offsets.end() - 1);
-  for (i32 f = 0; f < nf; ++f)
-    for (i32 e : topo.face_edges[f]) topo.edge_faces[fill[e]++] = f;
+  const std::array<i32, 3>* fe = topo.face_edges.data();
+  topo.edge_faces.resize(3 * static_cast<size_t>(topo.num_faces));
+  i32* out = topo.edge_faces.data();
+  topo.edge_face_offsets = detail::bucket_scatter<3>(
+      topo.num_faces, topo.num_edges, [fe](i32 f, int k) { return fe[f][k]; },
+      [out](i32 pos, i32 f, int) { out[pos] = f; });
 }
 
 void assign_face_groups(const TetMesh& mesh, Topology& topo) {
@@ -262,8 +287,8 @@ void assign_face_groups(const TetMesh& mesh, Topology& topo) {
   }
   for (i32 t = 0; t < nt; ++t) {
     const Triangle& tri = mesh.boundary_triangles[t];
-    SS_REQUIRE(tri_face[t] >= 0, mesh.source << ": triangle " << t << " (nodes " << tri[0] << " " << tri[1] << " "
-                                             << tri[2] << ", " << group_label(mesh, mesh.triangle_groups[t])
+    SS_REQUIRE(tri_face[t] >= 0, mesh.source << ": " << triangle_label(mesh, t) << " (" << nodes_label(mesh, tri.data(), 3)
+                                             << ", " << surface_group_label(mesh, mesh.triangle_groups[t])
                                              << ") is not a face of any tet");
     topo.face_groups[tri_face[t]] = mesh.triangle_groups[t];
   }
@@ -303,8 +328,7 @@ std::int32_t Topology::find_face(std::int32_t a, std::int32_t b, std::int32_t c)
 
 std::int32_t fresh_group_id(const TetMesh& mesh) {
   i32 id = 0;
-  for (const auto& [key, name] : mesh.group_names) id = std::max(id, key);
-  for (i32 g : mesh.tet_groups) id = std::max(id, g);
+  for (const auto& [key, name] : mesh.surface_group_names) id = std::max(id, key);
   for (i32 g : mesh.triangle_groups) id = std::max(id, g);
   return id + 1;
 }
@@ -319,15 +343,19 @@ Topology build_topology(const TetMesh& mesh) {
   for (i32 c = 0; c < topo.num_cells; ++c) {
     const Tet& t = mesh.tets[c];
     for (int i = 0; i < 4; ++i) {
-      SS_REQUIRE(t[i] >= 0 && t[i] < topo.num_nodes, mesh.source << ": tet " << c << " refers to node " << t[i]
-                                                                 << " but there are " << topo.num_nodes << " nodes");
+      SS_REQUIRE(t[i] >= 0 && t[i] < topo.num_nodes, mesh.source << ": " << tet_with_nodes(mesh, c)
+                                                                 << " refers to node #" << t[i] << " (0-based) but there are "
+                                                                 << topo.num_nodes << " nodes");
       for (int j = 0; j < i; ++j)
-        SS_REQUIRE(t[i] != t[j], mesh.source << ": tet " << c << " (nodes " << t[0] << " " << t[1] << " " << t[2] << " "
-                                             << t[3] << ") has a repeated node");
+        SS_REQUIRE(t[i] != t[j], mesh.source << ": " << tet_with_nodes(mesh, c) << " has a repeated node");
     }
   }
-  build_edges(mesh, topo);
-  build_faces(mesh, topo);
+  {
+    static_assert(sizeof(EdgeEntry) * 6 >= sizeof(FaceEntry) * 4 && alignof(EdgeEntry) == alignof(FaceEntry));
+    auto scratch = detail::uninitialized_array<EdgeEntry>(static_cast<size_t>(topo.num_cells) * 6);
+    build_edges(mesh, topo, scratch.get());
+    build_faces(mesh, topo, scratch.get());
+  }
   build_node_tables(topo);
   build_edge_faces(topo);
   assign_face_groups(mesh, topo);

@@ -68,11 +68,12 @@ struct Topology {
 };
 
 // Builds all tables in O(n) (counting sort on the smallest node, then tiny per-node sorts).
-// Throws ss::Error naming the entity for: a node id out of range or repeated in a tet, a face shared by more than two tets, two tets on the same
+// Throws ss::Error naming the entity by the file's tags (TetMesh::node_tags/tet_tags) for: a node id out of range or repeated in a tet, a face shared by more than two tets, two tets on the same
 // side of a face (overlap), a file triangle that is no face of any tet.
 Topology build_topology(const TetMesh& mesh);
 
-// Smallest unused positive group id, used for the `unassigned` boundary group.
+// One more than the largest surface group id in use (names or triangles), used for the
+// `unassigned` boundary group. Volume group ids are a separate name space and do not count.
 std::int32_t fresh_group_id(const TetMesh& mesh);
 
 }  // namespace ss

@@ -77,6 +77,26 @@ check(f"unwritable --json is one clear error: {r.stderr.strip()}", one_error_lin
 leftovers = [f for f in os.listdir(work) if ".tmp." in f]
 check(f"no temporary files left: {leftovers}", not leftovers)
 
+# bench operators: the JSON shape of issue 4 on a small project mesh, both formats.
+cube = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "meshes", "cube.msh")
+out = f"{work}/operators.json"
+r = run("bench", "operators", "--mesh", cube, "--min-seconds", "0.01", "--json", out)
+check(f"bench operators exit {r.returncode} {r.stderr.strip()}", r.returncode == 0)
+if r.returncode == 0:
+    report = json.load(open(out))
+    check("operators: device named", isinstance(report.get("device"), str) and report["device"] != "")
+    check("operators: mesh counts", all(report["mesh"].get(k, 0) > 0 for k in ["nodes", "tets", "faces", "edges"]))
+    check("operators: copy ceiling", report.get("copy_ceiling_gbps", 0) > 0)
+    rows = {(x["name"], x["format"]): x for x in report["operators"]}
+    for name in ["gradient", "divergence", "curl", "rotation", "interpolation", "integration"]:
+        for fmt in ["R32F", "RGBA32F"]:
+            x = rows.get((name, fmt))
+            check(f"operators: row {name} {fmt}", x is not None)
+            if x:
+                check(f"operators: {name} {fmt} figures", x["unknowns"] > 0 and x["gpu_seconds"] > 0 and
+                      x["cpu_seconds"] > 0 and x["gpu_gbps"] > 0 and x["gpu_over_cpu"] > 0)
+                check(f"operators: {name} {fmt} max_rel_diff {x['max_rel_diff']:.2e} <= 1e-5", x["max_rel_diff"] <= 1e-5)
+
 # The GLFW path: a hidden window on a display (Xvfb here), and a clear error without one.
 no_display = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
 r = run("--glfw", "bench", "kernels", "--sizes", "10", env=no_display)

@@ -39,6 +39,9 @@ check("4C = 2F - Fb", 4 * info["tets"] == 2 * info["faces"] - info["boundary_fac
 names = sorted(g["name"] for g in info["groups"])
 check(f"group names {names}", names == sorted(["left", "right", "front", "back", "bottom", "top"]))
 check("group faces", sum(g["faces"] for g in info["groups"]) == info["boundary_faces"])
+# volume groups apart from surface groups (separate id spaces)
+check(f"volume groups {info.get('volume_groups')}",
+      [(g["name"], g["id"], g["tets"]) for g in info["volume_groups"]] == [("domain", 10, info["tets"])])
 check("stdout", "euler characteristic 1" in r.stdout)
 
 # --refine 1: x8 tets, x4 boundary faces, same volume.
@@ -48,6 +51,18 @@ check("refine tets", fine["tets"] == 8 * info["tets"])
 check("refine boundary", fine["boundary_faces"] == 4 * info["boundary_faces"])
 check("refine volume", abs(fine["volume"] - 1.0) < 1e-12)
 check("refine euler", fine["euler_characteristic"] == 1)
+
+# Renumbering (default on) is a permutation: --no-renumber gives the same counts, volume and groups;
+# the reported node-graph bandwidth shrinks.
+r = run("mesh-info", cube, "--refine", "1", "--no-renumber", "--json", f"{work}/cube1_plain.json")
+check(f"--no-renumber exit {r.returncode}: {r.stderr}", r.returncode == 0)
+plain = json.load(open(f"{work}/cube1_plain.json"))
+check("renumbered flag", fine["renumbered"] and not plain["renumbered"] and "node_bandwidth" not in plain)
+for key in ["nodes", "tets", "faces", "edges", "boundary_faces", "groups", "volume_groups"]:
+    check(f"--no-renumber {key}", plain[key] == fine[key])
+check("--no-renumber volume", abs(plain["volume"] - fine["volume"]) < 1e-12)
+bw = fine["node_bandwidth"]
+check(f"bandwidth {bw}", 0 < bw["after"] < bw["before"] and bw["profile_after"] < bw["profile_before"])
 
 # convert: tets + boundary triangles with their groups, read back with meshio.
 vtu = f"{work}/cube.vtu"
@@ -72,15 +87,16 @@ for name, axis, side in [("left", 0, 0.0), ("right", 0, 1.0), ("top", 2, 1.0)]:
     n = np.cross(b - a, c - a)[:, axis]
     check(f"vtu {name} outward", np.all(n * (1 if side else -1) > 0))
 
-# Geometric errors name the file and the tet; the exit status is non-zero.
+# Geometric errors name the file and the tet by the file's own element and node tags; the exit
+# status is non-zero.
 head = ("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n7\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 0 0 -1\n"
         "6 1 1 1\n7 0.3 0.3 0\n$EndNodes\n")
 cases = {
     "repeated.msh": ("1 4 2 10 1 1 2 3 4\n2 4 2 10 1 1 2 3 3\n3 4 2 10 1 2 3 5 6\n",
-                     "repeated.msh: tet 1 (nodes 0 1 2 2) has a repeated node"),
-    "flat.msh": ("1 4 2 10 1 1 2 3 7\n", "flat.msh: tet 0 (nodes 0 1 2 3) has zero volume"),
+                     "repeated.msh: tet 2 (nodes 1 2 3 3) has a repeated node"),
+    "flat.msh": ("1 4 2 10 1 1 2 3 7\n", "flat.msh: tet 1 (nodes 1 2 3 7) has zero volume"),
     "three.msh": ("1 4 2 10 1 1 2 3 4\n2 4 2 10 1 1 2 3 5\n3 4 2 10 1 1 2 3 6\n",
-                  "three.msh: face (nodes 0 1 2) is shared by more than two tets (tets 0, 1, 2)"),
+                  "three.msh: face (nodes 1 2 3) is shared by more than two tets (tets 1, 2, 3)"),
 }
 for name, (elements, expected) in cases.items():
     path = f"{work}/{name}"

@@ -151,7 +151,11 @@ TEST(Geometry, RepeatedNodeIsAnError) {
   TetMesh mesh = make_box_mesh(1, 1, 1);
   mesh.source = "cube.msh";
   mesh.tets[4] = {3, 5, 5, 7};
-  EXPECT_EQ(error_of(mesh), "cube.msh: tet 4 (nodes 3 5 5 7) has a repeated node");
+  EXPECT_EQ(error_of(mesh), "cube.msh: tet #4 (0-based; nodes #3 #5 #5 #7) has a repeated node");
+  // With the file's tags, the message names them.
+  for (std::size_t i = 0; i < mesh.nodes.size(); ++i) mesh.node_tags.push_back(10 + 10 * static_cast<int>(i));
+  for (std::size_t c = 0; c < mesh.tets.size(); ++c) mesh.tet_tags.push_back(1001 + static_cast<int>(c));
+  EXPECT_EQ(error_of(mesh), "cube.msh: tet 1005 (nodes 40 60 60 80) has a repeated node");
 }
 
 TEST(Geometry, ZeroVolumeIsAnError) {
@@ -159,7 +163,7 @@ TEST(Geometry, ZeroVolumeIsAnError) {
   mesh.source = "flat.msh";
   mesh.nodes.push_back({0.5, 0.5, 0.0});
   mesh.tets[2] = {0, 1, 3, 8};  // four nodes in the plane z = 0
-  EXPECT_NE(error_of(mesh).find("flat.msh: tet 2 (nodes 0 1 3 8) has zero volume"), std::string::npos) << error_of(mesh);
+  EXPECT_NE(error_of(mesh).find("flat.msh: tet #2 (0-based; nodes #0 #1 #3 #8) has zero volume"), std::string::npos) << error_of(mesh);
   // A genuinely thin but valid tet (V ~ 1e-9 L^3) is accepted.
   mesh.nodes[8].z = 1e-8;
   EXPECT_EQ(error_of(mesh), "no error");
@@ -169,7 +173,7 @@ TEST(Geometry, NodeOutOfRangeIsAnError) {
   TetMesh mesh = make_box_mesh(1, 1, 1);
   mesh.source = "range.msh";
   mesh.tets[0][3] = 99;
-  EXPECT_NE(error_of(mesh).find("range.msh: tet 0 (nodes 0 1 3 99) refers to node 99 but there are 8 nodes"),
+  EXPECT_NE(error_of(mesh).find("range.msh: tet #0 (0-based; nodes #0 #1 #3 #99) refers to node #99 (0-based) but there are 8 nodes"),
             std::string::npos)
       << error_of(mesh);
 }

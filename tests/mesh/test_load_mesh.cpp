@@ -28,9 +28,10 @@ TEST(LoadMesh, ReorientsAndNamesTheUnassignedGroup) {
   mesh.triangle_groups.resize(mesh.boundary_triangles.size());
   const LoadedMesh m = prepare_mesh(mesh, 1);
   EXPECT_EQ(m.report.reoriented_tets, 24);
-  EXPECT_EQ(m.topology.unassigned_group, 8);
+  EXPECT_EQ(m.topology.unassigned_group, 7);  // surface ids 1..6 taken; volume id 7 is another name space
   EXPECT_EQ(m.topology.unassigned_faces, 32);  // 8 file triangles x 4 after refinement
-  EXPECT_EQ(m.mesh.group_names.at(8), "unassigned");
+  EXPECT_EQ(m.mesh.surface_group_names.at(7), "unassigned");
+  EXPECT_EQ(m.mesh.volume_group_names.at(7), "volume");
   for (double v : m.geometry.cell_volumes) ASSERT_GT(v, 0);
 }
 
@@ -45,7 +46,7 @@ TEST(LoadMesh, ErrorsNameTheFilesEntitiesBeforeRefinement) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("cube.msh: face (nodes"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("shared by more than two tets (tets 0, 6, 7)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("shared by more than two tets (tets #0, #6, #7, 0-based)"), std::string::npos) << e.what();
   }
   EXPECT_THROW(prepare_mesh(make_box_mesh(1, 1, 1), -1), Error);
 }

@@ -55,7 +55,10 @@ void expect_same_mesh(const ss::TetMesh& a, const ss::TetMesh& b) {
   EXPECT_EQ(a.tet_groups, b.tet_groups);
   EXPECT_EQ(a.boundary_triangles, b.boundary_triangles);
   EXPECT_EQ(a.triangle_groups, b.triangle_groups);
-  EXPECT_EQ(a.group_names, b.group_names);
+  EXPECT_EQ(a.surface_group_names, b.surface_group_names);
+  EXPECT_EQ(a.volume_group_names, b.volume_group_names);
+  EXPECT_EQ(a.node_tags, b.node_tags);
+  EXPECT_EQ(a.tet_tags, b.tet_tags);
 }
 
 // ---- tiny meshes written in code ------------------------------------------------------------
@@ -127,7 +130,9 @@ void expect_two_tets(const ss::TetMesh& m) {
   EXPECT_EQ(m.tets[0], (ss::Tet{0, 3, 1, 2}));
   EXPECT_EQ(m.tets[1], (ss::Tet{0, 1, 3, 4}));
   EXPECT_EQ(m.tet_groups, (std::vector<std::int32_t>{7, 7}));
-  EXPECT_EQ(ss::group_label(m, 7), "solid");
+  EXPECT_EQ(ss::volume_group_label(m, 7), "solid");
+  EXPECT_EQ(m.node_tags, (std::vector<std::int64_t>{5, 17, 42, 900, 3000}));
+  EXPECT_EQ(m.tet_tags, (std::vector<std::int64_t>{1, 2}));
   EXPECT_GT(tet_volume(m, m.tets[0]), 0);
   EXPECT_GT(tet_volume(m, m.tets[1]), 0);
 }
@@ -140,8 +145,13 @@ TEST(Readers, FourGmshEncodingsGiveTheSameMesh) {
   EXPECT_EQ(ref.tets.size(), 1125u);
   EXPECT_EQ(ref.boundary_triangles.size(), 540u);
   const std::map<std::int32_t, std::string> names = {{1, "left"},  {2, "right"}, {3, "front"}, {4, "back"},
-                                                     {5, "bottom"}, {6, "top"},   {10, "domain"}};
-  EXPECT_EQ(ref.group_names, names);
+                                                     {5, "bottom"}, {6, "top"}};
+  EXPECT_EQ(ref.surface_group_names, names);
+  EXPECT_EQ(ref.volume_group_names, (std::map<std::int32_t, std::string>{{10, "domain"}}));
+  ASSERT_EQ(ref.node_tags.size(), ref.nodes.size());
+  ASSERT_EQ(ref.tet_tags.size(), ref.tets.size());
+  ASSERT_EQ(ref.triangle_tags.size(), ref.boundary_triangles.size());
+  EXPECT_TRUE(std::is_sorted(ref.tet_tags.begin(), ref.tet_tags.end()));
   EXPECT_EQ(count_groups(ref.tet_groups), (std::map<int, int>{{10, 1125}}));
   EXPECT_EQ(count_groups(ref.triangle_groups),
             (std::map<int, int>{{1, 90}, {2, 90}, {3, 90}, {4, 90}, {5, 90}, {6, 90}}));
@@ -164,7 +174,7 @@ TEST(Readers, SurfaceGroupsLieOnTheirFaces) {
     const int g = m.triangle_groups[i];
     ASSERT_GE(g, 1);
     ASSERT_LE(g, 6);
-    for (ss::NodeId v : m.boundary_triangles[i]) EXPECT_EQ(m.nodes[v][axis[g]], value[g]) << ss::group_label(m, g);
+    for (ss::NodeId v : m.boundary_triangles[i]) EXPECT_EQ(m.nodes[v][axis[g]], value[g]) << ss::surface_group_label(m, g);
   }
 }
 
@@ -184,7 +194,7 @@ TEST(Readers, NonContiguousTagsAscii) {
       "$Nodes\n2 5 5 3000\n3 4 0 3\n900\n5\n17\n1 0 0\n0 0 0\n0 1 0\n3 4 0 2\n3000\n42\n0 0 -1\n0 0 1\n$EndNodes\n"
       "$Elements\n1 2 1 2\n3 4 4 2\n2 5 17 900 3000\n1 5 900 17 42\n$EndElements\n";
   ss::TetMesh m = ss::read_mesh_data("sparse.msh", text);
-  m.group_names[7] = "solid";  // no $PhysicalNames in this file
+  m.volume_group_names[7] = "solid";  // no $PhysicalNames in this file
   expect_two_tets(m);
 }
 
@@ -210,10 +220,13 @@ TEST(Readers, NetgenVol) {
   EXPECT_EQ(count_groups(m.tet_groups), (std::map<int, int>{{1, 3}, {2, 3}}));
   EXPECT_EQ(count_groups(m.triangle_groups),
             (std::map<int, int>{{11, 2}, {12, 2}, {13, 2}, {14, 2}, {15, 2}, {16, 2}}));
-  EXPECT_EQ(ss::group_label(m, 1), "inner");
-  EXPECT_EQ(ss::group_label(m, 2), "outer");
-  EXPECT_EQ(ss::group_label(m, 11), "xmin");
-  EXPECT_EQ(ss::group_label(m, 16), "zmax");
+  EXPECT_EQ(ss::volume_group_label(m, 1), "inner");
+  EXPECT_EQ(ss::volume_group_label(m, 2), "outer");
+  EXPECT_EQ(ss::surface_group_label(m, 11), "xmin");
+  EXPECT_EQ(ss::surface_group_label(m, 16), "zmax");
+  EXPECT_EQ(ss::surface_group_label(m, 1), "surface group 1");  // material 1 names no boundary
+  EXPECT_EQ(m.node_tags, (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(m.tet_tags, (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6}));
   double volume = 0;
   for (const ss::Tet& t : m.tets) {
     EXPECT_GT(tet_volume(m, t), 0) << "Netgen handedness is converted";
@@ -259,7 +272,8 @@ TEST(Readers, ProjectMeshesHaveTheirNamedGroups) {
     SCOPED_TRACE(file);
     const ss::TetMesh m = ss::read_mesh(std::string(SS_SOURCE_DIR) + "/meshes/" + file);
     std::set<std::string> got;
-    for (const auto& [id, name] : m.group_names) got.insert(name);
+    for (const auto& [id, name] : m.surface_group_names) got.insert(name);
+    for (const auto& [id, name] : m.volume_group_names) got.insert(name);
     EXPECT_EQ(got, names);
     EXPECT_GT(m.tets.size(), 1000u);
     for (int g : m.triangle_groups) EXPECT_NE(g, 0) << "every boundary triangle is in a named group";
@@ -322,9 +336,10 @@ const Malformed kParseErrors[] = {
 };
 // These parse; the geometry/topology checks of load_mesh reject them.
 const Malformed kMeshErrors[] = {
-    {"repeated_node_in_tet.msh", "has a repeated node"},
-    {"zero_volume_tet.msh", "has zero volume"},
-    {"face_shared_by_three_tets.msh", "is shared by more than two tets"},
+    // Entities are named by the file's element and node tags.
+    {"repeated_node_in_tet.msh", ": tet 18 (nodes 1 2 2 8) has a repeated node"},
+    {"zero_volume_tet.msh", ": tet 1 (nodes 1 2 4 3) has zero volume"},
+    {"face_shared_by_three_tets.msh", ": face (nodes 1 2 3) is shared by more than two tets (tets 1, 2, 3)"},
 };
 
 std::string corpus_path(const char* file) { return data_path(std::string("malformed/") + file); }
@@ -378,6 +393,38 @@ TEST(MalformedCorpus, EveryTruncationOfABinaryFileIsAnError) {
     for (std::size_t n = 0; n + 1 < full.size(); ++n)
       EXPECT_THROW(ss::read_mesh_data("cut.msh", full.substr(0, n)), ss::Error) << "prefix " << n;
   }
+}
+
+}  // namespace
+
+namespace {
+
+// Surface and volume groups are separate name spaces: the same id names a boundary and a region.
+TEST(Readers, SurfaceAndVolumeGroupIdsDoNotClash) {
+  const std::string text =
+      "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n2 1 \"inlet\"\n3 1 \"fluid\"\n$EndPhysicalNames\n"
+      "$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n"
+      "$Elements\n2\n7 2 2 1 1 1 3 2\n9 4 2 1 1 1 2 3 4\n$EndElements\n";
+  testing::internal::CaptureStderr();
+  const ss::TetMesh m = ss::read_mesh_data("clash.msh", text);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(ss::surface_group_label(m, 1), "inlet");
+  EXPECT_EQ(ss::volume_group_label(m, 1), "fluid");
+  EXPECT_EQ(m.tet_tags, (std::vector<std::int64_t>{9}));
+  EXPECT_EQ(m.triangle_tags, (std::vector<std::int64_t>{7}));
+
+  std::ifstream in(data_path("netgen/cube6.vol"), std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string vol = ss.str();
+  const auto at = vol.find("11 xmin");
+  ASSERT_NE(at, std::string::npos);
+  vol.replace(at, 7, "1 xmin");  // bc number 1, the same as material 1 "inner"
+  testing::internal::CaptureStderr();
+  const ss::TetMesh n = ss::read_mesh_data("clash.vol", vol);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(ss::surface_group_label(n, 1), "xmin");
+  EXPECT_EQ(ss::volume_group_label(n, 1), "inner");
 }
 
 }  // namespace

@@ -40,7 +40,9 @@ TEST(Refine, CountsVolumeAndGroups) {
     int in_group9 = 0;
     for (int g : fine.tet_groups) in_group9 += g == 9;
     EXPECT_EQ(in_group9, factor);
-    EXPECT_EQ(fine.group_names, mesh.group_names);
+    EXPECT_EQ(fine.surface_group_names, mesh.surface_group_names);
+    EXPECT_EQ(fine.volume_group_names, mesh.volume_group_names);
+    EXPECT_TRUE(fine.node_tags.empty() && fine.tet_tags.empty() && fine.triangle_tags.empty());
   }
   // One level: the new nodes are the edge midpoints, after the old nodes.
   TetMesh fine = refine_uniform(mesh, 1);

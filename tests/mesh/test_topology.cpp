@@ -122,7 +122,7 @@ TEST(Topology, BoundaryGroupsFromFileTriangles) {
   Topology t = build_topology(mesh);
   std::map<int, int> per_group;
   for (int f : t.boundary_faces) ++per_group[t.face_groups[f]];
-  for (int g = 1; g <= 6; ++g) EXPECT_EQ(per_group[g], 2 * n * n) << group_label(mesh, g);
+  for (int g = 1; g <= 6; ++g) EXPECT_EQ(per_group[g], 2 * n * n) << surface_group_label(mesh, g);
   EXPECT_EQ(per_group.size(), 6u);
   for (int f = 0; f < t.num_faces; ++f)
     if (t.face_cells[f][1] >= 0) {
@@ -142,10 +142,10 @@ TEST(Topology, UnlistedBoundaryFacesGoToUnassigned) {
   mesh.boundary_triangles = tris;
   mesh.triangle_groups = groups;
   Topology t = build_topology(mesh);
-  EXPECT_EQ(t.unassigned_group, 8);  // fresh: groups 1..7 are taken
+  EXPECT_EQ(t.unassigned_group, 7);  // fresh: surface groups 1..6 are taken (7 is a volume group)
   EXPECT_EQ(t.unassigned_faces, 8 + 1);
   int counted = 0;
-  for (int f : t.boundary_faces) counted += t.face_groups[f] == 8;
+  for (int f : t.boundary_faces) counted += t.face_groups[f] == 7;
   EXPECT_EQ(counted, 9);
 }
 
@@ -159,7 +159,17 @@ TEST(Topology, FaceSharedByThreeTetsIsAnError) {
     build_topology(mesh);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("three.msh: face (nodes 0 1 2) is shared by more than two tets (tets 0, 1, 2)"),
+    EXPECT_NE(std::string(e.what()).find("three.msh: face (nodes #0 #1 #2 (0-based)) is shared by more than two tets (tets #0, #1, #2, 0-based)"),
+              std::string::npos)
+        << e.what();
+  }
+  mesh.node_tags = {11, 12, 13, 14, 15, 16};
+  mesh.tet_tags = {101, 102, 103};
+  try {
+    build_topology(mesh);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("three.msh: face (nodes 11 12 13) is shared by more than two tets (tets 101, 102, 103)"),
               std::string::npos)
         << e.what();
   }
@@ -175,7 +185,7 @@ TEST(Topology, OverlappingTetsAreAnError) {
     build_topology(mesh);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("tets 0 and 1 lie on the same side"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tet #0 (0-based) and tet #1 (0-based) lie on the same side"), std::string::npos) << e.what();
   }
 }
 
@@ -184,12 +194,15 @@ TEST(Topology, TriangleThatIsNoFaceIsAnError) {
   mesh.boundary_triangles = {{0, 1, 2}, {0, 1, 7}};
   mesh.nodes.resize(8);
   mesh.triangle_groups = {1, 2};
-  mesh.group_names[2] = "inlet";
+  mesh.surface_group_names[2] = "inlet";
+  mesh.volume_group_names[2] = "solid";  // a volume group of the same id does not name triangles
+  mesh.node_tags = {5, 6, 7, 8, 0, 0, 0, 9};
+  mesh.triangle_tags = {40, 41};
   try {
     build_topology(mesh);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("regular.msh: triangle 1 (nodes 0 1 7, inlet) is not a face of any tet"),
+    EXPECT_NE(std::string(e.what()).find("regular.msh: triangle 41 (nodes 5 6 9, inlet) is not a face of any tet"),
               std::string::npos)
         << e.what();
   }

@@ -1,0 +1,263 @@
+// `streamsolve heat CASE.toml`: node-based heat conduction, steady or transient, on the GPU or the
+// CPU reference (or both, compared), with VTU/PVD, PNG and JSON output.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+#include <omp.h>
+
+#include "app/commands.hpp"
+#include "gl/context.hpp"
+#include "mesh/load_mesh.hpp"
+#include "mesh/vtu.hpp"
+#include "operators/heat_operator.hpp"
+#include "physics/heat_case.hpp"
+#include "physics/heat_problem.hpp"
+#include "physics/heat_solver.hpp"
+#include "render/render_surface.hpp"
+#include "render/surface_viewer.hpp"
+#include "util/atomic_file.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct HeatOptions {
+  std::string case_file;
+  std::string backend = "gpu";
+  bool compare = false;
+  std::optional<int> refine;
+  std::string out;
+  std::string json;
+  std::string png;
+  bool no_png = false;
+  std::string format = "R32F";
+};
+
+// Prints CG progress on stderr at most four times a second (and the last line of each solve).
+class ProgressPrinter {
+public:
+  explicit ProgressPrinter(std::string label) : label_(std::move(label)) {}
+  void operator()(int iteration, double residual, double seconds) {
+    if (seconds - last_ < 0.25 && iteration > 1) return;
+    last_ = seconds;
+    std::fprintf(stderr, "streamsolve: %s: CG iteration %d, relative residual %.3e, %.2f s\n", label_.c_str(), iteration,
+                 residual, seconds);
+  }
+  void reset() { last_ = -1.0; }
+
+private:
+  std::string label_;
+  double last_ = -1.0;
+};
+
+struct BackendRun {
+  std::string backend, device;
+  std::vector<double> temperature;
+  std::vector<glm::dvec3> heat_flux;  // −k ∇T per cell
+  HeatSolveReport report;
+  double true_residual = 0;
+};
+
+std::vector<glm::dvec3> heat_flux(const std::vector<double>& gx, const std::vector<double>& gy,
+                                  const std::vector<double>& gz, const std::vector<double>& k) {
+  std::vector<glm::dvec3> q(k.size());
+  for (size_t c = 0; c < k.size(); ++c) q[c] = -k[c] * glm::dvec3(gx[c], gy[c], gz[c]);
+  return q;
+}
+
+// Solves with one backend; transient snapshots go to `snapshot` (only for the primary run).
+template <class Backend, class Operator>
+BackendRun run_backend(Backend& backend, Operator& op, const HeatProblem& problem, const HeatOperatorData& data,
+                       const std::string& name, const HeatSolveHooks& hooks) {
+  BackendRun run;
+  run.backend = name;
+  run.temperature = solve_heat(backend, op, problem, run.report, hooks);
+  // Heat flux of the final field on the same backend.
+  auto T = backend.upload(run.temperature);
+  const std::int64_t cells = data.num_cells;
+  auto gx = backend.make_vector(cells), gy = backend.make_vector(cells), gz = backend.make_vector(cells);
+  op.cell_gradient(T, gx, gy, gz);
+  run.heat_flux = heat_flux(backend.download(gx), backend.download(gy), backend.download(gz), problem.conductivity);
+  CpuHeatOperator reference(data);
+  run.true_residual = true_relative_residual(reference, problem.dirichlet_nodes, run.report, run.temperature);
+  return run;
+}
+
+void write_heat_vtu(const std::string& path, const LoadedMesh& mesh, const BackendRun& run) {
+  write_vtu(path, mesh.mesh, {VtuArray::scalars("temperature", run.temperature)},
+            {VtuArray::vectors("heat_flux", run.heat_flux)});
+}
+
+void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
+  SS_REQUIRE(o.backend == "gpu" || o.backend == "cpu", "--backend must be gpu or cpu");
+  // 1. Read and check the case file: every mistake stops here, before any work.
+  HeatCase heat_case = read_heat_case(o.case_file);
+  if (o.refine) heat_case.refine = *o.refine;
+  const std::string out_dir = o.out.empty() ? heat_case.output_directory : o.out;
+
+  // 2. Load, validate and prepare the mesh; 3. resolve groups and assemble materials and loads.
+  LoadOptions load;
+  load.refine = heat_case.refine;
+  const LoadedMesh mesh = load_mesh(heat_case.mesh_file, load);
+  const HeatProblem problem = build_heat_problem(heat_case, mesh);
+  std::fprintf(stderr, "streamsolve: heat: %zu nodes, %zu tets, %zu fixed nodes, %s\n", mesh.mesh.nodes.size(),
+               mesh.mesh.tets.size(), problem.dirichlet_nodes.size(),
+               problem.time ? ("transient, " + std::to_string(problem.time->steps) + " steps").c_str() : "steady");
+
+  // 4. The conduction operator in double; its lumped mass weighted by ρc per cell.
+  HeatOperatorData data = assemble_heat_operator(mesh, problem.conductivity);
+  std::fill(data.mass.begin(), data.mass.end(), 0.0);
+  for (size_t c = 0; c < mesh.mesh.tets.size(); ++c)
+    for (NodeId node : mesh.mesh.tets[c])
+      data.mass[size_t(node)] += problem.heat_capacity[c] * mesh.geometry.cell_volumes[c] / 4.0;
+
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  SS_REQUIRE(!ec, "cannot create output directory '" << out_dir << "': " << ec.message());
+
+  // --window: one visible GLFW context for the solve (GPU backend) and the live view.
+  std::optional<GlContext> context;
+  std::optional<SurfaceViewer> viewer;
+  RenderOptions view;
+  view.title = "temperature";
+  view.subtitle = fs::path(heat_case.path).filename().string() + ", " + o.backend;
+  if (globals.gl.window) {
+    context.emplace(globals.gl);
+    viewer.emplace(*context, mesh, view);
+  }
+
+  // Transient runs write a VTU every `every` steps from the primary backend, and a PVD index.
+  std::vector<PvdEntry> series;
+  HeatSolveHooks primary_hooks;
+  ProgressPrinter progress(o.backend);
+  primary_hooks.progress = [&](int k, double r, double s) { progress(k, r, s); };
+  if (problem.time) {
+    primary_hooks.every = heat_case.output_every;
+    primary_hooks.snapshot = [&](int step, double time, const std::vector<double>& T) {
+      char name[64];
+      std::snprintf(name, sizeof name, "heat_%06d.vtu", step);
+      write_vtu((fs::path(out_dir) / name).string(), mesh.mesh, {VtuArray::scalars("temperature", T)}, {});
+      series.push_back({time, name});
+      write_pvd((fs::path(out_dir) / "heat.pvd").string(), series);
+      if (viewer) viewer->update(T);
+    };
+  }
+  if (viewer) {
+    primary_hooks.progress = [&](int k, double r, double s) {
+      progress(k, r, s);
+      viewer->poll();
+    };
+  }
+
+  // 5. Solve on the chosen backend, and on the other one too with --compare.
+  std::vector<BackendRun> runs;
+  const auto run_gpu = [&](const HeatSolveHooks& hooks) {
+    if (!context) context.emplace(globals.gl);
+    LayoutOptions layout;
+    layout.packing = parse_packing(o.format);
+    GpuBackend gpu(*context, layout);
+    GpuHeatOperator op(gpu, data);
+    BackendRun run = run_backend(gpu, op, problem, data, "gpu", hooks);
+    run.device = context->info().renderer;
+    return run;
+  };
+  const auto run_cpu = [&](const HeatSolveHooks& hooks) {
+    CpuBackend cpu;
+    CpuHeatOperator op(data);
+    BackendRun run = run_backend(cpu, op, problem, data, "cpu", hooks);
+    run.device = "CPU reference (double, " + std::to_string(omp_get_max_threads()) + " threads)";
+    return run;
+  };
+  runs.push_back(o.backend == "gpu" ? run_gpu(primary_hooks) : run_cpu(primary_hooks));
+  if (o.compare) {
+    HeatSolveHooks quiet;
+    ProgressPrinter other_progress(o.backend == "gpu" ? "cpu" : "gpu");
+    quiet.progress = [&](int k, double r, double s) { other_progress(k, r, s); };
+    runs.push_back(o.backend == "gpu" ? run_cpu(quiet) : run_gpu(quiet));
+  }
+  const BackendRun& primary = runs[0];
+
+  // 6. Outputs: JSON summary always (it records a failed solve too), fields only when converged.
+  nlohmann::json summary;
+  summary["problem"] = "heat";
+  summary["case"] = heat_case.path;
+  summary["mesh"] = {{"file", heat_case.mesh_file}, {"nodes", mesh.mesh.nodes.size()}, {"tets", mesh.mesh.tets.size()},
+                     {"refine", heat_case.refine}};
+  summary["backend"] = primary.backend;
+  summary["device"] = primary.device;
+  summary["steps"] = primary.report.steps;
+  summary["iterations"] = primary.report.iterations;
+  summary["relative_residual"] = primary.report.relative_residual;
+  summary["true_relative_residual"] = primary.true_residual;
+  summary["converged"] = primary.report.converged;
+  summary["stop_reason"] = primary.report.stop_reason;
+  summary["solve_seconds"] = primary.report.solve_seconds;
+  summary["seconds_per_iteration"] =
+      primary.report.iterations ? primary.report.solve_seconds / primary.report.iterations : 0.0;
+  const auto [t_min, t_max] = std::minmax_element(primary.temperature.begin(), primary.temperature.end());
+  summary["temperature"] = {{"min", *t_min}, {"max", *t_max}};
+  if (o.compare) {
+    const BackendRun& other = runs[1];
+    double max_abs = 0.0;
+    for (size_t i = 0; i < primary.temperature.size(); ++i)
+      max_abs = std::max(max_abs, std::fabs(primary.temperature[i] - other.temperature[i]));
+    const double range = *t_max - *t_min;
+    summary["compare"] = {{"backend", other.backend},
+                          {"max_abs_diff", max_abs},
+                          {"max_rel_diff", range > 0 ? max_abs / range : max_abs},
+                          {"iterations", other.report.iterations},
+                          {"solve_seconds", other.report.solve_seconds},
+                          {"converged", other.report.converged}};
+    std::printf("compare: max |T_%s - T_%s| = %.3e (%.3e of the range of T)\n", primary.backend.c_str(),
+                other.backend.c_str(), max_abs, range > 0 ? max_abs / range : max_abs);
+  }
+  const std::string json_path = o.json.empty() ? (fs::path(out_dir) / "heat.json").string() : o.json;
+  write_file_atomically(json_path, summary.dump(2) + "\n");
+  for (const BackendRun& run : runs)
+    SS_REQUIRE(run.report.converged, run.backend << " solve did not converge: " << run.report.stop_reason << " after "
+                                                 << run.report.iterations << " CG iterations (summary in " << json_path << ")");
+  if (!problem.time) write_heat_vtu((fs::path(out_dir) / "heat.vtu").string(), mesh, primary);
+  else write_heat_vtu((fs::path(out_dir) / "heat_final.vtu").string(), mesh, primary);
+
+  if (!o.no_png) {
+    const std::string png = o.png.empty() ? (fs::path(out_dir) / "heat.png").string() : o.png;
+    render_surface_png(mesh, primary.temperature, view, png);
+  }
+  if (viewer) {
+    viewer->update(primary.temperature);
+    std::fprintf(stderr, "streamsolve: heat: solved; close the window to exit\n");
+    viewer->wait_until_closed();
+  }
+
+  std::printf("heat: %s on %s: %d CG iterations, relative residual %.2e (true %.2e), %.3f s in CG, T in [%g, %g]\n",
+              primary.backend.c_str(), primary.device.c_str(), primary.report.iterations, primary.report.relative_residual,
+              primary.true_residual, primary.report.solve_seconds, *t_min, *t_max);
+  std::printf("wrote %s\n", out_dir.c_str());
+}
+
+}  // namespace
+
+void add_heat_command(CLI::App& app, GlobalOptions& globals) {
+  static HeatOptions o;
+  auto* heat = app.add_subcommand("heat", "node-based heat conduction from a case file (steady or transient)");
+  heat->add_option("case", o.case_file, "the case file (TOML)")->required();
+  heat->add_option("--backend", o.backend, "gpu (fragment shaders) or cpu (double-precision reference)")
+      ->check(CLI::IsMember({"gpu", "cpu"}));
+  heat->add_flag("--compare", o.compare, "also solve on the other backend and report the difference");
+  heat->add_option("--refine", o.refine, "uniform refinement levels (overrides the case file)")->check(CLI::Range(0, 6));
+  heat->add_option("--out", o.out, "output directory (overrides the case file)");
+  heat->add_option("--json", o.json, "summary JSON (default: <out>/heat.json)");
+  heat->add_option("--png", o.png, "picture of the surface temperature (default: <out>/heat.png)");
+  heat->add_flag("--no-png", o.no_png, "do not render the PNG (needs no GL context with --backend cpu)");
+  heat->add_option("--format", o.format, "GPU texture format: R32F or RGBA32F")->check(CLI::IsMember({"R32F", "RGBA32F"}));
+  heat->callback([&globals] { run_heat(o, globals); });
+}
+
+}  // namespace ss

@@ -1,0 +1,154 @@
+// Median-dual assembly of the node-based heat operator (thesis §6.1) and the Dirichlet
+// elimination, in double; both backends upload these tables.
+#include "operators/heat_operator.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <glm/geometric.hpp>
+
+#include "util/error.hpp"
+
+namespace ss {
+
+HeatOperatorData assemble_heat_operator(const LoadedMesh& loaded, const std::vector<double>& conductivity) {
+  const TetMesh& mesh = loaded.mesh;
+  const Topology& topo = loaded.topology;
+  const Geometry& geo = loaded.geometry;
+  const std::int32_t nc = topo.num_cells, nn = topo.num_nodes;
+  SS_REQUIRE(std::int64_t(conductivity.size()) == nc,
+             "heat operator: " << conductivity.size() << " conductivities for " << nc << " cells");
+  for (std::int32_t c = 0; c < nc; ++c)
+    SS_REQUIRE(std::isfinite(conductivity[size_t(c)]) && conductivity[size_t(c)] > 0,
+               "heat operator: conductivity of cell " << c << " is " << conductivity[size_t(c)] << " (must be > 0)");
+
+  HeatOperatorData d;
+  d.num_nodes = nn;
+  d.num_cells = nc;
+  d.mass = geo.dual_volumes;
+  d.cell_nodes.resize(size_t(nc) * 4);
+  for (auto& g : d.grad_lambda) g.resize(size_t(nc) * 4);
+  d.edge_coefficients.assign(size_t(topo.num_edges), 0.0);
+  // Per (cell, local edge): the symmetrised cell contribution K^c_ab (also the node→cells table).
+  std::vector<double> cell_edge_coefficient(size_t(nc) * 6);
+
+  for (std::int32_t c = 0; c < nc; ++c) {
+    const Tet& tet = mesh.tets[size_t(c)];
+    const double volume = geo.cell_volumes[size_t(c)];
+    // ∇λ_m = -S_m / (3V): S_m the outward area vector of the face opposite node m (eq. 6.2 with
+    // the face value of λ_m: 1/3 on the three faces holding m, 0 on the opposite one, and Σ S = 0).
+    glm::dvec3 grad[4];
+    for (int m = 0; m < 4; ++m) {
+      const glm::dvec3& q0 = mesh.nodes[size_t(tet[size_t(kTetFaceNodes[m][0])])];
+      const glm::dvec3& q1 = mesh.nodes[size_t(tet[size_t(kTetFaceNodes[m][1])])];
+      const glm::dvec3& q2 = mesh.nodes[size_t(tet[size_t(kTetFaceNodes[m][2])])];
+      const glm::dvec3 area = 0.5 * glm::cross(q1 - q0, q2 - q0);
+      grad[m] = -area / (3.0 * volume);
+      d.cell_nodes[size_t(c) * 4 + size_t(m)] = tet[size_t(m)];
+      for (int x = 0; x < 3; ++x) d.grad_lambda[x][size_t(c) * 4 + size_t(m)] = grad[m][x];
+    }
+    // S_out(a): the cell's median-dual faces of the three edges at local node a, oriented away
+    // from a (dual_face_areas run from the global low node to the high one).
+    glm::dvec3 away[4] = {glm::dvec3(0.0), glm::dvec3(0.0), glm::dvec3(0.0), glm::dvec3(0.0)};
+    for (int k = 0; k < 6; ++k) {
+      const int a = kTetEdgeNodes[k][0], b = kTetEdgeNodes[k][1];
+      const glm::dvec3& s = geo.dual_face_areas[size_t(c) * 6 + size_t(k)];
+      const bool a_low = tet[size_t(a)] < tet[size_t(b)];
+      away[a] += a_low ? s : -s;
+      away[b] += a_low ? -s : s;
+    }
+    // Flux out of a's dual cell through its faces in c: -k ∇T·S_out(a); the coefficient of T_b
+    // is K^c_ab = -k ∇λ_b·S_out(a) (= k V ∇λ_a·∇λ_b). Symmetrised so K is exactly symmetric.
+    const double k_c = conductivity[size_t(c)];
+    for (int k = 0; k < 6; ++k) {
+      const int a = kTetEdgeNodes[k][0], b = kTetEdgeNodes[k][1];
+      const double kab = -k_c * glm::dot(grad[b], away[a]);
+      const double kba = -k_c * glm::dot(grad[a], away[b]);
+      const double value = 0.5 * (kab + kba);
+      cell_edge_coefficient[size_t(c) * 6 + size_t(k)] = value;
+      d.edge_coefficients[size_t(topo.cell_edges[size_t(c)][size_t(k)])] += value;
+    }
+  }
+
+  d.offsets = topo.node_offsets;
+  d.neighbors = topo.node_neighbors;
+  d.coefficients.resize(d.neighbors.size());
+  d.diagonal.assign(size_t(nn), 0.0);
+#pragma omp parallel for schedule(static)
+  for (std::int32_t i = 0; i < nn; ++i) {
+    double row = 0;
+    for (std::int32_t k = d.offsets[size_t(i)]; k < d.offsets[size_t(i) + 1]; ++k) {
+      const double value = d.edge_coefficients[size_t(topo.node_edges[size_t(k)])];
+      d.coefficients[size_t(k)] = value;
+      row += value;
+    }
+    d.diagonal[size_t(i)] = -row;
+  }
+
+  // Node -> cells: for each cell around node i, the row K^c_{i m}, m = 0..3 (0 for m = i).
+  d.node_cell_offsets.assign(size_t(nn) + 1, 0);
+  for (std::int32_t c = 0; c < nc; ++c)
+    for (int m = 0; m < 4; ++m) ++d.node_cell_offsets[size_t(mesh.tets[size_t(c)][size_t(m)]) + 1];
+  for (std::int32_t i = 0; i < nn; ++i) d.node_cell_offsets[size_t(i) + 1] += d.node_cell_offsets[size_t(i)];
+  d.node_cells.resize(size_t(nc) * 4);
+  d.node_cell_coefficients.assign(size_t(nc) * 16, 0.0);
+  std::vector<std::int32_t> fill(d.node_cell_offsets.begin(), d.node_cell_offsets.end() - 1);
+  for (std::int32_t c = 0; c < nc; ++c) {
+    for (int m = 0; m < 4; ++m) {
+      const std::int32_t entry = fill[size_t(mesh.tets[size_t(c)][size_t(m)])]++;
+      d.node_cells[size_t(entry)] = c;
+      for (int k = 0; k < 6; ++k) {
+        const int a = kTetEdgeNodes[k][0], b = kTetEdgeNodes[k][1];
+        const double value = cell_edge_coefficient[size_t(c) * 6 + size_t(k)];
+        if (a == m) d.node_cell_coefficients[size_t(entry) * 4 + size_t(b)] = value;
+        if (b == m) d.node_cell_coefficients[size_t(entry) * 4 + size_t(a)] = value;
+      }
+    }
+  }
+  return d;
+}
+
+HeatDirichletData eliminate_dirichlet(const HeatOperatorData& data, const std::vector<std::int32_t>& fixed_nodes) {
+  HeatDirichletData e;
+  const std::int32_t nn = data.num_nodes;
+  e.fixed.assign(size_t(nn), 0.0);
+  for (std::int32_t i : fixed_nodes) {
+    SS_REQUIRE(i >= 0 && i < nn, "Dirichlet node " << i << " out of range (mesh has " << nn << " nodes)");
+    e.fixed[size_t(i)] = 1.0;
+  }
+  for (std::int32_t i = 0; i < nn; ++i)
+    if (e.fixed[size_t(i)] != 0) e.nodes.push_back(i);
+  e.offsets.assign(size_t(nn) + 1, 0);
+  e.shift.assign(size_t(nn), 0.0);
+  e.neighbors.reserve(data.neighbors.size());
+  e.coefficients.reserve(data.neighbors.size());
+  for (std::int32_t i = 0; i < nn; ++i) {
+    if (e.fixed[size_t(i)] == 0) {
+      for (std::int32_t k = data.offsets[size_t(i)]; k < data.offsets[size_t(i) + 1]; ++k) {
+        const std::int32_t j = data.neighbors[size_t(k)];
+        if (e.fixed[size_t(j)] != 0) {
+          e.shift[size_t(i)] -= data.coefficients[size_t(k)];
+        } else {
+          e.neighbors.push_back(j);
+          e.coefficients.push_back(data.coefficients[size_t(k)]);
+        }
+      }
+    }
+    e.offsets[size_t(i) + 1] = std::int32_t(e.neighbors.size());
+  }
+  return e;
+}
+
+std::vector<std::int32_t> boundary_group_nodes(const LoadedMesh& mesh, const std::vector<std::int32_t>& groups) {
+  const Topology& topo = mesh.topology;
+  std::vector<char> on(size_t(topo.num_nodes), 0);
+  for (std::int32_t f : topo.boundary_faces)
+    if (std::find(groups.begin(), groups.end(), topo.face_groups[size_t(f)]) != groups.end())
+      for (std::int32_t n : topo.face_nodes[size_t(f)]) on[size_t(n)] = 1;
+  std::vector<std::int32_t> nodes;
+  for (std::int32_t i = 0; i < topo.num_nodes; ++i)
+    if (on[size_t(i)]) nodes.push_back(i);
+  return nodes;
+}
+
+}  // namespace ss

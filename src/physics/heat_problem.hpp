@@ -1,0 +1,48 @@
+#pragma once
+// A heat problem in numbers: per-cell materials, the nodal load, fixed nodes — everything the solver
+// needs, in double on the host, built from a case file and a mesh (or directly, in tests).
+//
+// Discretization (thesis §6.1, node-based median dual): T at nodes; node i owns its median-dual
+// cell, a quarter of each tet around it. With K the conduction operator (src/operators/
+// heat_operator.hpp) and M the lumped heat capacity,
+//   steady:     K T = b
+//   transient:  (M/Δt + θK) Tⁿ⁺¹ = (M/Δt − (1−θ)K) Tⁿ + b          (θ-scheme)
+//   b_i  = Σ_{tets c ∋ i} S_c V_c / 4  +  Σ_{Neumann triangles t ∋ i} q_t A_t / 3
+//   M_ii = Σ_{tets c ∋ i} (ρc)_c V_c / 4
+// Dirichlet nodes are eliminated symmetrically (the operator's apply_system / dirichlet_rhs).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mesh/load_mesh.hpp"
+#include "physics/heat_case.hpp"
+
+namespace ss {
+
+struct HeatProblem {
+  std::vector<double> conductivity;      // k per cell
+  std::vector<double> heat_capacity;     // ρc per cell
+  std::vector<double> load;              // b per node
+  std::vector<std::int32_t> dirichlet_nodes;   // ascending, unique
+  std::vector<double> dirichlet_values;        // per dirichlet node
+  std::optional<TimeSettings> time;      // absent: steady
+  double tolerance = 1e-6;
+  int max_iterations = 20000;
+  bool jacobi = true;
+};
+
+// Resolves the case's groups against the mesh (names or numbers; an unknown group is an error
+// naming the case file line and listing the mesh's groups) and assembles materials and loads.
+// A node on two Dirichlet groups takes the value of the one listed first in the case file.
+HeatProblem build_heat_problem(const HeatCase& heat_case, const LoadedMesh& mesh);
+
+// The volume group a case file means by `spec` (a name, or a number); throws naming `where`.
+std::int32_t resolve_volume_group(const TetMesh& mesh, const std::string& spec, const std::string& where);
+
+// Adds q·A/3 to each vertex of every boundary face of `group` (heat flux q into the body).
+void add_boundary_flux(const LoadedMesh& mesh, std::int32_t group, double q, std::vector<double>& load);
+// Adds S_c·V_c/4 to each node of each cell.
+void add_cell_source(const LoadedMesh& mesh, const std::vector<double>& source, std::vector<double>& load);
+
+}  // namespace ss
