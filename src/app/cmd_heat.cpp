@@ -112,11 +112,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
                problem.time ? ("transient, " + std::to_string(problem.time->steps) + " steps").c_str() : "steady");
 
   // 4. The conduction operator in double; its lumped mass weighted by ρc per cell.
-  HeatOperatorData data = assemble_heat_operator(mesh, problem.conductivity);
-  std::fill(data.mass.begin(), data.mass.end(), 0.0);
-  for (size_t c = 0; c < mesh.mesh.tets.size(); ++c)
-    for (NodeId node : mesh.mesh.tets[c])
-      data.mass[size_t(node)] += problem.heat_capacity[c] * mesh.geometry.cell_volumes[c] / 4.0;
+  const HeatOperatorData data = assemble_heat_system(mesh, problem);
 
   std::error_code ec;
   fs::create_directories(out_dir, ec);

@@ -71,6 +71,15 @@ void add_cell_source(const LoadedMesh& mesh, const std::vector<double>& source, 
   }
 }
 
+HeatOperatorData assemble_heat_system(const LoadedMesh& mesh, const HeatProblem& problem) {
+  HeatOperatorData data = assemble_heat_operator(mesh, problem.conductivity);
+  std::fill(data.mass.begin(), data.mass.end(), 0.0);
+  for (size_t c = 0; c < mesh.mesh.tets.size(); ++c)
+    for (NodeId node : mesh.mesh.tets[c])
+      data.mass[size_t(node)] += problem.heat_capacity[c] * mesh.geometry.cell_volumes[c] / 4.0;
+  return data;
+}
+
 HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m) {
   const size_t cells = m.mesh.tets.size(), nodes = m.mesh.nodes.size();
   HeatProblem p;

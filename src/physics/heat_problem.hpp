@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "mesh/load_mesh.hpp"
+#include "operators/heat_operator.hpp"
 #include "physics/heat_case.hpp"
 
 namespace ss {
@@ -36,6 +37,10 @@ struct HeatProblem {
 // naming the case file line and listing the mesh's groups) and assembles materials and loads.
 // A node on two Dirichlet groups takes the value of the one listed first in the case file.
 HeatProblem build_heat_problem(const HeatCase& heat_case, const LoadedMesh& mesh);
+
+// The conduction operator of the problem in double (K with its k per cell) and its lumped heat
+// capacity M_ii = Σ_c (ρc)_c V_c / 4 in place of the plain dual volumes.
+HeatOperatorData assemble_heat_system(const LoadedMesh& mesh, const HeatProblem& problem);
 
 // The volume group a case file means by `spec` (a name, or a number); throws naming `where`.
 std::int32_t resolve_volume_group(const TetMesh& mesh, const std::string& spec, const std::string& where);
