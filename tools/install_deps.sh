@@ -4,14 +4,16 @@
 #   tools/install_deps.sh          build + run (headless GL through Mesa or the NVIDIA driver)
 #   tools/install_deps.sh --test   also what the tests need (python3-meshio for the VTU read-back,
 #                                  xvfb for the GLFW-window path)
-#   tools/install_deps.sh --tools  also gmsh (tools/make_meshes.sh, tools/bench_mesh_read.sh)
+#   tools/install_deps.sh --tools  also gmsh (tools/make_meshes.sh, tools/bench_mesh_read.sh) and
+#                                  petsc4py (tools/cg_petsc.py, tools/compare_cg.sh)
 set -euo pipefail
 packages=(cmake g++ make libglew-dev libglfw3-dev libglm-dev libegl-dev libgl-dev libgl1-mesa-dri
-          libegl-mesa0 libgtest-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev zlib1g-dev libpng-dev)
+          libegl-mesa0 libgtest-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev zlib1g-dev libpng-dev
+          libopenmpi-dev openmpi-bin libmetis-dev)
 for arg in "$@"; do
   case "$arg" in
     --test) packages+=(python3 python3-meshio python3-numpy xvfb xauth) ;;
-    --tools) packages+=(gmsh python3 python3-meshio python3-numpy time) ;;
+    --tools) packages+=(gmsh python3 python3-meshio python3-numpy time python3-petsc4py) ;;
     *) echo "install_deps.sh: unknown option '$arg' (--test, --tools)" >&2; exit 2 ;;
   esac
 done

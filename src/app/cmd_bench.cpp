@@ -44,10 +44,12 @@ void run_kernel_bench(const KernelBenchOptions& o, const GlobalOptions& globals)
   report["gl_device"] = context.info().device;
   report["layout_policy"] = o.layout;
   report["reduction_fold"] = o.reduction_fold;
+  report["launch"] = globals.launch;  // launch paths timed, in order (each result row names its own)
+  report["local_size"] = {globals.local_size_x, globals.local_size_y};
   report["cpu_threads"] = std::thread::hardware_concurrency();
   report["results"] = nlohmann::json::array();
-  std::printf("%-5s %10s %-8s %12s %9s %8s %12s %9s %8s\n", "op", "n", "format", "gpu_s", "gpu_GB/s", "%copy",
-              "cpu_s", "cpu_GB/s", "gpu/cpu");
+  std::printf("%-5s %10s %-8s %-8s %12s %9s %8s %12s %9s %8s %8s\n", "op", "n", "format", "launch", "gpu_s", "gpu_GB/s",
+              "%copy", "cpu_s", "cpu_GB/s", "gpu/cpu", "vs_frag");
   std::mt19937_64 rng(42);
   const std::vector<std::string> ops{"copy", "axpy", "dot", "sum"};
   for (std::int64_t n : o.sizes) {
@@ -71,34 +73,52 @@ void run_kernel_bench(const KernelBenchOptions& o, const GlobalOptions& globals)
       LayoutOptions lo;
       lo.policy = parse_layout_policy(o.layout);
       lo.packing = parse_packing(format);
-      GpuBackend gpu(context, lo);
-      gpu.set_reduction_fold(o.reduction_fold);
-      GpuBackend::Vector x = gpu.upload(hx), y = gpu.upload(hy), z = gpu.make_vector(n);
-      const auto sync = [&] { gpu.finish(); };
-      // Warm-up: compile every program and let the GPU reach its clocks before anything is timed.
-      time_per_call([&] { gpu.copy(x, z); gpu.axpy(0.5, x, y, z); sink = sink + gpu.dot(x, y) + gpu.sum(x); },
-                    sync, o.min_seconds / 2);
-      std::map<std::string, double> gpu_seconds;
-      gpu_seconds["copy"] = time_per_call([&] { gpu.copy(x, z); }, sync, o.min_seconds);
-      gpu_seconds["axpy"] = time_per_call([&] { gpu.axpy(0.5, x, y, z); }, sync, o.min_seconds);
-      gpu_seconds["dot"] = time_per_call([&] { sink = sink + gpu.dot(x, y); }, sync, o.min_seconds);
-      gpu_seconds["sum"] = time_per_call([&] { sink = sink + gpu.sum(x); }, sync, o.min_seconds);
-      const Layout layout = gpu.layout_for(n);
-      for (const std::string& op : ops) {
-        const double gpu_gbps = double(streams(op)) * 4.0 * double(n) / gpu_seconds[op] / 1e9;
-        const double cpu_gbps = double(streams(op)) * 8.0 * double(n) / cpu_seconds[op] / 1e9;
-        const double copy_gbps = 2.0 * 4.0 * double(n) / gpu_seconds["copy"] / 1e9;
-        const double of_copy = 100.0 * gpu_gbps / copy_gbps;
-        report["results"].push_back({{"op", op}, {"n", n}, {"format", format},
-                                     {"width", layout.width}, {"height", layout.height},
-                                     {"gpu_seconds", gpu_seconds[op]}, {"gpu_gbps", gpu_gbps},
-                                     {"percent_of_copy", of_copy},
-                                     {"cpu_seconds", cpu_seconds[op]}, {"cpu_gbps", cpu_gbps},
-                                     {"gpu_over_cpu_speedup", cpu_seconds[op] / gpu_seconds[op]}});
-        std::printf("%-5s %10lld %-8s %12.3e %9.1f %7.1f%% %12.3e %9.1f %8.2f\n", op.c_str(), (long long)n,
-                    format.c_str(), gpu_seconds[op], gpu_gbps, of_copy, cpu_seconds[op], cpu_gbps,
-                    cpu_seconds[op] / gpu_seconds[op]);
-        std::fflush(stdout);
+      std::map<std::string, double> fragment_seconds;  // this size and format, when fragment ran first
+      for (const GpuOptions& path : globals.gpu_options_list()) {
+        const std::string launch = to_string(path.launch);
+        GpuBackend gpu(context, lo, path);
+        gpu.set_reduction_fold(o.reduction_fold);
+        GpuBackend::Vector x = gpu.upload(hx), y = gpu.upload(hy), z = gpu.make_vector(n);
+        const auto sync = [&] { gpu.finish(); };
+        // Warm-up: compile every program and let the GPU reach its clocks before anything is timed.
+        time_per_call([&] { gpu.copy(x, z); gpu.axpy(0.5, x, y, z); sink = sink + gpu.dot(x, y) + gpu.sum(x); },
+                      sync, o.min_seconds / 2);
+        std::map<std::string, double> gpu_seconds;
+        gpu_seconds["copy"] = time_per_call([&] { gpu.copy(x, z); }, sync, o.min_seconds);
+        gpu_seconds["axpy"] = time_per_call([&] { gpu.axpy(0.5, x, y, z); }, sync, o.min_seconds);
+        gpu_seconds["dot"] = time_per_call([&] { sink = sink + gpu.dot(x, y); }, sync, o.min_seconds);
+        gpu_seconds["sum"] = time_per_call([&] { sink = sink + gpu.sum(x); }, sync, o.min_seconds);
+        if (path.launch == LaunchPath::fragment) fragment_seconds = gpu_seconds;
+        const Layout layout = gpu.layout_for(n);
+        for (const std::string& op : ops) {
+          const double gpu_gbps = double(streams(op)) * 4.0 * double(n) / gpu_seconds[op] / 1e9;
+          const double cpu_gbps = double(streams(op)) * 8.0 * double(n) / cpu_seconds[op] / 1e9;
+          const double copy_gbps = 2.0 * 4.0 * double(n) / gpu_seconds["copy"] / 1e9;
+          const double of_copy = 100.0 * gpu_gbps / copy_gbps;
+          nlohmann::json row = {{"op", op}, {"n", n}, {"format", format}, {"launch", launch},
+                                {"width", layout.width}, {"height", layout.height},
+                                {"gpu_seconds", gpu_seconds[op]}, {"gpu_gbps", gpu_gbps},
+                                {"percent_of_copy", of_copy},
+                                {"cpu_seconds", cpu_seconds[op]}, {"cpu_gbps", cpu_gbps},
+                                {"gpu_over_cpu_speedup", cpu_seconds[op] / gpu_seconds[op]}};
+          if (path.launch == LaunchPath::compute) {
+            row["local_size"] = {path.local_size_x, path.local_size_y};
+            // The same op on the fragment path of this run (its copy is the fragment ceiling).
+            if (fragment_seconds.count(op)) {
+              row["fragment_gpu_seconds"] = fragment_seconds[op];
+              row["speedup_over_fragment"] = fragment_seconds[op] / gpu_seconds[op];
+              row["percent_of_fragment_copy"] = 100.0 * gpu_gbps / (8.0 * double(n) / fragment_seconds["copy"] / 1e9);
+            }
+          }
+          report["results"].push_back(row);
+          std::printf("%-5s %10lld %-8s %-8s %12.3e %9.1f %7.1f%% %12.3e %9.1f %8.2f", op.c_str(), (long long)n,
+                      format.c_str(), launch.c_str(), gpu_seconds[op], gpu_gbps, of_copy, cpu_seconds[op], cpu_gbps,
+                      cpu_seconds[op] / gpu_seconds[op]);
+          if (path.launch == LaunchPath::compute && fragment_seconds.count(op))
+            std::printf(" %8.2f", fragment_seconds[op] / gpu_seconds[op]);
+          std::printf("\n");
+          std::fflush(stdout);
+        }
       }
     }
   }
@@ -152,9 +172,12 @@ void add_bench_commands(CLI::App& app, GlobalOptions& globals) {
   auto* bench = app.add_subcommand("bench", "benchmarks that print figures (and write JSON)");
   bench->require_subcommand(1);
   add_bench_operator_commands(*bench, globals);  // `bench operators` (cmd_bench_operators.cpp)
+  add_bench_cg_command(*bench, globals);         // `bench cg` (cmd_bench_cg.cpp)
 
   static KernelBenchOptions kernels;
-  auto* k = bench->add_subcommand("kernels", "GB/s of copy, axpy, dot, sum on the GPU and the CPU reference");
+  auto* k = bench->add_subcommand("kernels",
+                                  "GB/s of copy, axpy, dot, sum on the GPU (each --launch path; e.g. --launch "
+                                  "fragment,compute puts both side by side) and the CPU reference");
   k->add_option("--sizes", kernels.sizes, "element counts")->delimiter(',')->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 34));
   k->add_option("--formats", kernels.formats, "texture formats: R32F, RGBA32F")->delimiter(',');
   k->add_option("--layout", kernels.layout, "layout policy: tight or thesis")->check(CLI::IsMember({"tight", "thesis"}));

@@ -1,10 +1,10 @@
 // `streamsolve bench operators --mesh FILE [--refine K] [--json FILE] [--formats R32F,RGBA32F]
 //                             [--no-renumber] [--min-seconds S]`
-// Per mesh operator: seconds per application on the GPU (fragment kernels, glFinish timing) and on
-// the CPU reference (double, OpenMP), seconds per unknown (thesis Figs. 5.2–5.6: unknowns = output
-// elements), GB/s over the bytes that must move, the GPU/CPU ratio, the max GPU-vs-CPU difference
-// relative to the output's max magnitude, and the fragment copy ceiling (GpuBackend::copy on a
-// field with one value per face, same run, same format).
+// Per mesh operator: seconds per application on the GPU (glFinish timing; once per launch path of
+// `--launch`, e.g. fragment,compute) and on the CPU reference (double, OpenMP), seconds per unknown
+// (thesis Figs. 5.2–5.6: unknowns = output elements), GB/s over the bytes that must move, the
+// GPU/CPU ratio, the max GPU-vs-CPU difference relative to the output's max magnitude, and the copy
+// ceiling of each path (GpuBackend::copy on a field with one value per face, same run, same format).
 //
 // TO ADD OPERATORS (e.g. the heat operator's "diffusion", "mass", "cell_gradient"): write a
 // function like mesh_operator_cases() below that returns OperatorCase rows (GPU and CPU closures
@@ -206,64 +206,72 @@ void run_operator_bench(const OperatorBenchOptions& o, const GlobalOptions& glob
   report["min_seconds"] = o.min_seconds;
   report["operators"] = nlohmann::json::array();
   nlohmann::json copy_by_format = nlohmann::json::object();
+  nlohmann::json copy_by_launch = nlohmann::json::object();
   double copy_ceiling = 0.0;
 
   std::printf("mesh %s (refine %d, %s): %d nodes, %d tets, %d faces, %d edges\n", o.mesh.c_str(), o.refine,
               mesh.report.renumbered ? "renumbered" : "file order", topo.num_nodes, topo.num_cells, topo.num_faces,
               topo.num_edges);
-  std::printf("%-14s %-8s %9s %11s %11s %9s %7s %11s %8s %10s\n", "operator", "format", "unknowns", "gpu_s",
-              "gpu_s/unk", "gpu_GB/s", "%copy", "cpu_s", "cpu/gpu", "max_rel");
+  std::printf("%-20s %-8s %-8s %9s %11s %11s %9s %7s %11s %8s %10s\n", "operator", "format", "launch", "unknowns",
+              "gpu_s", "gpu_s/unk", "gpu_GB/s", "%copy", "cpu_s", "cpu/gpu", "max_rel");
   CpuMeshOperators cpu_ops(mesh);
   std::map<std::string, double> cpu_seconds;  // the CPU twin's time does not depend on the format
   for (const std::string& format : o.formats) {
-    LayoutOptions lo;
-    lo.packing = parse_packing(format);
-    GpuBackend gpu(context, lo);
-    const auto sync = [&] { gpu.finish(); };
-    const auto nothing = [] {};
+    for (const GpuOptions& path : globals.gpu_options_list()) {
+      const std::string launch = to_string(path.launch);
+      LayoutOptions lo;
+      lo.packing = parse_packing(format);
+      GpuBackend gpu(context, lo, path);
+      const auto sync = [&] { gpu.finish(); };
+      const auto nothing = [] {};
 
-    // Copy ceiling: one value per face (the largest output of the staggered operators).
-    Field x = gpu.upload(random_values(topo.num_faces, 9)), z = gpu.make_vector(topo.num_faces);
-    time_per_call([&] { gpu.copy(x, z); }, sync, o.min_seconds / 2);  // warm-up: clocks, programs
-    const double copy_seconds = time_per_call([&] { gpu.copy(x, z); }, sync, o.min_seconds);
-    const double copy_gbps = 8.0 * double(topo.num_faces) / copy_seconds / 1e9;
-    copy_by_format[format] = copy_gbps;
-    copy_ceiling = std::max(copy_ceiling, copy_gbps);
+      // Copy ceiling: one value per face (the largest output of the staggered operators).
+      Field x = gpu.upload(random_values(topo.num_faces, 9)), z = gpu.make_vector(topo.num_faces);
+      time_per_call([&] { gpu.copy(x, z); }, sync, o.min_seconds / 2);  // warm-up: clocks, programs
+      const double copy_seconds = time_per_call([&] { gpu.copy(x, z); }, sync, o.min_seconds);
+      const double copy_gbps = 8.0 * double(topo.num_faces) / copy_seconds / 1e9;
+      copy_by_format[format] = std::max(copy_by_format.value(format, 0.0), copy_gbps);
+      copy_by_launch[launch][format] = copy_gbps;
+      copy_ceiling = std::max(copy_ceiling, copy_gbps);
 
-    Keep keep;
-    std::vector<OperatorCase> rows = mesh_operator_cases(gpu, cpu_ops, mesh, keep);
-    // ADD OPERATORS HERE: rows.insert(rows.end(), ...) with more OperatorCase rows.
-    {
-      std::vector<OperatorCase> heat = heat_operator_cases(gpu, mesh, keep);
-      rows.insert(rows.end(), heat.begin(), heat.end());
+      Keep keep;
+      std::vector<OperatorCase> rows = mesh_operator_cases(gpu, cpu_ops, mesh, keep);
+      // ADD OPERATORS HERE: rows.insert(rows.end(), ...) with more OperatorCase rows.
+      {
+        std::vector<OperatorCase> heat = heat_operator_cases(gpu, mesh, keep);
+        rows.insert(rows.end(), heat.begin(), heat.end());
+      }
+
+      for (OperatorCase& row : rows) {
+        const double gpu_s = time_per_call(row.gpu, sync, o.min_seconds);
+        if (!cpu_seconds.count(row.name)) cpu_seconds[row.name] = time_per_call(row.cpu, nothing, o.min_seconds);
+        const double cpu_s = cpu_seconds[row.name];
+        row.gpu();
+        row.cpu();
+        const double diff = row.max_rel_diff();
+        const double gbps = row.gpu_bytes / gpu_s / 1e9;
+        report["operators"].push_back({{"name", row.name}, {"format", format}, {"launch", launch}, {"unknowns", row.unknowns},
+                                       {"gpu_seconds", gpu_s}, {"gpu_seconds_per_unknown", gpu_s / double(row.unknowns)},
+                                       {"cpu_seconds", cpu_s}, {"cpu_seconds_per_unknown", cpu_s / double(row.unknowns)},
+                                       {"gpu_bytes", row.gpu_bytes}, {"bytes_counted", row.bytes_formula},
+                                       {"gpu_gbps", gbps}, {"percent_of_copy", 100.0 * gbps / copy_gbps},
+                                       {"gpu_over_cpu", cpu_s / gpu_s}, {"max_rel_diff", diff}});
+        std::printf("%-20s %-8s %-8s %9lld %11.3e %11.3e %9.2f %6.1f%% %11.3e %8.2f %10.2e\n", row.name.c_str(),
+                    format.c_str(), launch.c_str(), (long long)row.unknowns, gpu_s, gpu_s / double(row.unknowns), gbps,
+                    100.0 * gbps / copy_gbps, cpu_s, cpu_s / gpu_s, diff);
+        std::fflush(stdout);
+      }
+      std::printf("%-20s %-8s %-8s %9d %11.3e %11s %9.2f (%s copy ceiling)\n", "copy", format.c_str(), launch.c_str(),
+                  topo.num_faces, copy_seconds, "", copy_gbps, launch.c_str());
     }
-
-    for (OperatorCase& row : rows) {
-      const double gpu_s = time_per_call(row.gpu, sync, o.min_seconds);
-      if (!cpu_seconds.count(row.name)) cpu_seconds[row.name] = time_per_call(row.cpu, nothing, o.min_seconds);
-      const double cpu_s = cpu_seconds[row.name];
-      row.gpu();
-      row.cpu();
-      const double diff = row.max_rel_diff();
-      const double gbps = row.gpu_bytes / gpu_s / 1e9;
-      report["operators"].push_back({{"name", row.name}, {"format", format}, {"unknowns", row.unknowns},
-                                     {"gpu_seconds", gpu_s}, {"gpu_seconds_per_unknown", gpu_s / double(row.unknowns)},
-                                     {"cpu_seconds", cpu_s}, {"cpu_seconds_per_unknown", cpu_s / double(row.unknowns)},
-                                     {"gpu_bytes", row.gpu_bytes}, {"bytes_counted", row.bytes_formula},
-                                     {"gpu_gbps", gbps}, {"percent_of_copy", 100.0 * gbps / copy_gbps},
-                                     {"gpu_over_cpu", cpu_s / gpu_s}, {"max_rel_diff", diff}});
-      std::printf("%-14s %-8s %9lld %11.3e %11.3e %9.2f %6.1f%% %11.3e %8.2f %10.2e\n", row.name.c_str(),
-                  format.c_str(), (long long)row.unknowns, gpu_s, gpu_s / double(row.unknowns), gbps,
-                  100.0 * gbps / copy_gbps, cpu_s, cpu_s / gpu_s, diff);
-      std::fflush(stdout);
-    }
-    std::printf("%-14s %-8s %9d %11.3e %11s %9.2f (fragment copy ceiling)\n", "copy", format.c_str(), topo.num_faces,
-                copy_seconds, "", copy_gbps);
   }
-  // The best fragment copy of this run (per format in copy_ceiling_gbps_by_format; each row's
-  // percent_of_copy is against its own format's copy).
+  // The best copy of this run (per format over the launch paths in copy_ceiling_gbps_by_format, per
+  // path and format in copy_gbps_by_launch; each row's percent_of_copy is against its own path's
+  // and format's copy).
   report["copy_ceiling_gbps"] = copy_ceiling;
   report["copy_ceiling_gbps_by_format"] = copy_by_format;
+  report["copy_gbps_by_launch"] = copy_by_launch;
+  report["launch"] = globals.launch;
   report["gpu_over_cpu_note"] = "cpu_seconds / gpu_seconds (CPU reference in double, all threads)";
   if (!o.json.empty()) write_file_atomically(o.json, report.dump(2) + "\n");
 }

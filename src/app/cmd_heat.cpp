@@ -11,9 +11,11 @@
 #include <omp.h>
 
 #include "app/commands.hpp"
+#include "app/heat_distributed.hpp"
 #include "gl/context.hpp"
 #include "mesh/load_mesh.hpp"
 #include "mesh/vtu.hpp"
+#include "parallel/mpi_env.hpp"
 #include "operators/heat_operator.hpp"
 #include "physics/heat_case.hpp"
 #include "physics/heat_problem.hpp"
@@ -38,6 +40,7 @@ struct HeatOptions {
   std::string png;
   bool no_png = false;
   std::string format = "R32F";
+  bool distributed = false;  // the MPI path even on one rank (tests)
 };
 
 // Prints CG progress on stderr at most four times a second (and the last line of each solve).
@@ -97,6 +100,24 @@ void write_heat_vtu(const std::string& path, const LoadedMesh& mesh, const Backe
 
 void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   SS_REQUIRE(o.backend == "gpu" || o.backend == "cpu", "--backend must be gpu or cpu");
+  // Under mpirun with several ranks (or --distributed): partitioned solve, src/app/cmd_heat_distributed.cpp.
+  if (mpi::size() > 1 || o.distributed) {
+    SS_REQUIRE(!o.compare, "--compare is not available with MPI ranks (compare a serial run's JSON instead)");
+    DistributedHeatOptions d;
+    d.case_file = o.case_file;
+    d.backend = o.backend;
+    d.refine = o.refine;
+    d.out = o.out;
+    d.json = o.json;
+    d.png = o.png;
+    d.no_png = o.no_png;
+    d.format = o.format;
+    d.gl = globals.gl;
+    d.gpu_given = globals.gpu_option && globals.gpu_option->count() > 0;
+    if (o.backend == "gpu") d.gpu = globals.gpu_options();
+    run_heat_distributed(d);
+    return;
+  }
   // 1. Read and check the case file: every mistake stops here, before any work.
   HeatCase heat_case = read_heat_case(o.case_file);
   if (o.refine) heat_case.refine = *o.refine;
@@ -158,7 +179,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
     if (!context) context.emplace(globals.gl);
     LayoutOptions layout;
     layout.packing = parse_packing(o.format);
-    GpuBackend gpu(*context, layout);
+    GpuBackend gpu(*context, layout, globals.gpu_options());  // --launch fragment|compute
     GpuHeatOperator op(gpu, data);
     BackendRun run = run_backend(gpu, op, problem, data, "gpu", hooks);
     run.device = context->info().renderer;
@@ -253,6 +274,8 @@ void add_heat_command(CLI::App& app, GlobalOptions& globals) {
   heat->add_option("--png", o.png, "picture of the surface temperature (default: <out>/heat.png)");
   heat->add_flag("--no-png", o.no_png, "do not render the PNG (needs no GL context with --backend cpu)");
   heat->add_option("--format", o.format, "GPU texture format: R32F or RGBA32F")->check(CLI::IsMember({"R32F", "RGBA32F"}));
+  heat->add_flag("--distributed", o.distributed,
+                 "solve through the MPI path (partition, halo exchange) even on one rank; implied under mpirun -np N > 1");
   heat->callback([&globals] { run_heat(o, globals); });
 }
 

@@ -4,17 +4,29 @@
 #include <CLI/CLI.hpp>
 
 #include "gl/context.hpp"
+#include "kernels/gpu_backend.hpp"
 
 namespace ss {
 
 // Options shared by every command that opens a GL context.
 struct GlobalOptions {
   GlContextOptions gl;
+  CLI::Option* gpu_option = nullptr;  // --gpu: given on the command line (MPI ranks then all use that device)
+  // --launch fragment|compute (a comma list for the bench commands that compare paths in one run)
+  std::vector<std::string> launch{"fragment"};
+  int local_size_x = 16, local_size_y = 16;  // --local-size WxH (compute work group)
+
+  // The backend options of each path named by --launch, in order.
+  std::vector<GpuOptions> gpu_options_list() const;
+  // The one path of a command that runs a single backend (more than one path is an error).
+  GpuOptions gpu_options() const;
 };
 
 void add_bench_commands(CLI::App& app, GlobalOptions& globals);
 // `bench operators`, registered on the `bench` subcommand by add_bench_commands.
 void add_bench_operator_commands(CLI::App& bench, GlobalOptions& globals);
+// `bench cg` (cmd_bench_cg.cpp), registered on `bench` by add_bench_commands.
+void add_bench_cg_command(CLI::App& bench, GlobalOptions& globals);
 // heat CASE.toml
 void add_heat_command(CLI::App& app, GlobalOptions& globals);
 // mesh-info, convert (no GL context).

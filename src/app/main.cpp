@@ -5,7 +5,30 @@
 #include <CLI/CLI.hpp>
 
 #include "app/commands.hpp"
+#include "parallel/mpi_env.hpp"
 #include "util/error.hpp"
+
+namespace ss {
+
+std::vector<GpuOptions> GlobalOptions::gpu_options_list() const {
+  std::vector<GpuOptions> list;
+  for (const std::string& name : launch) {
+    GpuOptions o;
+    o.launch = parse_launch_path(name);
+    o.local_size_x = local_size_x, o.local_size_y = local_size_y;
+    list.push_back(o);
+  }
+  SS_REQUIRE(!list.empty(), "--launch names no launch path");
+  return list;
+}
+
+GpuOptions GlobalOptions::gpu_options() const {
+  const std::vector<GpuOptions> list = gpu_options_list();
+  SS_REQUIRE(list.size() == 1, "this command runs one launch path; --launch names " << list.size());
+  return list[0];
+}
+
+}  // namespace ss
 
 int main(int argc, char** argv) {
   ss::GlobalOptions globals;
@@ -15,25 +38,52 @@ int main(int argc, char** argv) {
   app.fallthrough();
 
   auto* gl = app.add_option_group("GL device");
-  gl->add_option("--gpu", globals.gl.gpu, "EGL device index to run on (default 0)")->check(CLI::NonNegativeNumber);
+  globals.gpu_option = gl->add_option("--gpu", globals.gl.gpu, "EGL device index to run on (default 0; under mpirun: local rank modulo the number of devices)")
+                           ->check(CLI::NonNegativeNumber);
   gl->add_flag("--window", globals.gl.window, "open a visible GLFW window instead of headless EGL");
   gl->add_flag("--glfw", globals.gl.use_glfw, "use a hidden GLFW window instead of headless EGL");
   gl->add_flag("-v,--verbose", globals.gl.verbose, "print GL vendor, renderer, version and the chosen device");
+  gl->add_option("--launch", globals.launch,
+                 "how GPU kernels run: fragment (draws, default) or compute (dispatches with image stores); "
+                 "bench kernels/operators take a list, e.g. fragment,compute")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"fragment", "compute"}));
+  gl->add_option_function<std::string>(
+         "--local-size",
+         [&globals](const std::string& value) {
+           int x = 0, y = 0;
+           char sep = 0, extra = 0;
+           if (std::sscanf(value.c_str(), "%d%c%d%c", &x, &sep, &y, &extra) != 3 || sep != 'x' || x < 1 || y < 1)
+             throw CLI::ValidationError("--local-size", "expected WxH, e.g. 16x16 (got '" + value + "')");
+           globals.local_size_x = x, globals.local_size_y = y;
+         },
+         "compute work-group size WxH for --launch compute (default 16x16)");
 
   ss::add_bench_commands(app, globals);
   ss::add_mesh_commands(app);
   ss::add_heat_command(app, globals);
 
+  // Under mpirun/mpiexec every rank runs this same main (thesis §8.1); MPI is not touched otherwise.
+  ss::mpi::init(&argc, &argv);
+  const bool parallel = ss::mpi::size() > 1;
+  int code = 0;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    code = ss::mpi::rank() == 0 ? app.exit(e) : e.get_exit_code();  // every rank has the same argv: print once
   } catch (const ss::Error& e) {
-    std::fprintf(stderr, "streamsolve: error: %s (%s:%d)\n", e.what(), e.file(), e.line());
-    return 1;
+    if (parallel)  // the failing rank says why; MPI_Abort then stops every rank (no rank waits forever)
+      std::fprintf(stderr, "streamsolve: error: rank %d of %d: %s (%s:%d)\n", ss::mpi::rank(), ss::mpi::size(), e.what(),
+                   e.file(), e.line());
+    else
+      std::fprintf(stderr, "streamsolve: error: %s (%s:%d)\n", e.what(), e.file(), e.line());
+    if (parallel) ss::mpi::abort(1);
+    code = 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "streamsolve: error: %s\n", e.what());
-    return 1;
+    if (parallel) ss::mpi::abort(1);
+    code = 1;
   }
-  return 0;
+  ss::mpi::finalize();
+  return code;
 }

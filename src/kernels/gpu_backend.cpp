@@ -10,8 +10,19 @@
 
 namespace ss {
 
-GpuBackend::GpuBackend(const GlContext& context, LayoutOptions options) : options_(options) {
+GpuBackend::GpuBackend(const GlContext& context, LayoutOptions options, GpuOptions gpu_options)
+    : options_(options), gpu_options_(gpu_options) {
   options_.max_size = context.info().max_texture_size;
+  if (gpu_options_.launch == LaunchPath::compute) {
+    const int lx = gpu_options_.local_size_x, ly = gpu_options_.local_size_y;
+    GLint max_x = 0, max_y = 0, max_invocations = 0;
+    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_SIZE, 0, &max_x);
+    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_SIZE, 1, &max_y);
+    glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &max_invocations);
+    SS_REQUIRE(lx >= 1 && ly >= 1 && lx <= max_x && ly <= max_y && std::int64_t(lx) * ly <= max_invocations,
+               "compute work group " << lx << "x" << ly << " exceeds the device's limits (" << max_x << "x" << max_y
+                                     << ", " << max_invocations << " invocations)");
+  }
   glDisable(GL_BLEND);
   glDisable(GL_DEPTH_TEST);
   glDisable(GL_DITHER);
@@ -50,13 +61,21 @@ GpuBackend::IndexVector GpuBackend::upload_indices(const std::vector<std::int32_
 
 // ---- element-wise kernels ----
 
+Program& GpuBackend::program(const char* file, int elements_per_texel, int outputs) {
+  KernelSpec spec{file, elements_per_texel, outputs};
+  spec.launch = gpu_options_.launch;
+  spec.local_size_x = gpu_options_.local_size_x;
+  spec.local_size_y = gpu_options_.local_size_y;
+  return programs_.get(spec);
+}
+
 void GpuBackend::launch(const char* file, const std::vector<KernelInput>& inputs, const std::vector<Vector*>& outputs,
                         const std::vector<KernelUniform>& uniforms) {
   SS_REQUIRE(!outputs.empty(), "kernel " << file << " has no output");
   const Layout& layout = outputs[0]->layout();
   for (const Vector* out : outputs)
     SS_REQUIRE(out->layout() == layout, "kernel " << file << ": outputs with different layouts");
-  Program& program = programs_.get({file, layout.elements_per_texel, int(outputs.size())});
+  Program& program = this->program(file, layout.elements_per_texel, int(outputs.size()));
   for (const KernelUniform& u : uniforms) {
     if (u.is_int) program.set(u.name, int(u.value));
     else program.set(u.name, float(u.value));
@@ -75,7 +94,7 @@ void GpuBackend::launch(const char* file, const std::vector<KernelInput>& inputs
       targets.push_back(const_cast<Texture*>(&out->texture()));
     }
   }
-  launcher_.draw(program, inputs, targets, layout.n);
+  launcher_.run(program, inputs, targets, layout.n);
   for (size_t k = 0; k < outputs.size(); ++k) {
     if (!partners[k]) continue;
     outputs[k]->swap_texture(partners[k]);
@@ -174,7 +193,7 @@ double GpuBackend::reduce(const char* first, const char* next, const Vector& x, 
     const int fold = std::int64_t(in_w) * in_h > 4 * final_texels ? reduction_fold_ : 2;
     const int out_w = (in_w + fold - 1) / fold, out_h = (in_h + fold - 1) / fold;
     Texture out = pool_.take(out_w, out_h, format);
-    Program& program = programs_.get({kernel, layout.elements_per_texel, 1});
+    Program& program = this->program(kernel, layout.elements_per_texel, 1);
     program.set("ss_in_size", glm::ivec2(in_w, in_h));
     program.set("ss_in_n", int(in_n));
     program.set("ss_fold", fold);
@@ -184,7 +203,7 @@ double GpuBackend::reduce(const char* first, const char* next, const Vector& x, 
     } else {
       bound.push_back({"source", &current});
     }
-    launcher_.draw(program, bound, {&out}, std::int64_t(out_w) * out_h * layout.elements_per_texel);
+    launcher_.run(program, bound, {&out}, std::int64_t(out_w) * out_h * layout.elements_per_texel);
     pool_.give(std::move(current));
     current = std::move(out);
     in_w = out_w, in_h = out_h;
@@ -272,6 +291,7 @@ void GpuBackend::scatter(Vector& z, const std::vector<std::int32_t>& indices, co
   }
   glColorMaski(0, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
   glBindVertexArray(0);
+  launcher_.note_draw();  // a compute kernel writing z next must wait for these points
   SS_GL_CHECK("scatter of " + std::to_string(points.size()) + " values");
 }
 

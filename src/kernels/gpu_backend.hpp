@@ -13,6 +13,10 @@
 //   gather(x, idx, z)                     z[i] = x[idx[i]]
 //
 // Outputs may alias inputs (z = y in axpy): the backend renders into a ping-pong partner and swaps.
+//
+// Every kernel (element-wise, reductions, and those of operators built on launch()) runs on the
+// launch path of GpuOptions: fragment shaders (default, the thesis' method) or compute shaders
+// with image stores, from the same kernel file. Scatter is a GL_POINTS draw on both paths.
 #include <cstdint>
 #include <vector>
 
@@ -24,16 +28,25 @@ namespace ss {
 
 class GlContext;
 
+// How the backend launches kernels (see LaunchPath in kernel_source.hpp).
+struct GpuOptions {
+  LaunchPath launch = LaunchPath::fragment;
+  int local_size_x = 16, local_size_y = 16;  // compute work-group size
+};
+
 class GpuBackend {
 public:
   using Vector = Field;
   using IndexVector = IndexField;
   static constexpr const char* name = "gpu";
 
-  // `options.max_size` is taken from the context; policy, R_min and packing from `options`.
-  GpuBackend(const GlContext& context, LayoutOptions options = {});
+  // `options.max_size` is taken from the context; policy, R_min and packing from `options`; the
+  // launch path from `gpu_options`.
+  GpuBackend(const GlContext& context, LayoutOptions options = {}, GpuOptions gpu_options = {});
 
   const LayoutOptions& layout_options() const { return options_; }
+  const GpuOptions& gpu_options() const { return gpu_options_; }
+  LaunchPath launch_path() const { return gpu_options_.launch; }
   Layout layout_for(std::int64_t n) const { return make_layout(n, options_); }
 
   Vector make_vector(std::int64_t n);
@@ -85,8 +98,10 @@ private:
   double reduce(const char* first, const char* next, const Vector& x, const std::vector<KernelInput>& inputs,
                 Combine combine);
   void require_same_size(const Vector& a, const Vector& b, const char* op) const;
+  Program& program(const char* file, int elements_per_texel, int outputs);
 
   LayoutOptions options_;
+  GpuOptions gpu_options_;
   int reduction_fold_ = 4;
   ProgramCache programs_;
   Launcher launcher_;

@@ -8,8 +8,19 @@
 
 namespace ss {
 
+LaunchPath parse_launch_path(const std::string& name) {
+  if (name == "fragment") return LaunchPath::fragment;
+  if (name == "compute") return LaunchPath::compute;
+  SS_THROW("unknown launch path '" << name << "' (expected fragment or compute)");
+}
+
+const char* to_string(LaunchPath path) { return path == LaunchPath::compute ? "compute" : "fragment"; }
+
 std::string KernelSpec::key() const {
-  return kernel + "|p" + std::to_string(elements_per_texel) + "|o" + std::to_string(outputs);
+  std::string key = kernel + "|p" + std::to_string(elements_per_texel) + "|o" + std::to_string(outputs) + "|" +
+                    to_string(launch);
+  if (launch == LaunchPath::compute) key += std::to_string(local_size_x) + "x" + std::to_string(local_size_y);
+  return key;
 }
 
 std::string shader_file(const std::string& name) {
@@ -165,8 +176,37 @@ static std::string fragment_epilogue(const KernelSpec& spec) {
   return s.str();
 }
 
+// Compute launch: one invocation per output texel at gl_GlobalInvocationID.xy; the work groups
+// cover the output (ceil(W/lx) × ceil(H/ly)), invocations past its edge do nothing. Output k is
+// image unit k (Launcher::dispatch binds it), stored with the same mask as the fragment path.
+static std::string compute_epilogue(const KernelSpec& spec) {
+  const char* format = spec.elements_per_texel == 4 ? "rgba32f" : "r32f";
+  std::ostringstream s;
+  s << "\n// ---- compute launch (generated) ----\n"
+    << "layout(local_size_x = " << spec.local_size_x << ", local_size_y = " << spec.local_size_y << ") in;\n";
+  for (int k = 0; k < spec.outputs; ++k)
+    s << "layout(" << format << ", binding = " << k << ") writeonly uniform image2D ss_image" << k << ";\n";
+  s << "void main() {\n  ivec2 t = ivec2(gl_GlobalInvocationID.xy);\n"
+    << "  if (any(greaterThanEqual(t, ss_size))) return;\n";
+  if (spec.outputs == 1) {
+    s << "  imageStore(ss_image0, t, vec4(ss_mask(t, kernel(t))));\n";
+  } else {
+    for (int k = 0; k < spec.outputs; ++k) s << "  SS_VALUE v" << k << ";\n";
+    s << "  kernel(t";
+    for (int k = 0; k < spec.outputs; ++k) s << ", v" << k;
+    s << ");\n";
+    for (int k = 0; k < spec.outputs; ++k) s << "  imageStore(ss_image" << k << ", t, vec4(ss_mask(t, v" << k << ")));\n";
+  }
+  s << "}\n";
+  return s.str();
+}
+
 std::string fragment_program_source(const KernelSpec& spec) {
   return prelude_source(spec) + shader_file(spec.kernel) + fragment_epilogue(spec);
+}
+
+std::string compute_program_source(const KernelSpec& spec) {
+  return prelude_source(spec) + shader_file(spec.kernel) + compute_epilogue(spec);
 }
 
 // One triangle that covers the viewport: (-1,-1), (3,-1), (-1,3); no vertex buffer needed.

@@ -8,15 +8,28 @@
 // `fragment_program_source` puts the generated prelude (index↔texel helpers, guarded fetches, the
 // value type of the packing) before it and a launch epilogue (main) after it. The same KernelSpec
 // builds the prelude and is the program cache key, so the two can never disagree.
+//
+// The same body runs on either launch path (`LaunchPath`): a fragment shader drawn over the output
+// (the thesis' method, the default) or a compute shader with one invocation per output texel that
+// writes the outputs with imageStore (`compute_program_source`). Only the generated epilogue differs.
 #include <map>
 #include <string>
 
 namespace ss {
 
+// How a kernel is launched. fragment: one full-screen triangle, outputs are render targets.
+// compute: glDispatchCompute over the output, outputs are images (on H100/H200 only a small part
+// of the chip runs fragment shaders, so this is the path to full memory bandwidth there).
+enum class LaunchPath { fragment, compute };
+LaunchPath parse_launch_path(const std::string& name);  // "fragment" or "compute"; else ss::Error
+const char* to_string(LaunchPath path);
+
 struct KernelSpec {
   std::string kernel;           // file name in shaders/, e.g. "axpy.glsl"
   int elements_per_texel = 1;   // 1: R32F fields (float values), 4: RGBA32F (vec4 values)
-  int outputs = 1;              // render targets written (MRT when > 1)
+  int outputs = 1;              // render targets / images written (MRT when > 1)
+  LaunchPath launch = LaunchPath::fragment;
+  int local_size_x = 16, local_size_y = 16;  // compute work-group size (ignored by fragment)
 
   std::string key() const;
 };
@@ -30,6 +43,7 @@ std::string shader_file(const std::string& name);
 
 std::string prelude_source(const KernelSpec& spec);
 std::string fragment_program_source(const KernelSpec& spec);
+std::string compute_program_source(const KernelSpec& spec);
 std::string fullscreen_vertex_source();
 
 }  // namespace ss

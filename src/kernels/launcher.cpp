@@ -35,8 +35,9 @@ void Launcher::read(Texture& texture, void* data) {
   SS_GL_CHECK("reading back a " + std::to_string(texture.width()) + "x" + std::to_string(texture.height()) + " texture");
 }
 
-void Launcher::draw(Program& program, const std::vector<KernelInput>& inputs, const std::vector<Texture*>& outputs,
+void Launcher::bind(Program& program, const std::vector<KernelInput>& inputs, const std::vector<Texture*>& outputs,
                     std::int64_t valid_elements) {
+  SS_REQUIRE(!outputs.empty() && outputs.size() <= 4, "kernel " << program.label() << ": writes 1 to 4 outputs");
   for (const Texture* out : outputs)
     SS_REQUIRE(out->width() == outputs[0]->width() && out->height() == outputs[0]->height(),
                "kernel " << program.label() << ": outputs differ in size");
@@ -48,10 +49,50 @@ void Launcher::draw(Program& program, const std::vector<KernelInput>& inputs, co
   }
   glUniform1i(program.uniform("ss_n"), GLint(valid_elements));
   glUniform2i(program.uniform("ss_size"), outputs[0]->width(), outputs[0]->height());
+}
+
+void Launcher::run(Program& program, const std::vector<KernelInput>& inputs, const std::vector<Texture*>& outputs,
+                   std::int64_t valid_elements) {
+  if (program.is_compute()) dispatch(program, inputs, outputs, valid_elements);
+  else draw(program, inputs, outputs, valid_elements);
+}
+
+void Launcher::draw(Program& program, const std::vector<KernelInput>& inputs, const std::vector<Texture*>& outputs,
+                    std::int64_t valid_elements) {
+  SS_REQUIRE(!program.is_compute(), "kernel " << program.label() << " is a compute program; it cannot be drawn");
+  bind(program, inputs, outputs, valid_elements);
   attach(outputs);
   glBindVertexArray(empty_vao_.id());
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glBindVertexArray(0);
+  draws_since_dispatch_ = true;
+  SS_GL_CHECK("kernel " + program.label());
+}
+
+void Launcher::dispatch(Program& program, const std::vector<KernelInput>& inputs, const std::vector<Texture*>& outputs,
+                        std::int64_t valid_elements) {
+  SS_REQUIRE(program.is_compute(), "kernel " << program.label() << " is a fragment program; it cannot be dispatched");
+  bind(program, inputs, outputs, valid_elements);
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const TexelFormat format = outputs[k]->format();
+    SS_REQUIRE(format == TexelFormat::r32f || format == TexelFormat::rgba32f,
+               "kernel " << program.label() << ": output " << k << " is " << to_string(format) << ", not R32F/RGBA32F");
+    glBindImageTexture(GLuint(k), outputs[k]->id(), 0, GL_FALSE, 0, GL_WRITE_ONLY,
+                       format == TexelFormat::rgba32f ? GL_RGBA32F : GL_R32F);
+  }
+  // Image stores are ordered after earlier work only by a barrier: the one behind the previous
+  // dispatch covers kernels; draws since then (scatter, fragment kernels) need one here.
+  if (draws_since_dispatch_) glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT);
+  const glm::ivec2 group = program.work_group_size();
+  const GLuint groups_x = GLuint((outputs[0]->width() + group.x - 1) / group.x);
+  const GLuint groups_y = GLuint((outputs[0]->height() + group.y - 1) / group.y);
+  glDispatchCompute(groups_x, groups_y, 1);
+  // Make the image stores visible to what may come next: texel fetches by later kernels, scatter
+  // draws into the same texture, glReadPixels / glGetTexImage readbacks, texture updates, and
+  // further image stores (which also wait here for this dispatch's texel fetches).
+  glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT |
+                  GL_PIXEL_BUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT);
+  draws_since_dispatch_ = false;
   SS_GL_CHECK("kernel " + program.label());
 }
 

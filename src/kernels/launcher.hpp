@@ -1,6 +1,11 @@
 #pragma once
-// The one place a fragment kernel is launched: bind inputs to texture units, attach outputs to a
-// framebuffer (several = MRT), set the viewport to the output size, draw one full-screen triangle.
+// The one place a kernel is launched. Both paths bind the inputs to texture units and set ss_n and
+// ss_size; then
+//   fragment (draw):     attach the outputs to a framebuffer (several = MRT), set the viewport to
+//                        the output size, draw one full-screen triangle;
+//   compute (dispatch):  bind output k to image unit k, dispatch ceil(W/lx) × ceil(H/ly) work
+//                        groups, and put a memory barrier behind it so every later read (kernels,
+//                        scatter draws, readbacks, texture updates) sees the image stores.
 #include <initializer_list>
 #include <vector>
 
@@ -28,17 +33,29 @@ class Launcher {
 public:
   Launcher();
   // Runs `program` for every texel of `outputs` (all the same size). `valid_elements` sets ss_n,
-  // the number of real elements in the outputs (the epilogue writes 0 past it).
+  // the number of real elements in the outputs (the epilogue writes 0 past it). Draws a fragment
+  // program, dispatches a compute program (Program::is_compute).
+  void run(Program& program, const std::vector<KernelInput>& inputs, const std::vector<Texture*>& outputs,
+           std::int64_t valid_elements);
   void draw(Program& program, const std::vector<KernelInput>& inputs, const std::vector<Texture*>& outputs,
             std::int64_t valid_elements);
+  void dispatch(Program& program, const std::vector<KernelInput>& inputs, const std::vector<Texture*>& outputs,
+                std::int64_t valid_elements);
   // The framebuffer the launcher renders into (also used by scatter).
   void attach(const std::vector<Texture*>& outputs);
+  // Call after drawing into textures outside draw() (scatter): the next dispatch then waits for
+  // those writes before its image stores (glMemoryBarrier orders image stores only after it).
+  void note_draw() { draws_since_dispatch_ = true; }
   // Reads the whole texture back through the launcher's framebuffer (no per-call FBO).
   void read(Texture& texture, void* data);
 
 private:
+  void bind(Program& program, const std::vector<KernelInput>& inputs, const std::vector<Texture*>& outputs,
+            std::int64_t valid_elements);
+
   VertexArrayName empty_vao_;
   FramebufferName framebuffer_;
+  bool draws_since_dispatch_ = true;
 };
 
 }  // namespace ss

@@ -20,8 +20,8 @@ ShaderName compile(GLenum stage, const std::string& source, const std::string& l
     glGetShaderiv(shader.id(), GL_INFO_LOG_LENGTH, &length);
     std::vector<char> log(size_t(std::max(length, 1)));
     glGetShaderInfoLog(shader.id(), GLsizei(log.size()), nullptr, log.data());
-    SS_THROW("shader '" << label << "' (" << (stage == GL_VERTEX_SHADER ? "vertex" : "fragment")
-                        << ") does not compile: " << log.data());
+    const char* stage_name = stage == GL_VERTEX_SHADER ? "vertex" : stage == GL_COMPUTE_SHADER ? "compute" : "fragment";
+    SS_THROW("shader '" << label << "' (" << stage_name << ") does not compile: " << log.data());
   }
   return shader;
 }
@@ -32,19 +32,31 @@ Program::Program(const std::string& label, const std::string& vertex_source, con
     : name_(glCreateProgram()), label_(label) {
   ShaderName vs = compile(GL_VERTEX_SHADER, vertex_source, label);
   ShaderName fs = compile(GL_FRAGMENT_SHADER, fragment_source, label);
-  glAttachShader(name_.id(), vs.id());
-  glAttachShader(name_.id(), fs.id());
+  link({&vs, &fs});
+}
+
+Program::Program(const std::string& label, const std::string& compute_source)
+    : name_(glCreateProgram()), label_(label), compute_(true) {
+  ShaderName cs = compile(GL_COMPUTE_SHADER, compute_source, label);
+  link({&cs});
+  GLint size[3] = {0, 0, 0};
+  glGetProgramiv(name_.id(), GL_COMPUTE_WORK_GROUP_SIZE, size);
+  work_group_size_ = {size[0], size[1]};
+  SS_GL_CHECK("querying the work-group size of " + label);
+}
+
+void Program::link(const std::vector<const ShaderName*>& shaders) {
+  for (const ShaderName* shader : shaders) glAttachShader(name_.id(), shader->id());
   glLinkProgram(name_.id());
   GLint ok = 0;
   glGetProgramiv(name_.id(), GL_LINK_STATUS, &ok);
   if (!ok) {
     std::vector<char> log(4096);
     glGetProgramInfoLog(name_.id(), GLsizei(log.size()), nullptr, log.data());
-    SS_THROW("program '" << label << "' does not link: " << log.data());
+    SS_THROW("program '" << label_ << "' does not link: " << log.data());
   }
-  glDetachShader(name_.id(), vs.id());
-  glDetachShader(name_.id(), fs.id());
-  SS_GL_CHECK("building program " + label);
+  for (const ShaderName* shader : shaders) glDetachShader(name_.id(), shader->id());
+  SS_GL_CHECK("building program " + label_);
 }
 
 GLint Program::uniform(const std::string& name) {
@@ -76,7 +88,9 @@ Program& ProgramCache::get(const KernelSpec& spec) {
   const std::string key = spec.key();
   auto it = programs_.find(key);
   if (it != programs_.end()) return *it->second;
-  auto program = std::make_unique<Program>(key, fullscreen_vertex_source(), fragment_program_source(spec));
+  auto program = spec.launch == LaunchPath::compute
+                     ? std::make_unique<Program>(key, compute_program_source(spec))
+                     : std::make_unique<Program>(key, fullscreen_vertex_source(), fragment_program_source(spec));
   return *programs_.emplace(key, std::move(program)).first->second;
 }
 

@@ -50,6 +50,25 @@ for x in report["results"]:
     for key in ["gpu_seconds", "gpu_gbps", "cpu_seconds", "cpu_gbps"]:
         check(f"{x['op']} {x['n']} {key} > 0", x[key] > 0)
 check("-v prints the renderer", "streamsolve: GL " in r.stderr)
+check("default launch is fragment", report.get("launch") == ["fragment"] and
+      all(x.get("launch") == "fragment" for x in report["results"]))
+
+# --launch fragment,compute: both launch paths of every kernel side by side in one run.
+out = f"{work}/kernels_both.json"
+r = run("--launch", "fragment,compute", "bench", "kernels", "--sizes", "4099", "--min-seconds", "0.01", "--json", out)
+check(f"bench kernels --launch fragment,compute exit {r.returncode} {r.stderr.strip()}", r.returncode == 0)
+if r.returncode == 0:
+    report = json.load(open(out))
+    check("launch list recorded", report.get("launch") == ["fragment", "compute"])
+    rows = {(x["op"], x["format"], x["launch"]): x for x in report["results"]}
+    for op in ["copy", "axpy", "dot", "sum"]:
+        for fmt in ["R32F", "RGBA32F"]:
+            check(f"result {op} {fmt} fragment", (op, fmt, "fragment") in rows)
+            x = rows.get((op, fmt, "compute"))
+            check(f"result {op} {fmt} compute beside fragment",
+                  x is not None and x["gpu_gbps"] > 0 and x.get("speedup_over_fragment", 0) > 0)
+r = run("--launch", "vertex", "bench", "kernels", "--sizes", "10")
+check(f"--launch vertex is refused: {r.stderr.strip()}", r.returncode != 0 and "launch" in r.stderr)
 
 # bench layout: small range so it is quick; thesis R_min 32 keys present.
 out = f"{work}/layout.json"
@@ -96,6 +115,19 @@ if r.returncode == 0:
                 check(f"operators: {name} {fmt} figures", x["unknowns"] > 0 and x["gpu_seconds"] > 0 and
                       x["cpu_seconds"] > 0 and x["gpu_gbps"] > 0 and x["gpu_over_cpu"] > 0)
                 check(f"operators: {name} {fmt} max_rel_diff {x['max_rel_diff']:.2e} <= 1e-5", x["max_rel_diff"] <= 1e-5)
+
+# bench operators on the compute launch path: same rows, same accuracy.
+out = f"{work}/operators_compute.json"
+r = run("--launch", "compute", "bench", "operators", "--mesh", cube, "--formats", "RGBA32F", "--min-seconds", "0.01",
+        "--json", out)
+check(f"bench operators --launch compute exit {r.returncode} {r.stderr.strip()}", r.returncode == 0)
+if r.returncode == 0:
+    report = json.load(open(out))
+    rows = report["operators"]
+    check("operators compute: rows", len(rows) >= 6 and all(x["launch"] == "compute" for x in rows))
+    for x in rows:
+        check(f"operators compute: {x['name']} max_rel_diff {x['max_rel_diff']:.2e} <= 1e-5", x["max_rel_diff"] <= 1e-5)
+    check("operators compute: copy by launch", report["copy_gbps_by_launch"]["compute"]["RGBA32F"] > 0)
 
 # The GLFW path: a hidden window on a display (Xvfb here), and a clear error without one.
 no_display = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}

@@ -18,7 +18,14 @@ inline GlContext& shared_gl_context() {
 class GlTest : public ::testing::Test {
 protected:
   void SetUp() override { ASSERT_NO_THROW(shared_gl_context()) << "cannot create the headless GL context"; }
-  GpuBackend make_gpu(LayoutOptions options = {}) { return GpuBackend(shared_gl_context(), options); }
+  GpuBackend make_gpu(LayoutOptions options = {}, GpuOptions gpu_options = {}) {
+    return GpuBackend(shared_gl_context(), options, gpu_options);
+  }
+  static GpuOptions compute_launch() {
+    GpuOptions o;
+    o.launch = LaunchPath::compute;
+    return o;
+  }
 };
 
 }  // namespace ss::test

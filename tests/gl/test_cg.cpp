@@ -47,8 +47,10 @@ double true_residual(const std::vector<double>& x, const std::vector<double>& b)
 
 class CgTest : public GlTest {};
 
-TEST_F(CgTest, GpuAndCpuConvergeToTheSameSolution) {
-  for (std::int64_t n : {1, 2, 7, 1025, 100'003}) {
+// CG on `make` (a GpuBackend factory) against the CPU reference for several sizes.
+template <class MakeGpu>
+void expect_gpu_cg_matches_cpu(const MakeGpu& make, std::initializer_list<std::int64_t> sizes) {
+  for (std::int64_t n : sizes) {
     const std::vector<double> hb = mixed_values(n, 7, 0, 0);
     CpuBackend cpu;
     PeriodicOperator<CpuBackend> cpu_op(cpu, n);
@@ -59,7 +61,7 @@ TEST_F(CgTest, GpuAndCpuConvergeToTheSameSolution) {
     ASSERT_TRUE(cr.converged) << cr.stop_reason;
     EXPECT_LE(true_residual(cx, hb), 1e-5);
 
-    GpuBackend gpu = make_gpu();
+    GpuBackend gpu = make();
     PeriodicOperator<GpuBackend> gpu_op(gpu, n);
     auto b = gpu.upload(hb), x = gpu.make_vector(n);
     const CgResult gr = conjugate_gradient(gpu, gpu_op, b, x, nullptr, options);
@@ -71,6 +73,20 @@ TEST_F(CgTest, GpuAndCpuConvergeToTheSameSolution) {
     double diff = 0, range = 0;
     for (size_t i = 0; i < gx.size(); ++i) diff = std::max(diff, std::fabs(gx[i] - cx[i])), range = std::max(range, std::fabs(cx[i]));
     EXPECT_LE(diff, 1e-4 * range) << "n=" << n;
+  }
+}
+
+TEST_F(CgTest, GpuAndCpuConvergeToTheSameSolution) {
+  expect_gpu_cg_matches_cpu([&] { return make_gpu(); }, {1, 2, 7, 1025, 100'003});
+}
+
+// The same solve with every kernel launched as a compute shader (both packings).
+TEST_F(CgTest, ComputeLaunchConvergesToTheSameSolution) {
+  for (Packing packing : {Packing::r32f, Packing::rgba32f}) {
+    SCOPED_TRACE(to_string(packing));
+    LayoutOptions layout;
+    layout.packing = packing;
+    expect_gpu_cg_matches_cpu([&] { return make_gpu(layout, compute_launch()); }, {7, 100'003});
   }
 }
 

@@ -1,5 +1,6 @@
 // Every GPU operation against its CPU twin (*IsEquivalentToRef), at awkward sizes, for both packings
-// and both layout policies. Inputs are float-exact, so differences are the GPU's float rounding.
+// and both layout policies, on the fragment launch path and (tight layouts) the compute path.
+// Inputs are float-exact, so differences are the GPU's float rounding.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,10 +21,13 @@ namespace {
 struct Config {
   LayoutPolicy policy;
   Packing packing;
+  LaunchPath launch = LaunchPath::fragment;
 };
 
 std::string config_name(const Config& c) {
-  return std::string(to_string(c.policy)) + "_" + to_string(c.packing);
+  std::string name = std::string(to_string(c.policy)) + "_" + to_string(c.packing);
+  if (c.launch == LaunchPath::compute) name += "_compute";
+  return name;
 }
 
 // z_gpu ≈ z_cpu element-wise within `ulps` float roundings of `scale[i]` (the size of the terms).
@@ -50,6 +54,7 @@ protected:
     const auto [config, n] = GetParam();
     options.policy = config.policy;
     options.packing = config.packing;
+    gpu_options.launch = config.launch;
     this->n = n;
     hx = mixed_values(n, 1 + n);
     hy = mixed_values(n, 2 + n);
@@ -61,14 +66,16 @@ protected:
     v.texture().read_rows(0, l.height, all.data());
     for (std::int64_t i = l.n; i < l.capacity(); ++i) ASSERT_EQ(all[size_t(i)], 0.0f) << "padding element " << i;
   }
+  GpuBackend make_gpu() { return GlTest::make_gpu(options, gpu_options); }
   LayoutOptions options;
+  GpuOptions gpu_options;
   std::int64_t n = 0;
   std::vector<double> hx, hy;
   CpuBackend cpu;
 };
 
 TEST_P(GpuOps, VectorOpsIsEquivalentToRef) {
-  GpuBackend gpu = make_gpu(options);
+  GpuBackend gpu = make_gpu();
   const double a = -1.75;  // exact in float
   auto x = gpu.upload(hx), y = gpu.upload(hy), z = gpu.make_vector(n);
   std::vector<double> cz(hx.size());
@@ -103,7 +110,7 @@ TEST_P(GpuOps, VectorOpsIsEquivalentToRef) {
 }
 
 TEST_P(GpuOps, LinearCombinationIsEquivalentToRef) {
-  GpuBackend gpu = make_gpu(options);
+  GpuBackend gpu = make_gpu();
   const std::vector<double> hw = mixed_values(n, 3 + n), hv = mixed_values(n, 4 + n);
   auto x = gpu.upload(hx), y = gpu.upload(hy), w = gpu.upload(hw), v = gpu.upload(hv), z = gpu.make_vector(n);
   const std::vector<double> c{0.5, -2.0, 1.25, 3.0};
@@ -120,7 +127,7 @@ TEST_P(GpuOps, LinearCombinationIsEquivalentToRef) {
 }
 
 TEST_P(GpuOps, InPlaceUpdatesIsEquivalentToRef) {
-  GpuBackend gpu = make_gpu(options);
+  GpuBackend gpu = make_gpu();
   const double a = 0.625;
   auto x = gpu.upload(hx), y = gpu.upload(hy);
   std::vector<double> cx = hx, cy = hy;
@@ -143,7 +150,7 @@ TEST_P(GpuOps, InPlaceUpdatesIsEquivalentToRef) {
 }
 
 TEST_P(GpuOps, ReductionsIsEquivalentToRef) {
-  GpuBackend gpu = make_gpu(options);
+  GpuBackend gpu = make_gpu();
   auto x = gpu.upload(hx), y = gpu.upload(hy);
   double abs_sum = 0.0, abs_dot = 0.0, square_sum = 0.0;
   for (size_t i = 0; i < hx.size(); ++i) {
@@ -160,7 +167,7 @@ TEST_P(GpuOps, ReductionsIsEquivalentToRef) {
 }
 
 TEST_P(GpuOps, PaddingNeverLeaksIntoMinMax) {
-  GpuBackend gpu = make_gpu(options);
+  GpuBackend gpu = make_gpu();
   std::vector<double> positive(hx.size()), negative(hx.size());
   for (size_t i = 0; i < hx.size(); ++i) positive[i] = double(float(std::fabs(hx[i]) + 1.0)), negative[i] = -positive[i];
   auto p = gpu.upload(positive), m = gpu.upload(negative);
@@ -173,7 +180,7 @@ TEST_P(GpuOps, PaddingNeverLeaksIntoMinMax) {
 }
 
 TEST_P(GpuOps, CountNonFiniteIsEquivalentToRef) {
-  GpuBackend gpu = make_gpu(options);
+  GpuBackend gpu = make_gpu();
   std::vector<double> v = hx;
   const double specials[3] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
                               -std::numeric_limits<double>::infinity()};
@@ -185,7 +192,7 @@ TEST_P(GpuOps, CountNonFiniteIsEquivalentToRef) {
 }
 
 TEST_P(GpuOps, ScatterAndGatherIsEquivalentToRef) {
-  GpuBackend gpu = make_gpu(options);
+  GpuBackend gpu = make_gpu();
   // Scatter to about every 3rd element, with repeats: the later value wins on both backends.
   std::vector<std::int32_t> idx;
   std::vector<double> vals;
@@ -212,7 +219,7 @@ TEST_P(GpuOps, ScatterAndGatherIsEquivalentToRef) {
 }
 
 TEST_P(GpuOps, DownloadsSubRanges) {
-  GpuBackend gpu = make_gpu(options);
+  GpuBackend gpu = make_gpu();
   auto x = gpu.upload(hx);
   const std::int64_t begin = n / 3, end = n - n / 4;
   const std::vector<float> part = x.download(begin, end);
@@ -223,7 +230,9 @@ TEST_P(GpuOps, DownloadsSubRanges) {
 const std::int64_t kSizes[] = {1, 2, 3, 7, 1023, 1024, 1025, 65537, 999'983, 1'000'000, 3'000'000};
 const Config kConfigs[] = {{LayoutPolicy::tight, Packing::r32f},
                            {LayoutPolicy::tight, Packing::rgba32f},
-                           {LayoutPolicy::thesis, Packing::r32f}};
+                           {LayoutPolicy::thesis, Packing::r32f},
+                           {LayoutPolicy::tight, Packing::r32f, LaunchPath::compute},
+                           {LayoutPolicy::tight, Packing::rgba32f, LaunchPath::compute}};
 
 INSTANTIATE_TEST_SUITE_P(AwkwardSizes, GpuOps, ::testing::Combine(::testing::ValuesIn(kConfigs), ::testing::ValuesIn(kSizes)),
                          [](const auto& info) {
@@ -284,6 +293,104 @@ TEST_F(GpuOpsSingle, ProgramsAreCompiledOnce) {
   const size_t after_first = gpu.programs_compiled();
   for (int i = 0; i < 5; ++i) gpu.axpy(1.0, x, x, z);
   EXPECT_EQ(gpu.programs_compiled(), after_first);
+}
+
+// ---- the compute launch path ----
+
+TEST_F(GpuOpsSingle, ComputeSumOf3MillionPositiveValuesWithin1e6OfDouble) {
+  for (Packing packing : {Packing::r32f, Packing::rgba32f}) {
+    LayoutOptions o;
+    o.packing = packing;
+    GpuBackend gpu = make_gpu(o, compute_launch());
+    CpuBackend cpu;
+    const std::vector<double> v = positive_values(3'000'000, 99);
+    const double exact = cpu.sum(v);
+    EXPECT_LE(std::fabs(gpu.sum(gpu.upload(v)) - exact) / exact, 1e-6) << to_string(packing);
+  }
+}
+
+// Work-group size changes only which invocations run together, never a result: the same kernels
+// on an output that no group size divides (W×H = 2999×... texels) agree bit for bit, and with the
+// fragment path.
+TEST_F(GpuOpsSingle, ComputeWorkGroupSizesGiveIdenticalResults) {
+  const std::int64_t n = 2'999'999;
+  const std::vector<double> hx = mixed_values(n, 5), hy = mixed_values(n, 6);
+  for (Packing packing : {Packing::r32f, Packing::rgba32f}) {
+    LayoutOptions o;
+    o.packing = packing;
+    std::vector<double> reference;
+    double reference_dot = 0.0;
+    for (glm::ivec2 group : {glm::ivec2(0, 0), glm::ivec2(16, 16), glm::ivec2(8, 8), glm::ivec2(32, 8), glm::ivec2(7, 3)}) {
+      GpuOptions g;  // (0, 0): the fragment path
+      if (group.x > 0) g = compute_launch(), g.local_size_x = group.x, g.local_size_y = group.y;
+      GpuBackend gpu = make_gpu(o, g);
+      auto x = gpu.upload(hx), y = gpu.upload(hy), z = gpu.make_vector(n);
+      gpu.axpy(-1.75, x, y, z);
+      const std::vector<double> result = gpu.download(z);
+      const double d = gpu.dot(x, y);
+      if (reference.empty()) {
+        reference = result, reference_dot = d;
+        continue;
+      }
+      const std::string what = std::string(to_string(packing)) + " " + std::to_string(group.x) + "x" + std::to_string(group.y);
+      EXPECT_EQ(result, reference) << what;
+      // The reduction tree does not depend on the launch; only the compilers' rounding of the
+      // same expressions could, and that is not allowed to change a float sum of this size much.
+      EXPECT_NEAR(d, reference_dot, 1e-6 * std::fabs(reference_dot) + 1e-3) << what;
+    }
+  }
+}
+
+// Image stores from compute kernels and GL_POINTS draws (scatter) into the same textures, in every
+// order: each must see the other's writes.
+TEST_F(GpuOpsSingle, ComputeKernelsAndScatterDrawsSeeEachOther) {
+  for (Packing packing : {Packing::r32f, Packing::rgba32f}) {
+    LayoutOptions o;
+    o.packing = packing;
+    GpuBackend gpu = make_gpu(o, compute_launch());
+    CpuBackend cpu;
+    // Small integers and halves: every value and partial sum below is exact in float.
+    const std::int64_t n = 100'003;
+    std::vector<double> hx(static_cast<size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) hx[size_t(i)] = double(i % 17) - 8.0;
+    std::vector<std::int32_t> idx;
+    std::vector<double> vals;
+    for (std::int64_t i = 0; i < n; i += 7) idx.push_back(std::int32_t(i)), vals.push_back(double(i % 13) - 6.0);
+    auto x = gpu.upload(hx), z = gpu.make_vector(n);
+    std::vector<double> cx = hx, cz(static_cast<size_t>(n));
+    for (int round = 0; round < 3; ++round) {
+      gpu.fill(z, 0.5 + round);                // compute write
+      cpu.fill(cz, 0.5 + round);
+      gpu.scatter(z, idx, vals);               // draw into what the compute kernel wrote
+      cpu.scatter(cz, idx, vals);
+      gpu.axpy(2.0, z, x, x);                  // compute reads the draw's points (and ping-pongs x)
+      cpu.axpy(2.0, cz, cx, cx);
+      gpu.scatter(x, idx, vals);               // draw right after a compute write
+      cpu.scatter(cx, idx, vals);
+      gpu.copy(x, z);                          // compute overwrites a texture the draw just wrote
+      cpu.copy(cx, cz);
+      ASSERT_EQ(gpu.download(z), cz) << to_string(packing) << " round " << round;
+      EXPECT_EQ(gpu.sum(z), cpu.sum(cz)) << to_string(packing) << " round " << round;
+    }
+  }
+}
+
+TEST_F(GpuOpsSingle, ComputeProgramsAreSeparateFromFragmentOnes) {
+  KernelSpec fragment{"axpy.glsl", 1, 1};
+  KernelSpec compute = fragment;
+  compute.launch = LaunchPath::compute;
+  EXPECT_NE(fragment.key(), compute.key());
+  KernelSpec other_group = compute;
+  other_group.local_size_x = 8;
+  EXPECT_NE(compute.key(), other_group.key());
+  EXPECT_EQ(compute_program_source(compute).find("gl_FragCoord"), std::string::npos);
+  EXPECT_EQ(parse_launch_path("compute"), LaunchPath::compute);
+  EXPECT_EQ(parse_launch_path("fragment"), LaunchPath::fragment);
+  EXPECT_THROW(parse_launch_path("vertex"), Error);
+
+  GpuOptions too_big = compute_launch();
+  too_big.local_size_x = 4096, too_big.local_size_y = 4096;
+  EXPECT_THROW(make_gpu({}, too_big), Error);
 }
 
 TEST_F(GpuOpsSingle, FieldsBeyondTheDeviceLimitAreAClearError) {

@@ -332,14 +332,17 @@ INSTANTIATE_TEST_SUITE_P(Meshes, HeatOperatorCpu, ::testing::ValuesIn(kMeshes), 
 
 // ---------------------------------------------------------------- GPU (float) vs CPU (double)
 
-class HeatOperatorGpu : public GlTest, public ::testing::WithParamInterface<std::tuple<MeshCase, Packing>> {};
+class HeatOperatorGpu : public GlTest,
+                        public ::testing::WithParamInterface<std::tuple<MeshCase, Packing, LaunchPath>> {};
 
 TEST_P(HeatOperatorGpu, IsEquivalentToRef) {
-  const auto [mesh_case, packing] = GetParam();
+  const auto [mesh_case, packing, launch] = GetParam();
   const LoadedMesh& mesh = mesh_for(mesh_case);
   LayoutOptions options;
   options.packing = packing;
-  GpuBackend gpu = make_gpu(options);
+  GpuOptions gpu_options;
+  gpu_options.launch = launch;
+  GpuBackend gpu = make_gpu(options, gpu_options);
   const auto k = conductivity_for(mesh);
   const HeatOperatorData data = assemble_heat_operator(mesh, k);
   GpuHeatOperator gop(gpu, data);
@@ -409,12 +412,21 @@ TEST_P(HeatOperatorGpu, IsEquivalentToRef) {
   check(gpu.download(T), cpu_out, "apply in place");
 }
 
-std::string gpu_name(const ::testing::TestParamInfo<std::tuple<MeshCase, Packing>>& info) {
-  return std::string(std::get<0>(info.param).name) + "_" + to_string(std::get<1>(info.param));
+std::string gpu_name(const ::testing::TestParamInfo<std::tuple<MeshCase, Packing, LaunchPath>>& info) {
+  std::string name = std::string(std::get<0>(info.param).name) + "_" + to_string(std::get<1>(info.param));
+  if (std::get<2>(info.param) == LaunchPath::compute) name += "_compute";
+  return name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Meshes, HeatOperatorGpu,
-                         ::testing::Combine(::testing::ValuesIn(kMeshes), ::testing::Values(Packing::r32f, Packing::rgba32f)),
+                         ::testing::Combine(::testing::ValuesIn(kMeshes), ::testing::Values(Packing::r32f, Packing::rgba32f),
+                                            ::testing::Values(LaunchPath::fragment)),
+                         gpu_name);
+// The compute launch path (same kernels, image stores) on an irregular mesh and the >= 100k-tet one.
+INSTANTIATE_TEST_SUITE_P(ComputeLaunch, HeatOperatorGpu,
+                         ::testing::Combine(::testing::Values(kMeshes[3], kMeshes[4]),
+                                            ::testing::Values(Packing::r32f, Packing::rgba32f),
+                                            ::testing::Values(LaunchPath::compute)),
                          gpu_name);
 
 }  // namespace

@@ -149,12 +149,15 @@ void expect_within_gpu_tolerance(const std::map<std::string, double>& diffs) {
 
 // ---- GPU vs CPU on the project meshes, both packings ----
 
-class MeshOperatorsGpu : public GlTest, public ::testing::WithParamInterface<std::tuple<MeshCase, Packing>> {
+class MeshOperatorsGpu : public GlTest,
+                         public ::testing::WithParamInterface<std::tuple<MeshCase, Packing, LaunchPath>> {
 protected:
   GpuBackend backend() {
     LayoutOptions options;
     options.packing = std::get<1>(GetParam());
-    return make_gpu(options);
+    GpuOptions gpu_options;
+    gpu_options.launch = std::get<2>(GetParam());
+    return make_gpu(options, gpu_options);
   }
   const LoadedMesh& mesh() { return mesh_for(std::get<0>(GetParam())); }
 };
@@ -233,13 +236,22 @@ TEST_P(MeshOperatorsGpu, InterpolationOfConstantVectorIsExact) {
       ASSERT_NEAR(got[d][c], u[d], kGpuTolerance * glm::length(u)) << "component " << d << " of cell " << c;
 }
 
-std::string gpu_case_name(const ::testing::TestParamInfo<std::tuple<MeshCase, Packing>>& info) {
-  return std::string(std::get<0>(info.param).name) + "_" + to_string(std::get<1>(info.param));
+std::string gpu_case_name(const ::testing::TestParamInfo<std::tuple<MeshCase, Packing, LaunchPath>>& info) {
+  std::string name = std::string(std::get<0>(info.param).name) + "_" + to_string(std::get<1>(info.param));
+  if (std::get<2>(info.param) == LaunchPath::compute) name += "_compute";
+  return name;
 }
 
 INSTANTIATE_TEST_SUITE_P(ProjectMeshes, MeshOperatorsGpu,
                          ::testing::Combine(::testing::ValuesIn(kProjectMeshes),
-                                            ::testing::Values(Packing::r32f, Packing::rgba32f)),
+                                            ::testing::Values(Packing::r32f, Packing::rgba32f),
+                                            ::testing::Values(LaunchPath::fragment)),
+                         gpu_case_name);
+// The compute launch path (same kernels, image stores) on the irregular crank mesh.
+INSTANTIATE_TEST_SUITE_P(ComputeLaunch, MeshOperatorsGpu,
+                         ::testing::Combine(::testing::Values(kProjectMeshes[3]),
+                                            ::testing::Values(Packing::r32f, Packing::rgba32f),
+                                            ::testing::Values(LaunchPath::compute)),
                          gpu_case_name);
 
 // ---- the >= 100k-tet mesh: all operators in one test per packing ----
@@ -250,6 +262,17 @@ TEST_P(MeshOperatorsGpuLarge, AllOperatorsIsEquivalentToRef) {
   LayoutOptions options;
   options.packing = GetParam();
   GpuBackend gpu = make_gpu(options);
+  const LoadedMesh& m = mesh_for(kLargeMesh);
+  ASSERT_GE(m.topology.num_cells, 100000);
+  expect_within_gpu_tolerance(gpu_vs_cpu(gpu, m));
+}
+
+// The same on the compute launch path: outputs of ~440k faces span many work groups and a ragged
+// last row of them.
+TEST_P(MeshOperatorsGpuLarge, AllOperatorsOnComputeLaunchIsEquivalentToRef) {
+  LayoutOptions options;
+  options.packing = GetParam();
+  GpuBackend gpu = make_gpu(options, compute_launch());
   const LoadedMesh& m = mesh_for(kLargeMesh);
   ASSERT_GE(m.topology.num_cells, 100000);
   expect_within_gpu_tolerance(gpu_vs_cpu(gpu, m));

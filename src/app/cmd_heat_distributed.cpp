@@ -1,0 +1,562 @@
+// The heat command over MPI ranks (`mpirun -np N streamsolve heat CASE.toml`), thesis ch. 8.
+//
+//   rank 0: read the case and the mesh (refined as asked), build the heat problem on the whole mesh
+//           (loads, materials, Dirichlet values: every shared node gets one value), METIS k-way
+//           partition of the tets, and send each rank its piece (src/parallel/partition.hpp) with
+//           the problem's numbers on it.
+//   every rank: open its GPU (local rank mod devices, --gpu overrides) or the CPU reference before
+//           anything else (a rank that cannot start stops the job at once), prepare the piece
+//           (topology, geometry), assemble its operator, and solve with the unchanged CG over a
+//           DistributedBackend (owner-marker reductions) and the halo-overlapped operator.
+//   rank 0: gathers T (owned nodes), the heat flux (owned tets) and per-rank timings, and writes
+//           one VTU (with `rank` per tet and `owner` per node), the PNG and the JSON summary.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+
+#include <mpi.h>
+#include <nlohmann/json.hpp>
+#include <omp.h>
+
+#include "app/heat_distributed.hpp"
+#include "gl/context.hpp"
+#include "mesh/load_mesh.hpp"
+#include "mesh/vtu.hpp"
+#include "operators/heat_operator.hpp"
+#include "parallel/distributed_backend.hpp"
+#include "parallel/distributed_heat_operator.hpp"
+#include "parallel/gpu_select.hpp"
+#include "parallel/halo.hpp"
+#include "parallel/message.hpp"
+#include "parallel/mpi_env.hpp"
+#include "parallel/partition.hpp"
+#include "physics/heat_case.hpp"
+#include "physics/heat_problem.hpp"
+#include "physics/heat_solver.hpp"
+#include "render/render_surface.hpp"
+#include "solver/cg.hpp"
+#include "util/atomic_file.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+constexpr int piece_tag = 11;
+
+// What rank 0 sends each rank: its piece and the heat problem's numbers on it.
+struct LocalHeat {
+  RankPiece piece;
+  std::vector<double> conductivity, heat_capacity;  // per local tet
+  std::vector<double> load;                         // per local node (assembled on the whole mesh)
+  std::vector<char> fixed;                          // per local node: Dirichlet
+  std::vector<double> fixed_values;                 // per local node (0 where free)
+  double tolerance = 1e-6;
+  int max_iterations = 20000;
+  char jacobi = 1, transient = 0;
+  TimeSettings time;
+  int output_every = 10;
+};
+
+std::vector<char> pack(const LocalHeat& h) {
+  Packer p;
+  const MeshPartition& m = h.piece.part;
+  p.put(m.mesh.source);
+  p.put(m.mesh.nodes);
+  p.put(m.mesh.tets);
+  p.put(m.mesh.tet_groups);
+  p.put(m.node_global);
+  p.put(m.tet_global);
+  p.put(m.owned_nodes);
+  p.put(m.owned_tets);
+  p.put(h.piece.node_owner);
+  p.put(std::uint64_t(h.piece.links.size()));
+  for (const HaloLink& l : h.piece.links) {
+    p.put(l.rank);
+    p.put(l.send);
+    p.put(l.recv);
+  }
+  p.put(h.conductivity);
+  p.put(h.heat_capacity);
+  p.put(h.load);
+  p.put(h.fixed);
+  p.put(h.fixed_values);
+  p.put(h.tolerance);
+  p.put(h.max_iterations);
+  p.put(h.jacobi);
+  p.put(h.transient);
+  p.put(h.time);
+  p.put(h.output_every);
+  return std::move(p.bytes());
+}
+
+LocalHeat unpack(const std::vector<char>& bytes) {
+  Unpacker u(bytes);
+  LocalHeat h;
+  MeshPartition& m = h.piece.part;
+  u.get(m.mesh.source);
+  u.get(m.mesh.nodes);
+  u.get(m.mesh.tets);
+  u.get(m.mesh.tet_groups);
+  u.get(m.node_global);
+  u.get(m.tet_global);
+  u.get(m.owned_nodes);
+  u.get(m.owned_tets);
+  u.get(h.piece.node_owner);
+  std::uint64_t links = 0;
+  u.get(links);
+  h.piece.links.resize(size_t(links));
+  for (HaloLink& l : h.piece.links) {
+    u.get(l.rank);
+    u.get(l.send);
+    u.get(l.recv);
+  }
+  u.get(h.conductivity);
+  u.get(h.heat_capacity);
+  u.get(h.load);
+  u.get(h.fixed);
+  u.get(h.fixed_values);
+  u.get(h.tolerance);
+  u.get(h.max_iterations);
+  u.get(h.jacobi);
+  u.get(h.transient);
+  u.get(h.time);
+  u.get(h.output_every);
+  return h;
+}
+
+// Rank 0's view of the whole run.
+struct Root {
+  HeatCase heat_case;
+  LoadedMesh mesh;
+  HeatProblem problem;
+  std::vector<std::int32_t> tet_part, node_owner;
+  std::vector<std::vector<std::int64_t>> owned_node_ids, owned_tet_ids;  // per rank, in its local order
+  double load_seconds = 0, partition_seconds = 0, distribute_seconds = 0;
+};
+
+// Values of each rank's owned entries, placed by global id at rank 0 (empty on other ranks).
+// `width` values per entry (interleaved).
+std::vector<double> gather_to_root(const std::vector<double>& owned, const std::vector<std::vector<std::int64_t>>* ids,
+                                   size_t global_size, int width = 1) {
+  const int rank = mpi::rank(), ranks = mpi::size();
+  const int count = int(owned.size());
+  std::vector<int> counts(static_cast<size_t>(ranks)), displs(static_cast<size_t>(ranks));
+  mpi_check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+  std::vector<double> all;
+  if (rank == 0) {
+    std::int64_t total = 0;
+    for (int q = 0; q < ranks; ++q) {
+      displs[size_t(q)] = int(total);
+      total += counts[size_t(q)];
+    }
+    all.resize(size_t(total));
+  }
+  mpi_check(MPI_Gatherv(owned.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0,
+                        MPI_COMM_WORLD),
+            "MPI_Gatherv");
+  if (rank != 0) return {};
+  std::vector<double> global(global_size * size_t(width), 0.0);
+  for (int q = 0; q < ranks; ++q) {
+    const std::vector<std::int64_t>& id = (*ids)[size_t(q)];
+    SS_REQUIRE(std::int64_t(id.size()) * width == counts[size_t(q)], "gather: rank " << q << " sent " << counts[size_t(q)]
+                                                                                  << " values for " << id.size() << " entries");
+    for (size_t k = 0; k < id.size(); ++k)
+      for (int c = 0; c < width; ++c)
+        global[size_t(id[k]) * size_t(width) + size_t(c)] = all[size_t(displs[size_t(q)]) + k * size_t(width) + size_t(c)];
+  }
+  return global;
+}
+
+// Per-rank figures for the summary (all doubles, gathered at rank 0).
+struct RankStats {
+  double owned_nodes = 0, ghost_nodes = 0, owned_tets = 0, ghost_tets = 0, neighbours = 0, values_sent = 0,
+         boundary_rows = 0, solve_seconds = 0, halo_seconds = 0, cg_halo_seconds = 0, allreduce_seconds = 0,
+         exchanges = 0, allreduces = 0;
+  // Communication inside CG: halo exchanges of the operator (gather, read-back, posting, waiting,
+  // boundary completion) not hidden behind the interior pass, and the allreduces of the reductions.
+  double communication() const { return cg_halo_seconds + allreduce_seconds; }
+};
+constexpr int rank_stats_size = int(sizeof(RankStats) / sizeof(double));
+
+struct LocalRun {
+  HeatSolveReport report;
+  std::vector<double> temperature, gx, gy, gz, last_rhs;  // local
+  RankStats stats;
+  std::string device;
+};
+
+using SnapshotHook = std::function<void(int, double, const std::vector<double>&)>;
+
+template <class Backend, class Operator>
+LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const HeatOperatorData& data,
+                     const SnapshotHook& snapshot) {
+  using Vector = typename Backend::Vector;
+  const MeshPartition& part = h.piece.part;
+  const std::int32_t n = data.num_nodes, owned = part.owned_nodes;
+  HaloExchange<Backend> halo(backend, h.piece.links, MPI_COMM_WORLD);
+  DistributedHeatOperator<Backend, Operator> dop(backend, op, halo, data, owned, h.fixed, h.fixed_values);
+  std::vector<double> marker(size_t(n), 0.0);
+  std::fill(marker.begin(), marker.begin() + owned, 1.0);
+  DistributedBackend<Backend> dist(backend, marker, MPI_COMM_WORLD);
+
+  LocalRun run;
+  HeatSolveReport& report = run.report;
+  const Vector load = backend.upload(h.load);
+  Vector T = backend.make_vector(n), rhs = backend.make_vector(n), system_rhs = backend.make_vector(n);
+  backend.fill(T, h.transient ? h.time.initial : 0.0);
+  dop.prepare_solution(T);
+
+  double cg_halo_seconds = 0;  // halo time inside CG (the transient right-hand side and the final gradient excluded)
+  CgOptions options;
+  options.tolerance = h.tolerance;
+  options.max_iterations = h.max_iterations;
+  double last_print = -1.0;
+  if (mpi::rank() == 0)
+    options.progress = [&](int k, double r, double s) {
+      if (s - last_print < 0.25 && k > 1) return;
+      last_print = s;
+      std::fprintf(stderr, "streamsolve: %d ranks: CG iteration %d, relative residual %.3e, %.2f s\n", mpi::size(), k, r, s);
+    };
+
+  const auto solve = [&](double a, double s, const Vector& right) {
+    dop.prepare_solution(T);
+    dop.system_rhs(right, s, system_rhs);
+    Vector inverse_diagonal = backend.make_vector(n);
+    if (h.jacobi) {
+      Vector ones = backend.make_vector(n);
+      backend.fill(ones, 1.0);
+      backend.divide(ones, dop.system_diagonal(a, s), inverse_diagonal);
+    }
+    const auto apply = [&](const Vector& x, Vector& y) { dop.apply_system(a, s, x, y); };
+    const double halo_before = halo.seconds() + dop.boundary_seconds();
+    const CgResult r = conjugate_gradient(dist, apply, system_rhs, T, h.jacobi ? &inverse_diagonal : nullptr, options);
+    cg_halo_seconds += halo.seconds() + dop.boundary_seconds() - halo_before;
+    report.iterations += r.iterations;
+    report.solve_seconds += r.seconds;
+    report.relative_residual = r.relative_residual;
+    report.mass_coefficient = a;
+    report.stiffness_coefficient = s;
+    if (!r.converged) {
+      report.converged = false;
+      report.stop_reason = r.stop_reason;
+    }
+    return r.converged;
+  };
+
+  if (!h.transient) {
+    solve(0.0, 1.0, load);
+  } else {
+    const TimeSettings& t = h.time;
+    Vector KT = backend.make_vector(n), MT = backend.make_vector(n);
+    if (snapshot) snapshot(0, 0.0, backend.download(T));
+    for (int step = 1; step <= t.steps; ++step) {
+      // rhs = (M/Δt) Tⁿ − (1−θ) K Tⁿ + b,  system M/Δt + θ K   (as solve_heat)
+      dop.apply(T, KT);
+      backend.multiply(op.lumped_mass(), T, MT);
+      backend.linear_combination({1.0 / t.dt, -(1.0 - t.theta), 1.0}, {&MT, &KT, &load}, rhs);
+      const bool ok = solve(1.0 / t.dt, t.theta, rhs);
+      report.steps = step;
+      if (!ok) break;
+      const bool last = step == t.steps;
+      if (snapshot && h.output_every > 0 && (step % h.output_every == 0 || last))
+        snapshot(step, step * t.dt, backend.download(T));
+    }
+  }
+  run.last_rhs = backend.download(system_rhs);
+  Vector gx = backend.make_vector(data.num_cells), gy = backend.make_vector(data.num_cells),
+         gz = backend.make_vector(data.num_cells);
+  dop.cell_gradient(T, gx, gy, gz);
+  run.temperature = backend.download(T);
+  run.gx = backend.download(gx);
+  run.gy = backend.download(gy);
+  run.gz = backend.download(gz);
+
+  RankStats& st = run.stats;
+  st.owned_nodes = owned;
+  st.ghost_nodes = n - owned;
+  st.owned_tets = part.owned_tets;
+  st.ghost_tets = double(part.tet_global.size()) - part.owned_tets;
+  st.neighbours = double(h.piece.links.size());
+  st.values_sent = double(halo.values_sent());
+  st.boundary_rows = double(dop.boundary_rows());
+  st.solve_seconds = report.solve_seconds;
+  st.halo_seconds = halo.seconds() + dop.boundary_seconds();
+  st.cg_halo_seconds = cg_halo_seconds;
+  st.allreduce_seconds = dist.allreduce_seconds();
+  st.exchanges = double(halo.exchanges());
+  st.allreduces = double(dist.allreduces());
+  return run;
+}
+
+// Rank 0: read, build, partition, send. Returns rank 0's own piece.
+LocalHeat read_and_distribute(const DistributedHeatOptions& o, Root& root) {
+  const int ranks = mpi::size();
+  auto t0 = Clock::now();
+  root.heat_case = read_heat_case(o.case_file);
+  if (o.refine) root.heat_case.refine = *o.refine;
+  LoadOptions load;
+  load.refine = root.heat_case.refine;
+  root.mesh = load_mesh(root.heat_case.mesh_file, load);
+  root.problem = build_heat_problem(root.heat_case, root.mesh);
+  root.load_seconds = since(t0);
+  const TetMesh& mesh = root.mesh.mesh;
+  const HeatProblem& problem = root.problem;
+  std::fprintf(stderr, "streamsolve: heat: %zu nodes, %zu tets, %zu fixed nodes, %s, %d ranks\n", mesh.nodes.size(),
+               mesh.tets.size(), problem.dirichlet_nodes.size(),
+               problem.time ? ("transient, " + std::to_string(problem.time->steps) + " steps").c_str() : "steady", ranks);
+
+  t0 = Clock::now();
+  PartitionPlan plan(mesh, partition_tets(mesh, ranks), ranks);
+  root.tet_part = plan.tet_part();
+  root.node_owner = plan.node_owner();
+  root.partition_seconds = since(t0);
+
+  t0 = Clock::now();
+  std::vector<char> fixed(mesh.nodes.size(), 0);
+  std::vector<double> fixed_value(mesh.nodes.size(), 0.0);
+  for (size_t k = 0; k < problem.dirichlet_nodes.size(); ++k) {
+    fixed[size_t(problem.dirichlet_nodes[k])] = 1;
+    fixed_value[size_t(problem.dirichlet_nodes[k])] = problem.dirichlet_values[k];
+  }
+  root.owned_node_ids.resize(size_t(ranks));
+  root.owned_tet_ids.resize(size_t(ranks));
+  LocalHeat mine;
+  for (int q = 0; q < ranks; ++q) {
+    LocalHeat h;
+    h.piece = plan.build(q);
+    const MeshPartition& part = h.piece.part;
+    root.owned_node_ids[size_t(q)].assign(part.node_global.begin(), part.node_global.begin() + part.owned_nodes);
+    root.owned_tet_ids[size_t(q)].assign(part.tet_global.begin(), part.tet_global.begin() + part.owned_tets);
+    for (std::int64_t c : part.tet_global) {
+      h.conductivity.push_back(problem.conductivity[size_t(c)]);
+      h.heat_capacity.push_back(problem.heat_capacity[size_t(c)]);
+    }
+    for (std::int64_t v : part.node_global) {
+      h.load.push_back(problem.load[size_t(v)]);
+      h.fixed.push_back(fixed[size_t(v)]);
+      h.fixed_values.push_back(fixed_value[size_t(v)]);
+    }
+    h.tolerance = problem.tolerance;
+    h.max_iterations = problem.max_iterations;
+    h.jacobi = problem.jacobi;
+    h.transient = problem.time.has_value();
+    if (problem.time) h.time = *problem.time;
+    h.output_every = root.heat_case.output_every;
+    if (q == 0) mine = std::move(h);
+    else send_bytes(pack(h), q, piece_tag, MPI_COMM_WORLD);
+  }
+  root.distribute_seconds = since(t0);
+  return mine;
+}
+
+}  // namespace
+
+void run_heat_distributed(const DistributedHeatOptions& o) {
+  if (!mpi::active()) mpi::init(nullptr, nullptr, true);
+  const int rank = mpi::rank(), ranks = mpi::size();
+  SS_REQUIRE(o.backend == "gpu" || o.backend == "cpu", "--backend must be gpu or cpu");
+  SS_REQUIRE(!o.gl.window, "--window is not available with MPI ranks");
+
+  // 1. Every rank opens its device first: a rank that cannot start stops the job before any work.
+  std::optional<GlContext> context;
+  std::string device;
+  if (o.backend == "gpu") {
+    GlContextOptions gl = o.gl;
+    gl.gpu = choose_gpu(o.gpu_given ? o.gl.gpu : -1, mpi::local_rank());
+    context.emplace(gl);
+    device = context->info().renderer + " (" + context->info().device + ")";
+  } else {
+    device = "CPU reference (double, " + std::to_string(omp_get_max_threads()) + " threads)";
+  }
+
+  // 2. Rank 0 reads, partitions and sends; the others receive their piece.
+  std::optional<Root> root;
+  LocalHeat h;
+  if (rank == 0) {
+    root.emplace();
+    h = read_and_distribute(o, *root);
+  } else {
+    h = unpack(recv_bytes(0, piece_tag, MPI_COMM_WORLD));
+  }
+  const std::string out_dir = rank == 0 ? (o.out.empty() ? root->heat_case.output_directory : o.out) : std::string();
+  if (rank == 0) {
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    SS_REQUIRE(!ec, "cannot create output directory '" << out_dir << "': " << ec.message());
+  }
+
+  // 3. The piece: topology and geometry (no renumbering: owned nodes stay first), the operator in
+  //    double with the lumped heat capacity.
+  const auto t_prepare = Clock::now();
+  const std::int32_t owned_tets = h.piece.part.owned_tets;
+  const std::vector<std::int64_t> tet_global = h.piece.part.tet_global;
+  LoadOptions load;
+  load.renumber = false;
+  const LoadedMesh local = prepare_mesh(std::move(h.piece.part.mesh), load);
+  HeatOperatorData data = assemble_heat_operator(local, h.conductivity);
+  std::fill(data.mass.begin(), data.mass.end(), 0.0);
+  for (size_t c = 0; c < local.mesh.tets.size(); ++c)
+    for (NodeId node : local.mesh.tets[c])
+      data.mass[size_t(node)] += h.heat_capacity[c] * local.geometry.cell_volumes[c] / 4.0;
+  const double prepare_seconds = since(t_prepare);
+
+  // Transient snapshots: gathered at rank 0, one VTU each and the PVD index.
+  std::vector<PvdEntry> series;
+  const std::int32_t owned_nodes = h.piece.part.owned_nodes;
+  SnapshotHook snapshot = [&](int step, double time, const std::vector<double>& T) {
+    std::vector<double> mine(T.begin(), T.begin() + owned_nodes);
+    const std::vector<double> all =
+        gather_to_root(mine, root ? &root->owned_node_ids : nullptr, root ? root->mesh.mesh.nodes.size() : 0);
+    if (rank != 0) return;
+    char name[64];
+    std::snprintf(name, sizeof name, "heat_%06d.vtu", step);
+    write_vtu((fs::path(out_dir) / name).string(), root->mesh.mesh, {VtuArray::scalars("temperature", all)}, {});
+    series.push_back({time, name});
+    write_pvd((fs::path(out_dir) / "heat.pvd").string(), series);
+  };
+  if (!h.transient) snapshot = nullptr;
+
+  // 4. Solve.
+  LocalRun run;
+  if (o.backend == "gpu") {
+    LayoutOptions layout;
+    layout.packing = parse_packing(o.format);
+    GpuBackend gpu(*context, layout, o.gpu);
+    GpuHeatOperator op(gpu, data);
+    run = solve_local(gpu, op, h, data, snapshot);
+  } else {
+    CpuBackend cpu;
+    CpuHeatOperator op(data);
+    run = solve_local(cpu, op, h, data, snapshot);
+  }
+
+  // 5. Gather at rank 0.
+  const std::vector<double> mine_T(run.temperature.begin(), run.temperature.begin() + owned_nodes);
+  const std::vector<double> mine_rhs(run.last_rhs.begin(), run.last_rhs.begin() + owned_nodes);
+  std::vector<double> mine_grad(3 * size_t(owned_tets));
+  for (size_t c = 0; c < size_t(owned_tets); ++c) {
+    mine_grad[3 * c] = run.gx[c];
+    mine_grad[3 * c + 1] = run.gy[c];
+    mine_grad[3 * c + 2] = run.gz[c];
+  }
+  const size_t global_nodes = root ? root->mesh.mesh.nodes.size() : 0;
+  const size_t global_tets = root ? root->mesh.mesh.tets.size() : 0;
+  const std::vector<double> T = gather_to_root(mine_T, root ? &root->owned_node_ids : nullptr, global_nodes);
+  const std::vector<double> last_rhs = gather_to_root(mine_rhs, root ? &root->owned_node_ids : nullptr, global_nodes);
+  const std::vector<double> grad = gather_to_root(mine_grad, root ? &root->owned_tet_ids : nullptr, global_tets, 3);
+  std::vector<RankStats> stats(static_cast<size_t>(ranks));
+  mpi_check(MPI_Gather(&run.stats, rank_stats_size, MPI_DOUBLE, stats.data(), rank_stats_size, MPI_DOUBLE, 0,
+                       MPI_COMM_WORLD),
+            "MPI_Gather");
+  std::vector<char> device_names(static_cast<size_t>(ranks) * 256, 0);
+  std::vector<char> my_device(256, 0);
+  std::copy_n(device.begin(), std::min<size_t>(device.size(), 255), my_device.begin());
+  mpi_check(MPI_Gather(my_device.data(), 256, MPI_CHAR, device_names.data(), 256, MPI_CHAR, 0, MPI_COMM_WORLD),
+            "MPI_Gather");
+  if (rank != 0) return;
+
+  // 6. Outputs at rank 0: JSON always, fields when converged (as the serial command).
+  const HeatProblem& problem = root->problem;
+  const LoadedMesh& mesh = root->mesh;
+  const HeatSolveReport& report = run.report;
+  std::vector<glm::dvec3> flux(global_tets);
+  for (size_t c = 0; c < global_tets; ++c)
+    flux[c] = -problem.conductivity[c] * glm::dvec3(grad[3 * c], grad[3 * c + 1], grad[3 * c + 2]);
+  HeatSolveReport residual_report = report;
+  residual_report.last_rhs = last_rhs;
+  HeatOperatorData global_data = assemble_heat_operator(mesh, problem.conductivity);
+  std::fill(global_data.mass.begin(), global_data.mass.end(), 0.0);
+  for (size_t c = 0; c < mesh.mesh.tets.size(); ++c)
+    for (NodeId node : mesh.mesh.tets[c])
+      global_data.mass[size_t(node)] += problem.heat_capacity[c] * mesh.geometry.cell_volumes[c] / 4.0;
+  CpuHeatOperator reference(global_data);
+  const double true_residual = true_relative_residual(reference, problem.dirichlet_nodes, residual_report, T);
+
+  double comm_max = 0, solve_max = 0, halo_max = 0, allreduce_max = 0;
+  nlohmann::json per_rank = nlohmann::json::array();
+  for (int q = 0; q < ranks; ++q) {
+    const RankStats& s = stats[size_t(q)];
+    comm_max = std::max(comm_max, s.communication());
+    solve_max = std::max(solve_max, s.solve_seconds);
+    halo_max = std::max(halo_max, s.cg_halo_seconds);
+    allreduce_max = std::max(allreduce_max, s.allreduce_seconds);
+    per_rank.push_back({{"rank", q},
+                        {"device", std::string(device_names.data() + 256 * size_t(q))},
+                        {"owned_nodes", std::int64_t(s.owned_nodes)},
+                        {"ghost_nodes", std::int64_t(s.ghost_nodes)},
+                        {"owned_tets", std::int64_t(s.owned_tets)},
+                        {"ghost_tets", std::int64_t(s.ghost_tets)},
+                        {"neighbours", std::int64_t(s.neighbours)},
+                        {"halo_values_sent", std::int64_t(s.values_sent)},
+                        {"boundary_rows", std::int64_t(s.boundary_rows)},
+                        {"solve_seconds", s.solve_seconds},
+                        {"halo_seconds", s.cg_halo_seconds},
+                        {"halo_seconds_total", s.halo_seconds},
+                        {"allreduce_seconds", s.allreduce_seconds},
+                        {"communication_seconds", s.communication()},
+                        {"halo_exchanges", std::int64_t(s.exchanges)},
+                        {"allreduces", std::int64_t(s.allreduces)}});
+  }
+  const double per_iteration = report.iterations ? report.solve_seconds / report.iterations : 0.0;
+  const double share = solve_max > 0 ? comm_max / solve_max : 0.0;
+  const auto [t_min, t_max] = std::minmax_element(T.begin(), T.end());
+
+  nlohmann::json summary;
+  summary["problem"] = "heat";
+  summary["case"] = root->heat_case.path;
+  summary["mesh"] = {{"file", root->heat_case.mesh_file}, {"nodes", mesh.mesh.nodes.size()},
+                     {"tets", mesh.mesh.tets.size()}, {"refine", root->heat_case.refine}};
+  summary["backend"] = o.backend;
+  summary["device"] = device;
+  summary["ranks"] = ranks;
+  summary["steps"] = report.steps;
+  summary["iterations"] = report.iterations;
+  summary["relative_residual"] = report.relative_residual;
+  summary["true_relative_residual"] = true_residual;
+  summary["converged"] = report.converged;
+  summary["stop_reason"] = report.stop_reason;
+  summary["solve_seconds"] = report.solve_seconds;
+  summary["seconds_per_iteration"] = per_iteration;
+  summary["communication_seconds"] = comm_max;
+  summary["communication_share"] = share;
+  summary["halo_seconds"] = halo_max;
+  summary["allreduce_seconds"] = allreduce_max;
+  summary["owned_nodes"] = nlohmann::json::array();
+  for (const RankStats& s : stats) summary["owned_nodes"].push_back(std::int64_t(s.owned_nodes));
+  summary["per_rank"] = per_rank;
+  summary["setup_seconds"] = {{"load", root->load_seconds},
+                              {"partition", root->partition_seconds},
+                              {"distribute", root->distribute_seconds},
+                              {"prepare_rank0", prepare_seconds}};
+  summary["temperature"] = {{"min", *t_min}, {"max", *t_max}};
+  const std::string json_path = o.json.empty() ? (fs::path(out_dir) / "heat.json").string() : o.json;
+  write_file_atomically(json_path, summary.dump(2) + "\n");
+  SS_REQUIRE(report.converged, "solve did not converge: " << report.stop_reason << " after " << report.iterations
+                                                          << " CG iterations (summary in " << json_path << ")");
+
+  std::vector<std::int32_t> node_owner(root->node_owner.begin(), root->node_owner.end());
+  write_vtu((fs::path(out_dir) / (problem.time ? "heat_final.vtu" : "heat.vtu")).string(), mesh.mesh,
+            {VtuArray::scalars("temperature", T), VtuArray::integers("owner", node_owner)},
+            {VtuArray::vectors("heat_flux", flux), VtuArray::integers("rank", root->tet_part)});
+  if (!o.no_png) {
+    RenderOptions view;
+    view.title = "temperature";
+    view.subtitle = fs::path(root->heat_case.path).filename().string() + ", " + o.backend + ", " + std::to_string(ranks) +
+                    " ranks";
+    render_surface_png(mesh, T, view, o.png.empty() ? (fs::path(out_dir) / "heat.png").string() : o.png);
+  }
+  std::printf("heat: %s on %d ranks: %d CG iterations, relative residual %.2e (true %.2e), %.3f s in CG, "
+              "%.3f ms per iteration, communication %.1f%% (halo %.3f s, allreduce %.3f s), T in [%g, %g]\n",
+              o.backend.c_str(), ranks, report.iterations, report.relative_residual, true_residual, report.solve_seconds,
+              1e3 * per_iteration, 100.0 * share, halo_max, allreduce_max, *t_min, *t_max);
+  std::printf("wrote %s\n", out_dir.c_str());
+}
+
+}  // namespace ss

@@ -1,0 +1,28 @@
+#pragma once
+// `mpirun -np N streamsolve heat CASE.toml`: the heat solve over N ranks (src/parallel/), one GPU or
+// the CPU reference per rank. Output is gathered at rank 0: one VTU (plus PVD for transient runs),
+// the PNG and the JSON summary, the same files as a serial run, with the owning rank of each tet
+// and node as extra arrays.
+#include <optional>
+#include <string>
+
+#include "gl/context.hpp"
+#include "kernels/gpu_backend.hpp"
+
+namespace ss {
+
+struct DistributedHeatOptions {
+  std::string case_file;
+  std::string backend = "gpu";
+  std::optional<int> refine;
+  std::string out, json, png;
+  bool no_png = false;
+  std::string format = "R32F";
+  GlContextOptions gl;  // gl.gpu is replaced by the rank's device unless gpu_given
+  bool gpu_given = false;
+  GpuOptions gpu;       // --launch fragment|compute
+};
+
+void run_heat_distributed(const DistributedHeatOptions& options);
+
+}  // namespace ss

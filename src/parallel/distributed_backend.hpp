@@ -1,0 +1,82 @@
+#pragma once
+// A backend for a vector distributed over ranks (thesis §8.2): every rank holds its owned entries
+// and a ghost layer; vector operations run locally (forwarded to the wrapped backend), reductions
+// multiply by the owner marker (1 on owned entries, 0 on ghosts) so shared nodes count once, reduce
+// locally, and add the ranks' partial results with MPI_Allreduce in double. CG (src/solver/cg.hpp)
+// runs unchanged on it.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <mpi.h>
+
+#include "parallel/message.hpp"
+
+namespace ss {
+
+template <class Backend>
+class DistributedBackend {
+public:
+  using Vector = typename Backend::Vector;
+  using IndexVector = typename Backend::IndexVector;
+
+  // `owner_marker`: one value per local entry, 1 where this rank owns it, else 0.
+  DistributedBackend(Backend& local, const std::vector<double>& owner_marker, MPI_Comm comm)
+      : local_(local), marker_(local.upload(owner_marker)), comm_(comm) {}
+
+  Backend& local() { return local_; }
+  const Vector& owner_marker() const { return marker_; }
+
+  Vector make_vector(std::int64_t n) { return local_.make_vector(n); }
+  Vector upload(const std::vector<double>& v) { return local_.upload(v); }
+  std::vector<double> download(const Vector& x) { return local_.download(x); }
+  IndexVector upload_indices(const std::vector<std::int32_t>& i) { return local_.upload_indices(i); }
+  void fill(Vector& z, double a) { local_.fill(z, a); }
+  void copy(const Vector& x, Vector& z) { local_.copy(x, z); }
+  void axpy(double a, const Vector& x, const Vector& y, Vector& z) { local_.axpy(a, x, y, z); }
+  void xpay(const Vector& x, double a, const Vector& y, Vector& z) { local_.xpay(x, a, y, z); }
+  void scale(double a, const Vector& x, Vector& z) { local_.scale(a, x, z); }
+  void multiply(const Vector& x, const Vector& y, Vector& z) { local_.multiply(x, y, z); }
+  void divide(const Vector& x, const Vector& y, Vector& z) { local_.divide(x, y, z); }
+  void linear_combination(const std::vector<double>& c, const std::vector<const Vector*>& xs, Vector& z) {
+    local_.linear_combination(c, xs, z);
+  }
+  void update_pair(double a, const Vector& p, const Vector& q, Vector& x, Vector& r) { local_.update_pair(a, p, q, x, r); }
+  void scatter(Vector& z, const std::vector<std::int32_t>& idx, const std::vector<double>& v) { local_.scatter(z, idx, v); }
+  void gather(const Vector& x, const IndexVector& idx, Vector& z) { local_.gather(x, idx, z); }
+  void finish() { local_.finish(); }
+
+  // Σ over owned entries of all ranks.
+  double sum(const Vector& x) { return global_sum(local_.sum(masked(x))); }
+  double dot(const Vector& x, const Vector& y) { return global_sum(local_.dot(masked(x), y)); }
+  double norm2(const Vector& x) { return global_sum(local_.dot(masked(x), x)); }
+
+  // Seconds inside MPI_Allreduce (waiting for the slowest rank included) and how many.
+  double allreduce_seconds() const { return allreduce_seconds_; }
+  std::int64_t allreduces() const { return allreduces_; }
+
+private:
+  const Vector& masked(const Vector& x) {
+    if (!scratch_ || std::int64_t(scratch_->size()) != std::int64_t(x.size())) scratch_.emplace(local_.make_vector(std::int64_t(x.size())));
+    local_.multiply(marker_, x, *scratch_);
+    return *scratch_;
+  }
+  double global_sum(double local) {
+    const auto t0 = std::chrono::steady_clock::now();
+    double global = 0.0;
+    mpi_check(MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
+    allreduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++allreduces_;
+    return global;
+  }
+
+  Backend& local_;
+  Vector marker_;
+  MPI_Comm comm_;
+  std::optional<Vector> scratch_;
+  double allreduce_seconds_ = 0;
+  std::int64_t allreduces_ = 0;
+};
+
+}  // namespace ss

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Parallel heat vs serial: `streamsolve heat CASE` once serially, then under `mpiexec -n N` for each
+N (through the MPI path, --distributed, also for N = 1), and checks that every N-rank temperature
+equals the serial one to <= 1e-4 of the range of T and the CG iteration count is within +-2.
+
+usage: check_heat_mpi.py STREAMSOLVE MPIEXEC CASE OUTDIR --backend gpu|cpu --ranks 1,2,3,4 [--vtu heat.vtu]
+The VTU reader is self-contained (base64 + zlib blocks as src/mesh/vtu.cpp writes them)."""
+import argparse, base64, json, os, re, shutil, struct, subprocess, sys, time, zlib
+
+
+def mpiexec_prefix(mpiexec, n):
+    cmd = [mpiexec, "-n", str(n), "--oversubscribe"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    return cmd
+
+
+def read_point_array(path, name):
+    text = open(path, encoding="ascii").read()
+    m = re.search(r'<DataArray type="Float64" Name="%s"[^>]*>\s*([A-Za-z0-9+/=]+)\s*</DataArray>' % re.escape(name), text)
+    if not m:
+        sys.exit(f"{path}: no Float64 array {name}")
+    data = m.group(1)
+    compressed = 'compressor="vtkZLibDataCompressor"' in text
+    if not compressed:
+        raw = base64.b64decode(data)
+        n = struct.unpack("<Q", raw[:8])[0]
+        return list(struct.unpack("<%dd" % (n // 8), raw[8:8 + n]))
+    first = base64.b64decode(data[:32])
+    blocks, _, _ = struct.unpack("<3Q", first)
+    header_bytes = 8 * (3 + blocks)
+    header_chars = 4 * ((header_bytes + 2) // 3)
+    header = base64.b64decode(data[:header_chars])
+    sizes = struct.unpack("<%dQ" % blocks, header[24:24 + 8 * blocks])
+    body = base64.b64decode(data[header_chars:])
+    out, at = b"", 0
+    for s in sizes:
+        out += zlib.decompress(body[at:at + s])
+        at += s
+    return list(struct.unpack("<%dd" % (len(out) // 8), out))
+
+
+def run(cmd, timeout):
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        sys.stderr.write(p.stdout + p.stderr)
+        sys.exit(f"FAILED ({p.returncode}): {' '.join(cmd)}")
+    return time.time() - t0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("streamsolve"), ap.add_argument("mpiexec"), ap.add_argument("case"), ap.add_argument("outdir")
+    ap.add_argument("--backend", default="gpu")
+    ap.add_argument("--ranks", default="1,2,3,4")
+    ap.add_argument("--vtu", default="heat.vtu")
+    ap.add_argument("--timeout", type=float, default=300)
+    a = ap.parse_args()
+    shutil.rmtree(a.outdir, ignore_errors=True)
+    common = ["heat", a.case, "--backend", a.backend, "--no-png"]
+    serial_dir = os.path.join(a.outdir, "serial")
+    t = run([a.streamsolve] + common + ["--out", serial_dir], a.timeout)
+    serial = json.load(open(os.path.join(serial_dir, "heat.json")))
+    T0 = read_point_array(os.path.join(serial_dir, a.vtu), "temperature")
+    span = max(T0) - min(T0)
+    print(f"serial: {serial['iterations']} iterations, {len(T0)} nodes, T range {span:.6g} ({t:.1f} s)")
+    failures = []
+    for n in [int(x) for x in a.ranks.split(",")]:
+        out = os.path.join(a.outdir, f"ranks{n}")
+        t = run(mpiexec_prefix(a.mpiexec, n) + [a.streamsolve] + common + ["--distributed", "--out", out], a.timeout)
+        summary = json.load(open(os.path.join(out, "heat.json")))
+        T = read_point_array(os.path.join(out, a.vtu), "temperature")
+        diff = max(abs(x - y) for x, y in zip(T, T0)) / (span if span > 0 else 1.0)
+        di = summary["iterations"] - serial["iterations"]
+        ok = len(T) == len(T0) and diff <= 1e-4 and abs(di) <= 2 and summary["ranks"] == n and \
+            len(summary["owned_nodes"]) == n and sum(summary["owned_nodes"]) == len(T0)
+        print(f"{n} ranks: {summary['iterations']} iterations ({di:+d}), max |T - T_serial| = {diff:.2e} of the range, "
+              f"owned nodes {summary['owned_nodes']}, communication {100 * summary['communication_share']:.0f}% "
+              f"({t:.1f} s) {'ok' if ok else 'FAIL'}")
+        if not ok:
+            failures.append(n)
+    if failures:
+        sys.exit(f"FAILED for ranks {failures}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Strong and weak scaling of the parallel heat CG (`mpiexec -n N streamsolve heat`, one GPU per rank).
+#   tools/scaling.sh [--ranks "1 2 4"] [--strong-refine 5] [--weak-target 1000000] [--backend gpu|cpu]
+#                    [--launch fragment|compute] [--build build] [--out /tmp/scaling]
+# Case: tests/parallel/crank.toml (crankshaft, two journals fixed, flux into the pin).
+# Strong: the crankshaft refined --strong-refine times (5: about 8.8M nodes; 4: about 1.1M) on every rank count; efficiency t1 / (N tN)
+#   per CG iteration.
+# Weak: for each N the refinement level whose nodes per rank is closest to --weak-target (one level
+#   is 8x the nodes, so nodes per rank only approximates the target: read that column); efficiency is
+#   the per-rank throughput (nodes x iterations per second per rank) against the 1-rank run's.
+# Both tables print ms per CG iteration and the share of CG time spent in communication (halo not
+# hidden behind the interior pass + allreduces), from each run's JSON (kept under --out).
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+ranks="1 2 4"; strong_refine=5; weak_target=1000000; backend=gpu; launch=fragment; build="$here/build"; out=/tmp/scaling
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --ranks) ranks="$2"; shift 2 ;;
+    --strong-refine) strong_refine="$2"; shift 2 ;;
+    --weak-target) weak_target="$2"; shift 2 ;;
+    --backend) backend="$2"; shift 2 ;;
+    --launch) launch="$2"; shift 2 ;;
+    --build) build="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    *) echo "scaling.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+exe="$build/streamsolve"
+mpi=(mpiexec --oversubscribe --bind-to none)
+[ "$(id -u)" -ne 0 ] || mpi+=(--allow-run-as-root)
+mkdir -p "$out"
+launch_opt=()
+[ "$backend" = gpu ] && launch_opt=(--launch "$launch")
+
+run() {  # run NAME RANKS CASE REFINE
+  local name="$1" n="$2" case="$3" refine="$4"
+  OMP_NUM_THREADS=${OMP_NUM_THREADS:-4} "${mpi[@]}" -n "$n" "$exe" heat "$case" --refine "$refine" --backend "$backend" \
+    "${launch_opt[@]}" --distributed --no-png --out "$out/$name" >"$out/$name.log" 2>&1 ||
+    { echo "scaling.sh: run $name failed, see $out/$name.log" >&2; tail -5 "$out/$name.log" >&2; exit 1; }
+}
+
+table() {  # table KIND json...
+  python3 - "$@" <<'PY'
+import json, sys
+kind, files = sys.argv[1], sys.argv[2:]
+rows = [json.load(open(f)) for f in files]
+base = rows[0]
+t1 = base["seconds_per_iteration"]
+print(f"\n{kind} scaling ({base['backend']}, {base['device']})")
+print(f"{'ranks':>5} {'nodes':>10} {'nodes/rank':>10} {'iters':>6} {'ms/iter':>8} {'efficiency':>10} {'comm':>6} {'halo ms/it':>10} {'allred ms/it':>12}")
+for r in rows:
+    n, t, it = r["ranks"], r["seconds_per_iteration"], max(r["iterations"], 1)
+    if kind == "strong":
+        eff = t1 * base["ranks"] / (n * t)
+    else:  # per-rank throughput against the first row's
+        eff = (r["mesh"]["nodes"] / n / t) / (base["mesh"]["nodes"] / base["ranks"] / t1)
+    print(f"{n:>5} {r['mesh']['nodes']:>10} {r['mesh']['nodes'] // n:>10} {r['iterations']:>6} {1e3 * t:>8.3f} "
+          f"{100 * eff:>9.1f}% {100 * r['communication_share']:>5.1f}% {1e3 * r['halo_seconds'] / it:>10.3f} "
+          f"{1e3 * r['allreduce_seconds'] / it:>12.3f}")
+PY
+}
+
+strong_case="$out/crank_scaling.toml"
+sed "s#\.\./\.\./meshes/#$here/meshes/#" "$here/tests/parallel/crank.toml" >"$strong_case"
+
+strong=()
+for n in $ranks; do
+  run "strong_$n" "$n" "$strong_case" "$strong_refine"
+  strong+=("$out/strong_$n/heat.json")
+done
+table strong "${strong[@]}"
+
+# Weak: the level per N from the strong run's node count (x8 per level).
+strong_nodes=$(python3 -c "import json; print(json.load(open('${strong[0]}'))['mesh']['nodes'])")
+weak=()
+for n in $ranks; do
+  level=$(python3 -c "
+import math
+best = min(range(0, 7), key=lambda L: abs(math.log($strong_nodes * 8 ** (L - $strong_refine) / $n / $weak_target)))
+print(best)")
+  run "weak_${n}_$level" "$n" "$strong_case" "$level"
+  weak+=("$out/weak_${n}_$level/heat.json")
+done
+table weak "${weak[@]}"
