@@ -12,33 +12,10 @@ uniform sampler2D fixed_mask;        // 1 fixed, 0 free
 uniform float mass_coefficient;       // a
 uniform float stiffness_coefficient;  // s
 uniform int quad_rows;           // 1: rows padded to multiples of 4 entries, read a quad per fetch
-// Σ_k K_ik (T[neighbor_k] - t_i) over entries [begin, end); padding entries have K = 0.
-float row_sum(int begin, int end, float ti) {
-  float s = 0.0;
-  if (quad_rows != 0) {
-    for (int q = begin >> 2; q < (end >> 2); ++q) {
-      ivec4 j = ss_index_quad(neighbors, q);
-      vec4 tj = vec4(ss_element(T, j.x), ss_element(T, j.y), ss_element(T, j.z), ss_element(T, j.w));
-      s += dot(ss_quad(coefficients, q), tj - ti);
-    }
-  } else {
-    for (int k = begin; k < end; ++k)
-      s += ss_element(coefficients, k) * (ss_element(T, ss_index_element(neighbors, k)) - ti);
-  }
-  return s;
-}
+#include "heat_row_sum.glsl"
 SS_VALUE kernel(ivec2 texel) {
-  int first = ss_first_element(texel);
   vec4 t = ss_vec4(ss_load(T, texel));
-  vec4 result = vec4(0.0);
-  int begin = ss_index_element(offsets, min(first, ss_n));
-  for (int c = 0; c < SS_ELEMENTS_PER_TEXEL; ++c) {
-    int i = first + c;
-    if (i >= ss_n) break;
-    int end = ss_index_element(offsets, i + 1);
-    result[c] = row_sum(begin, end, t[c]);
-    begin = end;
-  }
+  vec4 result = row_sums(texel, t);
   vec4 m = ss_vec4(ss_load(mass, texel)), d = ss_vec4(ss_load(shift, texel));
   vec4 free_rows = (mass_coefficient * m + stiffness_coefficient * d) * t + stiffness_coefficient * result;
   return ss_from_vec4(mix(free_rows, t, greaterThan(ss_vec4(ss_load(fixed_mask, texel)), vec4(0.5))));

@@ -38,6 +38,25 @@ std::string shader_file(const std::string& name) {
   return it->second;
 }
 
+// A kernel file with its `#include "other.glsl"` lines replaced by that file (one level: helpers
+// several kernels share, e.g. the CSR row loop of the heat operator).
+std::string kernel_body(const std::string& name) {
+  std::istringstream in(shader_file(name));
+  std::ostringstream out;
+  const std::string directive = "#include \"";
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(directive, 0) == 0) {
+      const size_t end = line.find('"', directive.size());
+      SS_REQUIRE(end != std::string::npos, "shader '" << name << "': malformed #include line: " << line);
+      out << "// ---- " << line.substr(directive.size(), end - directive.size()) << " ----\n"
+          << shader_file(line.substr(directive.size(), end - directive.size())) << "\n";
+    } else {
+      out << line << "\n";
+    }
+  }
+  return out.str();
+}
+
 // The helpers every kernel may use. Texel t holds elements [P·(t.y·W + t.x), +P) (P = elements per
 // texel); in RGBA packing component c holds element P·index + c.
 std::string prelude_source(const KernelSpec& spec) {
@@ -202,11 +221,11 @@ static std::string compute_epilogue(const KernelSpec& spec) {
 }
 
 std::string fragment_program_source(const KernelSpec& spec) {
-  return prelude_source(spec) + shader_file(spec.kernel) + fragment_epilogue(spec);
+  return prelude_source(spec) + kernel_body(spec.kernel) + fragment_epilogue(spec);
 }
 
 std::string compute_program_source(const KernelSpec& spec) {
-  return prelude_source(spec) + shader_file(spec.kernel) + compute_epilogue(spec);
+  return prelude_source(spec) + kernel_body(spec.kernel) + compute_epilogue(spec);
 }
 
 // One triangle that covers the viewport: (-1,-1), (3,-1), (-1,3); no vertex buffer needed.

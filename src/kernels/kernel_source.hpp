@@ -40,6 +40,8 @@ const std::map<std::string, std::string>& embedded_shaders();
 // The text of shaders/<name>: from $STREAMSOLVE_SHADER_DIR if that variable is set (for shader
 // development without rebuilding), otherwise the copy embedded in the binary.
 std::string shader_file(const std::string& name);
+// shader_file(name) with its `#include "other.glsl"` lines expanded (one level).
+std::string kernel_body(const std::string& name);
 
 std::string prelude_source(const KernelSpec& spec);
 std::string fragment_program_source(const KernelSpec& spec);
