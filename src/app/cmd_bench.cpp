@@ -48,6 +48,7 @@ void run_kernel_bench(const KernelBenchOptions& o, const GlobalOptions& globals)
   report["local_size"] = {globals.local_size_x, globals.local_size_y};
   report["cpu_threads"] = std::thread::hardware_concurrency();
   report["results"] = nlohmann::json::array();
+  report["fusion"] = nlohmann::json::array();
   std::printf("%-5s %10s %-8s %-8s %12s %9s %8s %12s %9s %8s %8s\n", "op", "n", "format", "launch", "gpu_s", "gpu_GB/s",
               "%copy", "cpu_s", "cpu_GB/s", "gpu/cpu", "vs_frag");
   std::mt19937_64 rng(42);
@@ -89,6 +90,22 @@ void run_kernel_bench(const KernelBenchOptions& o, const GlobalOptions& globals)
         gpu_seconds["dot"] = time_per_call([&] { sink = sink + gpu.dot(x, y); }, sync, o.min_seconds);
         gpu_seconds["sum"] = time_per_call([&] { sink = sink + gpu.sum(x); }, sync, o.min_seconds);
         if (path.launch == LaunchPath::fragment) fragment_seconds = gpu_seconds;
+        // What fusing passes buys CG: x += a·p and r −= a·q in one two-output pass against two axpy
+        // passes, and dot with the product in the first reduction pass against multiply-then-sum.
+        {
+          GpuBackend::Vector p = gpu.upload(hy), q = gpu.upload(hx), r = gpu.upload(hy), w = gpu.make_vector(n);
+          const double fused_update = time_per_call([&] { gpu.update_pair(1e-3, p, q, z, r); }, sync, o.min_seconds);
+          const double two_axpys = time_per_call([&] { gpu.axpy(1e-3, p, z, z); gpu.axpy(-1e-3, q, r, r); }, sync,
+                                                 o.min_seconds);
+          const double unfused_dot = time_per_call([&] { gpu.multiply(x, y, w); sink = sink + gpu.sum(w); }, sync,
+                                                   o.min_seconds);
+          report["fusion"].push_back({{"n", n}, {"format", format}, {"launch", launch},
+                                      {"update_pair_seconds", fused_update}, {"two_axpy_seconds", two_axpys},
+                                      {"dot_seconds", gpu_seconds["dot"]}, {"multiply_then_sum_seconds", unfused_dot}});
+          std::printf("fusion %10lld %-8s %-8s update_pair %.3e s vs 2 axpy %.3e s (%.2fx); dot %.3e s vs multiply+sum %.3e s (%.2fx)\n",
+                      (long long)n, format.c_str(), launch.c_str(), fused_update, two_axpys, two_axpys / fused_update,
+                      gpu_seconds["dot"], unfused_dot, unfused_dot / gpu_seconds["dot"]);
+        }
         const Layout layout = gpu.layout_for(n);
         for (const std::string& op : ops) {
           const double gpu_gbps = double(streams(op)) * 4.0 * double(n) / gpu_seconds[op] / 1e9;
