@@ -209,67 +209,40 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
   LocalRun run;
   HeatSolveReport& report = run.report;
   const Vector load = backend.upload(h.load);
-  Vector T = backend.make_vector(n), rhs = backend.make_vector(n), system_rhs = backend.make_vector(n);
+  Vector T = backend.make_vector(n);
   backend.fill(T, h.transient ? h.time.initial : 0.0);
-  dop.prepare_solution(T);
 
-  double cg_halo_seconds = 0;  // halo time inside CG (the transient right-hand side and the final gradient excluded)
-  CgOptions options;
-  options.tolerance = h.tolerance;
-  options.max_iterations = h.max_iterations;
+  // The piece's eliminated system for solve_heat_system: the distributed operator (halo overlapped
+  // with interior rows) and the local lumped mass; reductions go through `dist`.
+  struct DistributedSystem {
+    DistributedHeatOperator<Backend, Operator>& dop;
+    Operator& op;
+    void prepare_solution(Vector& T) { dop.prepare_solution(T); }
+    void system_rhs(const Vector& right, const Vector&, double s, Vector& out) { dop.system_rhs(right, s, out); }
+    Vector system_diagonal(double a, double s) { return dop.system_diagonal(a, s); }
+    void apply_system(double a, double s, const Vector& x, Vector& y) { dop.apply_system(a, s, x, y); }
+    void apply(Vector& T, Vector& KT) { dop.apply(T, KT); }
+    const Vector& lumped_mass() { return op.lumped_mass(); }
+  } system{dop, op};
+
+  HeatSolveHooks hooks;
   double last_print = -1.0;
   if (mpi::rank() == 0)
-    options.progress = [&](int k, double r, double s) {
+    hooks.progress = [&](int k, double r, double s) {
       if (s - last_print < 0.25 && k > 1) return;
       last_print = s;
       std::fprintf(stderr, "streamsolve: %d ranks: CG iteration %d, relative residual %.3e, %.2f s\n", mpi::size(), k, r, s);
     };
-
-  const auto solve = [&](double a, double s, const Vector& right) {
-    dop.prepare_solution(T);
-    dop.system_rhs(right, s, system_rhs);
-    Vector inverse_diagonal = backend.make_vector(n);
-    if (h.jacobi) {
-      Vector ones = backend.make_vector(n);
-      backend.fill(ones, 1.0);
-      backend.divide(ones, dop.system_diagonal(a, s), inverse_diagonal);
-    }
-    const auto apply = [&](const Vector& x, Vector& y) { dop.apply_system(a, s, x, y); };
-    const double halo_before = halo.seconds() + dop.boundary_seconds();
-    const CgResult r = conjugate_gradient(dist, apply, system_rhs, T, h.jacobi ? &inverse_diagonal : nullptr, options);
-    cg_halo_seconds += halo.seconds() + dop.boundary_seconds() - halo_before;
-    report.iterations += r.iterations;
-    report.solve_seconds += r.seconds;
-    report.relative_residual = r.relative_residual;
-    report.mass_coefficient = a;
-    report.stiffness_coefficient = s;
-    if (!r.converged) {
-      report.converged = false;
-      report.stop_reason = r.stop_reason;
-    }
-    return r.converged;
-  };
-
-  if (!h.transient) {
-    solve(0.0, 1.0, load);
-  } else {
-    const TimeSettings& t = h.time;
-    Vector KT = backend.make_vector(n), MT = backend.make_vector(n);
-    if (snapshot) snapshot(0, 0.0, backend.download(T));
-    for (int step = 1; step <= t.steps; ++step) {
-      // rhs = (M/Δt) Tⁿ − (1−θ) K Tⁿ + b,  system M/Δt + θ K   (as solve_heat)
-      dop.apply(T, KT);
-      backend.multiply(op.lumped_mass(), T, MT);
-      backend.linear_combination({1.0 / t.dt, -(1.0 - t.theta), 1.0}, {&MT, &KT, &load}, rhs);
-      const bool ok = solve(1.0 / t.dt, t.theta, rhs);
-      report.steps = step;
-      if (!ok) break;
-      const bool last = step == t.steps;
-      if (snapshot && h.output_every > 0 && (step % h.output_every == 0 || last))
-        snapshot(step, step * t.dt, backend.download(T));
-    }
-  }
-  run.last_rhs = backend.download(system_rhs);
+  hooks.snapshot = snapshot;
+  hooks.every = h.output_every;
+  // Halo time inside CG only (the transient right-hand side and the final gradient excluded).
+  double cg_halo_seconds = 0, halo_before = 0;
+  hooks.before_solve = [&] { halo_before = halo.seconds() + dop.boundary_seconds(); };
+  hooks.after_solve = [&] { cg_halo_seconds += halo.seconds() + dop.boundary_seconds() - halo_before; };
+  HeatSolveSettings settings{h.tolerance, h.max_iterations, h.jacobi != 0, std::nullopt};
+  if (h.transient) settings.time = h.time;
+  solve_heat_system(dist, system, load, T, settings, report, hooks);
+  run.last_rhs = report.last_rhs;
   Vector gx = backend.make_vector(data.num_cells), gy = backend.make_vector(data.num_cells),
          gz = backend.make_vector(data.num_cells);
   dop.cell_gradient(T, gx, gy, gz);

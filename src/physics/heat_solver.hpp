@@ -4,6 +4,7 @@
 // fixed nodes eliminated symmetrically (src/operators/heat_operator.hpp).
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,35 +29,66 @@ struct HeatSolveHooks {
   std::function<void(int, double, double)> progress;                         // CG (iteration, residual, seconds)
   std::function<void(int, double, const std::vector<double>&)> snapshot;     // (step, time, T) every `every` steps
   int every = 0;
+  std::function<void()> before_solve, after_solve;                           // around each CG solve
 };
 
-template <class Backend, class Operator>
-std::vector<double> solve_heat(Backend& backend, Operator& op, const HeatProblem& p, HeatSolveReport& report,
-                               const HeatSolveHooks& hooks = {}) {
-  using Vector = typename Backend::Vector;
-  const std::int64_t n = std::int64_t(p.load.size());
-  op.set_dirichlet(p.dirichlet_nodes);
-  const Vector load = backend.upload(p.load);
-  Vector T = backend.make_vector(n), rhs = backend.make_vector(n), system_rhs = backend.make_vector(n);
-  if (p.time) backend.fill(T, p.time->initial);
-  op.write_dirichlet_values(T, p.dirichlet_values);
+// What a heat solve needs from the operator with its fixed nodes (serial: EliminatedHeatSystem
+// below; MPI: the distributed operator of src/parallel/):
+//   prepare_solution(T)                   fixed values into T (free entries kept)
+//   system_rhs(right, T, s, out)          b̃ of the system a·M + s·K̃ (T holds the fixed values)
+//   system_diagonal(a, s)                 diag(a·M + s·K̃), for Jacobi
+//   apply_system(a, s, x, y)              y = (a·M + s·K̃) x
+//   apply(T, KT)                          KT = K·T, no boundary conditions
+//   lumped_mass()                         M
+template <class Operator>
+struct EliminatedHeatSystem {
+  Operator& op;
+  const std::vector<double>& fixed_values;
+  using Vector = typename Operator::Vector;
+  void prepare_solution(Vector& T) { op.write_dirichlet_values(T, fixed_values); }
+  void system_rhs(const Vector& right, const Vector& T, double s, Vector& out) { op.dirichlet_rhs(right, T, s, out); }
+  Vector system_diagonal(double a, double s) { return op.system_diagonal(a, s); }
+  void apply_system(double a, double s, const Vector& x, Vector& y) { op.apply_system(a, s, x, y); }
+  void apply(Vector& T, Vector& KT) { op.apply(T, KT); }
+  const Vector& lumped_mass() { return op.lumped_mass(); }
+};
 
+struct HeatSolveSettings {
+  double tolerance = 1e-6;
+  int max_iterations = 20000;
+  bool jacobi = true;
+  std::optional<TimeSettings> time;  // absent: steady
+};
+
+// Steady (a·M + s·K̃ with a = 0, s = 1) or the θ-scheme from the T given (its initial values), each
+// linear system by CG on `backend` (whose reductions may be distributed). T ends as the solution.
+template <class Backend, class System>
+void solve_heat_system(Backend& backend, System& system, const typename Backend::Vector& load,
+                       typename Backend::Vector& T, const HeatSolveSettings& settings, HeatSolveReport& report,
+                       const HeatSolveHooks& hooks = {}) {
+  using Vector = typename Backend::Vector;
+  const std::int64_t n = std::int64_t(T.size());
+  Vector rhs = backend.make_vector(n), system_rhs = backend.make_vector(n);
   CgOptions options;
-  options.tolerance = p.tolerance;
-  options.max_iterations = p.max_iterations;
+  options.tolerance = settings.tolerance;
+  options.max_iterations = settings.max_iterations;
   options.progress = hooks.progress;
 
-  // One linear solve of (a·M + s·K̃) T = b̃ from the current T; b̃ from `right` (T holds T_D on D).
+  // One linear solve of (a·M + s·K̃) T = b̃ from the current T, b̃ from `right`.
   const auto solve = [&](double a, double s, const Vector& right) {
-    op.dirichlet_rhs(right, T, s, system_rhs);
+    system.prepare_solution(T);
+    system.system_rhs(right, T, s, system_rhs);
     Vector inverse_diagonal = backend.make_vector(n);
-    if (p.jacobi) {
+    if (settings.jacobi) {
       Vector ones = backend.make_vector(n);
       backend.fill(ones, 1.0);
-      backend.divide(ones, op.system_diagonal(a, s), inverse_diagonal);
+      backend.divide(ones, system.system_diagonal(a, s), inverse_diagonal);
     }
-    const auto apply = [&](const Vector& x, Vector& y) { op.apply_system(a, s, x, y); };
-    const CgResult r = conjugate_gradient(backend, apply, system_rhs, T, p.jacobi ? &inverse_diagonal : nullptr, options);
+    const auto apply = [&](const Vector& x, Vector& y) { system.apply_system(a, s, x, y); };
+    if (hooks.before_solve) hooks.before_solve();
+    const CgResult r =
+        conjugate_gradient(backend, apply, system_rhs, T, settings.jacobi ? &inverse_diagonal : nullptr, options);
+    if (hooks.after_solve) hooks.after_solve();
     report.iterations += r.iterations;
     report.solve_seconds += r.seconds;
     report.relative_residual = r.relative_residual;
@@ -69,16 +101,17 @@ std::vector<double> solve_heat(Backend& backend, Operator& op, const HeatProblem
     return r.converged;
   };
 
-  if (!p.time) {
+  if (!settings.time) {
     solve(0.0, 1.0, load);  // steady: K T = b
   } else {
-    const TimeSettings& t = *p.time;
+    const TimeSettings& t = *settings.time;
     Vector KT = backend.make_vector(n), MT = backend.make_vector(n);
+    system.prepare_solution(T);
     if (hooks.snapshot) hooks.snapshot(0, 0.0, backend.download(T));
     for (int step = 1; step <= t.steps; ++step) {
       // rhs = (M/Δt) Tⁿ − (1−θ) K Tⁿ + b,  system M/Δt + θ K
-      op.apply(T, KT);
-      backend.multiply(op.lumped_mass(), T, MT);
+      system.apply(T, KT);
+      backend.multiply(system.lumped_mass(), T, MT);
       backend.linear_combination({1.0 / t.dt, -(1.0 - t.theta), 1.0}, {&MT, &KT, &load}, rhs);
       const bool ok = solve(1.0 / t.dt, t.theta, rhs);
       report.steps = step;
@@ -89,6 +122,20 @@ std::vector<double> solve_heat(Backend& backend, Operator& op, const HeatProblem
     }
   }
   report.last_rhs = backend.download(system_rhs);
+}
+
+// A serial heat problem on one backend: fixed nodes eliminated, T from the initial value.
+template <class Backend, class Operator>
+std::vector<double> solve_heat(Backend& backend, Operator& op, const HeatProblem& p, HeatSolveReport& report,
+                               const HeatSolveHooks& hooks = {}) {
+  const std::int64_t n = std::int64_t(p.load.size());
+  op.set_dirichlet(p.dirichlet_nodes);
+  EliminatedHeatSystem<Operator> system{op, p.dirichlet_values};
+  const typename Backend::Vector load = backend.upload(p.load);
+  typename Backend::Vector T = backend.make_vector(n);
+  if (p.time) backend.fill(T, p.time->initial);
+  solve_heat_system(backend, system, load, T, HeatSolveSettings{p.tolerance, p.max_iterations, p.jacobi, p.time},
+                    report, hooks);
   return backend.download(T);
 }
 
