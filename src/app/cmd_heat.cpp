@@ -209,6 +209,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
                      {"refine", heat_case.refine}};
   summary["backend"] = primary.backend;
   summary["device"] = primary.device;
+  if (primary.backend == "gpu") summary["launch"] = to_string(globals.gpu_options().launch);
   summary["steps"] = primary.report.steps;
   summary["iterations"] = primary.report.iterations;
   summary["relative_residual"] = primary.report.relative_residual;
