@@ -106,7 +106,9 @@ HeatCase parse_heat_case(const std::string& text, const std::string& path) {
     SS_THROW(path << ":" << e.source().begin.line << ": " << e.description());
   }
   const fs::path folder = fs::path(path).parent_path();
-  const auto relative = [&](const std::string& p) { return fs::path(p).is_absolute() ? p : (folder / p).string(); };
+  const auto relative = [&](const std::string& p) {
+    return fs::path(p).is_absolute() ? p : (folder / p).lexically_normal().string();
+  };
   const auto at = [&](const toml::node& n) { return path + ":" + std::to_string(n.source().begin.line); };
   TableReader top(root, "the case file", path);
 
