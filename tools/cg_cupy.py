@@ -21,7 +21,6 @@ tolerance on the host every iteration (one device→host sync per iteration, as 
 CG does for its norm).
 Needs CuPy (on the GPU machine); without it, exits 2 with one clear error line.
 """
-import argparse
 import inspect
 import json
 import os
@@ -29,15 +28,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mtx_io  # noqa: E402
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("matrix", help="FILE.mtx from streamsolve bench cg --export-matrix (b in FILE.mtx.rhs.mtx)")
-    parser.add_argument("--tolerance", type=float, default=1e-6, help="stop when ||r|| / ||b|| <= this")
-    parser.add_argument("--max-iterations", type=int, default=20000)
-    parser.add_argument("--json", help="also write the JSON here")
-    args = parser.parse_args()
+    args = mtx_io.peer_arguments(__doc__)
 
     try:
         import cupy as cp
@@ -47,7 +42,6 @@ def main():
         print(f"cg_cupy.py: error: CuPy is not available ({e}); run this on the GPU machine", file=sys.stderr)
         return 2
     import numpy as np
-    import mtx_io
 
     t_read = time.perf_counter()
     n, indptr, indices, data, b64 = mtx_io.read_system(args.matrix)

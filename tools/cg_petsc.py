@@ -17,7 +17,6 @@ Prints one JSON object on stdout (rank 0): iterations, seconds (KSPSolve only), 
 iteration, the recursive and the true relative residual (||b − A x|| / ||b|| in double).
 Needs petsc4py (Debian: python3-petsc4py, see tools/install_deps.sh --tools) and numpy.
 """
-import argparse
 import glob
 import json
 import os
@@ -46,12 +45,7 @@ def import_petsc():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("matrix", help="FILE.mtx from streamsolve bench cg --export-matrix (b in FILE.mtx.rhs.mtx)")
-    parser.add_argument("--tolerance", type=float, default=1e-6, help="stop when ||r|| / ||b|| <= this")
-    parser.add_argument("--max-iterations", type=int, default=20000)
-    parser.add_argument("--json", help="also write the JSON here")
-    args = parser.parse_args()
+    args = mtx_io.peer_arguments(__doc__)
 
     PETSc = import_petsc()
     comm = PETSc.COMM_WORLD

@@ -8,6 +8,8 @@ The numbers are parsed by numpy in C (np.fromfile with a whitespace separator), 
 two orders of magnitude faster than scipy.io.mmread's reader in Debian 12's SciPy 1.10 for the
 multi-million-entry systems of refined meshes. Only numpy is needed; scipy is optional.
 """
+import argparse
+
 import numpy as np
 
 
@@ -110,3 +112,13 @@ def csr_multiply(indptr, indices, data, x):
     empty = np.diff(indptr) == 0
     sums[empty] = 0.0
     return sums
+
+
+def peer_arguments(doc):
+    """The command line every peer solver script takes: the exported matrix and the stopping rule."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("matrix", help="FILE.mtx from streamsolve bench cg --export-matrix (b in FILE.mtx.rhs.mtx)")
+    parser.add_argument("--tolerance", type=float, default=1e-6, help="stop when ||r|| / ||b|| <= this")
+    parser.add_argument("--max-iterations", type=int, default=20000)
+    parser.add_argument("--json", help="also write the JSON here")
+    return parser.parse_args()

@@ -1,6 +1,9 @@
 #pragma once
 // Test vectors with mixed signs and magnitudes, exactly representable in float, so the GPU (float)
 // and the CPU reference (double) start from identical inputs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -32,6 +35,23 @@ constexpr double float_unit_roundoff = 5.9604644775390625e-08;  // 2^-24
 inline double reduction_error_bound(std::int64_t n, double sum_of_magnitudes) {
   const double passes = std::ceil(std::log(double(n) + 1.0) / std::log(16.0)) + 2.0;
   return (15.0 * passes + 2.0) * float_unit_roundoff * sum_of_magnitudes + 1e-30;
+}
+
+// max |v_i|
+inline double max_abs(const std::vector<double>& v) {
+  double m = 0.0;
+  for (double x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+// max |a - b| / max |b|: the GPU-vs-reference difference relative to the reference's size (b the
+// reference; the plain difference when b is all zero).
+inline double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double diff = 0.0;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) diff = std::max(diff, std::fabs(a[i] - b[i]));
+  const double scale = max_abs(b);
+  return scale > 0.0 ? diff / scale : diff;
 }
 
 }  // namespace ss::test

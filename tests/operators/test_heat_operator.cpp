@@ -91,21 +91,6 @@ std::vector<double> matvec(const std::vector<std::map<std::int32_t, double>>& ro
   return y;
 }
 
-double max_abs(const std::vector<double>& v) {
-  double m = 0;
-  for (double x : v) m = std::max(m, std::fabs(x));
-  return m;
-}
-
-// max |a - b| / max |b|
-double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double d = 0;
-  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) d = std::max(d, std::fabs(a[i] - b[i]));
-  const double scale = max_abs(b);
-  return scale > 0 ? d / scale : d;
-}
-
 std::vector<double> random_values(size_t n, std::uint64_t seed, double lo = -1, double hi = 1) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(lo, hi);

@@ -57,21 +57,6 @@ std::vector<double> random_values(std::int64_t n, std::uint64_t seed) {
   return v;
 }
 
-double max_abs(const std::vector<double>& v) {
-  double m = 0.0;
-  for (double x : v) m = std::max(m, std::fabs(x));
-  return m;
-}
-
-// max |a - b| / max |b|  (b the reference; 0 when both are zero).
-double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double diff = 0.0;
-  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) diff = std::max(diff, std::fabs(a[i] - b[i]));
-  const double scale = max_abs(b);
-  return scale > 0.0 ? diff / scale : diff;
-}
-
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
   double s = 0.0;
   for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
