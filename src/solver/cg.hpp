@@ -30,12 +30,12 @@ struct CgResult {
   double seconds = 0.0;
 };
 
-// Solves A x = b from the initial guess in x. `inverse_diagonal` (M⁻¹ of Jacobi) may be null: then
-// no preconditioner. All vectors have the same size.
-template <class Backend, class Apply>
-CgResult conjugate_gradient(Backend& backend, Apply&& apply, const typename Backend::Vector& b,
-                            typename Backend::Vector& x, const typename Backend::Vector* inverse_diagonal,
-                            const CgOptions& options) {
+// Solves A x = b from the initial guess in x with any symmetric positive definite preconditioner
+// `precondition(r, z)` computing z = M⁻¹ r. All vectors have the same size.
+template <class Backend, class Apply, class Precondition>
+CgResult preconditioned_conjugate_gradient(Backend& backend, Apply&& apply, const typename Backend::Vector& b,
+                                           typename Backend::Vector& x, Precondition&& precondition,
+                                           const CgOptions& options) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
@@ -43,11 +43,6 @@ CgResult conjugate_gradient(Backend& backend, Apply&& apply, const typename Back
   CgResult result;
 
   auto r = backend.make_vector(n), z = backend.make_vector(n), p = backend.make_vector(n), q = backend.make_vector(n);
-  // z = M⁻¹ r (Jacobi: element-wise product with the inverse diagonal; none: z = r)
-  const auto precondition = [&](const typename Backend::Vector& from, typename Backend::Vector& to) {
-    if (inverse_diagonal) backend.multiply(*inverse_diagonal, from, to);
-    else backend.copy(from, to);
-  };
 
   // r₀ = b − A x₀
   apply(x, q);
@@ -105,6 +100,19 @@ CgResult conjugate_gradient(Backend& backend, Apply&& apply, const typename Back
   result.relative_residual = residual;
   result.seconds = elapsed();
   return result;
+}
+
+// Jacobi (M = diag(A), given as its inverse) or, with `inverse_diagonal` null, no preconditioner.
+template <class Backend, class Apply>
+CgResult conjugate_gradient(Backend& backend, Apply&& apply, const typename Backend::Vector& b,
+                            typename Backend::Vector& x, const typename Backend::Vector* inverse_diagonal,
+                            const CgOptions& options) {
+  // z = M⁻¹ r (Jacobi: element-wise product with the inverse diagonal; none: z = r)
+  const auto precondition = [&](const typename Backend::Vector& from, typename Backend::Vector& to) {
+    if (inverse_diagonal) backend.multiply(*inverse_diagonal, from, to);
+    else backend.copy(from, to);
+  };
+  return preconditioned_conjugate_gradient(backend, apply, b, x, precondition, options);
 }
 
 }  // namespace ss
