@@ -43,6 +43,12 @@ public:
   void interpolate(const Vector& flux, Vector& vx, Vector& vy, Vector& vz);
   void integrate(const Vector& vx, const Vector& vy, const Vector& vz, Vector& out);
 
+  // Connectivity tables for operators built beside these (flow): signed cell -> face of local face
+  // k, and face -> cells (face_cell1 holds ~k on boundary face k).
+  const IndexField& cell_faces(int k) const { return cell_faces_[size_t(k)]; }
+  const IndexField& face_cell0() const { return face_cell0_; }
+  const IndexField& face_cell1() const { return face_cell1_; }
+
   // Bytes of tables on the device (connectivity + coefficients).
   std::int64_t table_bytes() const;
 

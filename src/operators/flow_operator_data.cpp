@@ -1,0 +1,70 @@
+#include <glm/geometric.hpp>
+
+#include "operators/flow_operators.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+
+FlowOperatorData build_flow_operator_data(const MeshOperatorTables& t, const std::vector<FlowBoundaryKind>& kinds) {
+  SS_REQUIRE(kinds.size() == t.boundary_faces.size(),
+             "flow operators: " << kinds.size() << " boundary kinds for " << t.boundary_faces.size() << " boundary faces");
+  FlowOperatorData d;
+  d.num_cells = t.num_cells;
+  d.num_faces = t.num_faces;
+  d.num_boundary_faces = std::int32_t(t.boundary_faces.size());
+  const size_t nf = size_t(t.num_faces), nc = size_t(t.num_cells), nb = kinds.size();
+
+  d.area_over_distance = t.face_area_over_distance;
+  d.face_mass.resize(nf);
+  d.free_mask.assign(nf, 1.0);
+  d.dirichlet_velocity.assign(nb, 0.0);
+  for (size_t k = 0; k < nb; ++k) {
+    const size_t f = size_t(t.boundary_faces[k]);
+    if (kinds[k] != FlowBoundaryKind::pressure) d.free_mask[f] = 0.0;
+    if (kinds[k] == FlowBoundaryKind::velocity) d.dirichlet_velocity[k] = 1.0;
+    if (kinds[k] == FlowBoundaryKind::pressure) d.pressure_fixed = true;
+  }
+  d.pressure_weight.resize(nf);
+  for (size_t f = 0; f < nf; ++f) {
+    d.face_mass[f] = 1.0 / d.area_over_distance[f];
+    d.pressure_weight[f] = d.free_mask[f] * d.area_over_distance[f];
+  }
+  d.inverse_volume.resize(nc);
+  d.pressure_diagonal.assign(nc, 0.0);
+  // B = V Λ₀ (per component): B_cc = −Σ (A/L) over the cell's interior and velocity faces.
+  std::vector<double> laplacian_self(nc, 0.0);
+  for (size_t c = 0; c < nc; ++c) {
+    d.inverse_volume[c] = 1.0 / t.cell_volumes[c];
+    for (size_t k = 0; k < 4; ++k) {
+      const std::int32_t f = decode_index(t.cell_faces[k][c]);
+      d.pressure_diagonal[c] += d.pressure_weight[size_t(f)];
+      const std::int32_t c1 = t.face_cell1[size_t(f)];
+      if (c1 >= 0 || d.dirichlet_velocity[size_t(~c1)] > 0.0) laplacian_self[c] -= d.area_over_distance[size_t(f)];
+    }
+  }
+  // K_ff = Σ_{c, c' ∋ f} B_cc' I_cf · I_c'f, I_cf = ±(x_f − x_c)/V_c (the interpolation weight).
+  std::vector<glm::dvec3> weight0(nf), weight1(nf, glm::dvec3(0.0));
+  for (size_t c = 0; c < nc; ++c)
+    for (size_t k = 0; k < 4; ++k) {
+      const std::int32_t code = t.cell_faces[k][c];
+      const size_t f = size_t(decode_index(code));
+      const glm::dvec3 w = decode_sign(code) *
+                           glm::dvec3(t.interpolation[k][0][c], t.interpolation[k][1][c], t.interpolation[k][2][c]);
+      if (t.face_cell0[f] == std::int32_t(c)) weight0[f] = w;
+      else weight1[f] = w;
+    }
+  d.laplacian_diagonal.resize(nf);
+  for (size_t f = 0; f < nf; ++f) {
+    const size_t c0 = size_t(t.face_cell0[f]);
+    double k = laplacian_self[c0] * glm::dot(weight0[f], weight0[f]);
+    if (t.face_cell1[f] >= 0) {
+      const size_t c1 = size_t(t.face_cell1[f]);
+      k += laplacian_self[c1] * glm::dot(weight1[f], weight1[f]) +
+           2.0 * d.area_over_distance[f] * glm::dot(weight0[f], weight1[f]);
+    }
+    d.laplacian_diagonal[f] = k;
+  }
+  return d;
+}
+
+}  // namespace ss

@@ -1,0 +1,65 @@
+#include "physics/flow_problem.hpp"
+
+#include <glm/geometric.hpp>
+
+#include "util/error.hpp"
+
+namespace ss {
+
+std::vector<FlowBoundaryKind> FlowProblem::boundary_kinds() const {
+  std::vector<FlowBoundaryKind> kinds(boundary_condition.size());
+  for (size_t k = 0; k < kinds.size(); ++k) kinds[k] = conditions[size_t(boundary_condition[k])].kind;
+  return kinds;
+}
+
+bool FlowProblem::time_dependent() const {
+  for (const FlowCondition& c : conditions)
+    if (c.time_dependent) return true;
+  return false;
+}
+
+namespace {
+
+// ∫_f u·n dA with the three edge midpoints (weights A/3): exact for quadratic u.
+double face_flux(const LoadedMesh& mesh, std::size_t f, const VelocityFunction& u, double t) {
+  const auto& nodes = mesh.topology.face_nodes[f];
+  const glm::dvec3 p0 = mesh.mesh.nodes[size_t(nodes[0])], p1 = mesh.mesh.nodes[size_t(nodes[1])],
+                   p2 = mesh.mesh.nodes[size_t(nodes[2])];
+  const glm::dvec3 mean = (u(0.5 * (p0 + p1), t) + u(0.5 * (p1 + p2), t) + u(0.5 * (p2 + p0), t)) / 3.0;
+  return mesh.geometry.face_areas[f] * glm::dot(mean, mesh.geometry.face_normals[f]);
+}
+
+}  // namespace
+
+std::vector<double> face_fluxes(const LoadedMesh& mesh, const VelocityFunction& u, double t) {
+  std::vector<double> flux(size_t(mesh.topology.num_faces), 0.0);
+  if (!u) return flux;
+  for (size_t f = 0; f < flux.size(); ++f) flux[f] = face_flux(mesh, f, u, t);
+  return flux;
+}
+
+FlowBoundaryValues evaluate_boundary(const FlowProblem& problem, const LoadedMesh& mesh, double t) {
+  const auto& boundary = mesh.topology.boundary_faces;
+  SS_REQUIRE(problem.boundary_condition.size() == boundary.size(),
+             "flow problem: " << problem.boundary_condition.size() << " boundary conditions for " << boundary.size()
+                              << " boundary faces");
+  const size_t nb = boundary.size();
+  FlowBoundaryValues v;
+  v.bx.assign(nb, 0.0), v.by.assign(nb, 0.0), v.bz.assign(nb, 0.0), v.pressure.assign(nb, 0.0);
+  v.flux.assign(size_t(mesh.topology.num_faces), 0.0);
+  for (size_t k = 0; k < nb; ++k) {
+    const FlowCondition& c = problem.conditions[size_t(problem.boundary_condition[k])];
+    const size_t f = size_t(boundary[k]);
+    const glm::dvec3 xf = mesh.geometry.face_centroids[f];
+    if (c.kind == FlowBoundaryKind::velocity && c.velocity) {
+      const glm::dvec3 u = c.velocity(xf, t);
+      v.bx[k] = u.x, v.by[k] = u.y, v.bz[k] = u.z;
+      v.flux[f] = face_flux(mesh, f, c.velocity, t);
+    } else if (c.kind == FlowBoundaryKind::pressure && c.pressure) {
+      v.pressure[k] = c.pressure(xf, t);
+    }
+  }
+  return v;
+}
+
+}  // namespace ss

@@ -1,0 +1,69 @@
+#pragma once
+// A flow problem in numbers (host side, double): the boundary kind and values of every boundary
+// face, the initial velocity, the fluid and the scheme — everything the fractional-step solver
+// (physics/flow_solver.hpp) needs, built from a case file and a mesh, or directly in tests.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "mesh/load_mesh.hpp"
+#include "operators/flow_operators.hpp"
+
+namespace ss {
+
+using VelocityFunction = std::function<glm::dvec3(const glm::dvec3& x, double t)>;
+using ScalarFunction = std::function<double(const glm::dvec3& x, double t)>;
+
+// One boundary condition applied to a set of boundary faces.
+struct FlowCondition {
+  FlowBoundaryKind kind = FlowBoundaryKind::velocity;
+  VelocityFunction velocity;   // velocity kind: u_b (null: at rest)
+  ScalarFunction pressure;     // pressure kind: p_b (null: 0)
+  bool time_dependent = false; // values change with t (re-evaluated every step)
+  std::string label;           // for messages: the group's name
+};
+
+struct FlowLinearSolver {
+  double tolerance = 1e-6;
+  int max_iterations = 5000;
+  bool jacobi = true;
+};
+
+struct FlowTimeSettings {
+  double dt = 0;          // fixed step, or the first one with a CFL target
+  int steps = 0;          // stop after this many steps (0: use end_time)
+  double end_time = 0;
+  double cfl = 0;         // > 0: Δt = min(max_dt, cfl / max Courant rate)
+  double max_dt = 0;
+};
+
+struct FlowProblem {
+  double viscosity = 0;
+  double theta = 1.0;
+  Convection convection = Convection::central;
+  std::vector<FlowCondition> conditions;
+  std::vector<std::int32_t> boundary_condition;  // per boundary face: index into conditions
+  VelocityFunction initial_velocity;             // null: at rest
+  FlowTimeSettings time;
+  FlowLinearSolver momentum, pressure;
+
+  std::vector<FlowBoundaryKind> boundary_kinds() const;
+  bool time_dependent() const;
+};
+
+// Boundary values at one time: u_b per boundary face (velocity faces; others 0), p_b per boundary
+// face (pressure faces; others 0), and the prescribed flux U_b = ∫ u_b·n dA per face (0 on free
+// and interior faces; slip faces 0).
+struct FlowBoundaryValues {
+  std::vector<double> bx, by, bz, pressure;
+  std::vector<double> flux;
+};
+FlowBoundaryValues evaluate_boundary(const FlowProblem& problem, const LoadedMesh& mesh, double t);
+
+// U_f = ∫_f u·n dA by the edge-midpoint rule (exact for quadratic u), for every face.
+std::vector<double> face_fluxes(const LoadedMesh& mesh, const VelocityFunction& u, double t);
+
+}  // namespace ss

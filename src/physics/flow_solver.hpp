@@ -1,0 +1,266 @@
+#pragma once
+// The classical fractional-step time loop (thesis §7.3, eqs. 7.9–7.13; operators and equations in
+// operators/flow_operators.hpp), written once for both backends: CpuBackend + CpuFlowOperators
+// (double, the reference) and GpuBackend + GpuFlowOperators (float kernels). Per step, everything
+// runs on the backend; only reduction results (CG scalars, CFL, energy, divergence) come back, and
+// boundary values when they depend on time.
+//
+//   1. Δt from the CFL target (or fixed)
+//   2. u = I Uⁿ;  f = −N(u) + ν(1−θ) Λ₀(u) + ν bc;  rhs = H Uⁿ/Δt + T f − G pⁿ + νθ K U_b
+//   3. momentum:   (H/Δt − νθ K) U* = rhs on free faces, U* = U_b on prescribed ones  (CG + Jacobi)
+//   4. pressure:   P φ = −D U*/Δt                                                    (CG + Jacobi)
+//   5. projection: Uⁿ⁺¹ = U* − Δt W G φ,  pⁿ⁺¹ = pⁿ + φ
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "physics/flow_problem.hpp"
+#include "solver/cg.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+
+// What the loop reports after each step.
+struct FlowStepInfo {
+  int step = 0;
+  double time = 0, dt = 0;
+  double cfl = 0;             // Δt · max_c (1/2V_c) Σ|U_f| of the new field
+  double kinetic_energy = 0;  // ½ Σ_f H_f U_f² (the energy the scheme's convection conserves)
+  double max_divergence = 0;  // max_c |D U|_c / max_f |U_f|
+  int momentum_iterations = 0, pressure_iterations = 0;
+};
+
+struct FlowTotals {
+  int steps = 0;
+  long momentum_iterations = 0, pressure_iterations = 0;
+  int max_momentum_iterations = 0, max_pressure_iterations = 0;
+  double convection_seconds = 0, momentum_seconds = 0, pressure_seconds = 0, projection_seconds = 0;
+  double diagnostics_seconds = 0;
+};
+
+// Host copy of the state (what a checkpoint holds).
+struct FlowState {
+  int step = 0;
+  double time = 0, dt = 0;
+  std::vector<double> flux;      // U_f per face
+  std::vector<double> pressure;  // p per cell
+};
+
+template <class Backend, class FlowOps>
+class FlowSolver {
+public:
+  using Vector = typename Backend::Vector;
+  static constexpr double kMaxCfl = 10.0;  // beyond this the explicit convection has blown up
+
+  // `data` is the operator coefficients `ops` was built from (build_flow_operator_data).
+  FlowSolver(Backend& backend, FlowOps& ops, const FlowProblem& problem, const LoadedMesh& mesh,
+             const FlowOperatorData& data)
+      : backend_(backend), ops_(ops), problem_(problem), mesh_(mesh), data_(data) {
+    nf_ = mesh.topology.num_faces;
+    nc_ = mesh.topology.num_cells;
+    U_ = backend.make_vector(nf_), Ustar_ = backend.make_vector(nf_), rhs_ = backend.make_vector(nf_);
+    p_ = backend.make_vector(nc_), phi_ = backend.make_vector(nc_), rhs_p_ = backend.make_vector(nc_);
+    ones_c_ = backend.make_vector(nc_);
+    backend.fill(ones_c_, 1.0);
+    pressure_inverse_diagonal_ = backend.make_vector(nc_);
+    backend.divide(ones_c_, ops.pressure_diagonal(), pressure_inverse_diagonal_);
+    face_mass_ = backend.upload(data.face_mass);
+    upload_boundary(0.0);
+  }
+
+  // Starts from the problem's initial velocity, made discretely divergence-free by one projection.
+  void start() {
+    state_time_ = 0.0, step_ = 0, dt_ = problem_.time.dt;
+    std::vector<double> U0 = face_fluxes(mesh_, problem_.initial_velocity, 0.0);
+    const FlowBoundaryValues b = evaluate_boundary(problem_, mesh_, 0.0);
+    const std::vector<double>& mask = data_.free_mask;
+    for (size_t f = 0; f < U0.size(); ++f) U0[f] = mask[f] * U0[f] + (1.0 - mask[f]) * b.flux[f];
+    backend_.copy(backend_.upload(U0), Ustar_);
+    backend_.fill(p_, 0.0);
+    int iterations = 0;
+    SS_REQUIRE(pressure_solve(1.0, iterations), "the initial projection failed: " << last_failure_);
+    ops_.project(Ustar_, phi_, 1.0, U_);
+  }
+
+  void restore(const FlowState& s) {
+    SS_REQUIRE(std::int64_t(s.flux.size()) == nf_ && std::int64_t(s.pressure.size()) == nc_,
+               "restart state has " << s.flux.size() << " faces and " << s.pressure.size() << " cells; the mesh has "
+                                    << nf_ << " and " << nc_);
+    U_ = backend_.upload(s.flux);
+    p_ = backend_.upload(s.pressure);
+    state_time_ = s.time, step_ = s.step, dt_ = s.dt > 0 ? s.dt : problem_.time.dt;
+  }
+
+  FlowState state() {
+    return FlowState{step_, state_time_, dt_, backend_.download(U_), backend_.download(p_)};
+  }
+  const Vector& flux() const { return U_; }
+  const Vector& pressure() const { return p_; }
+  int step_count() const { return step_; }
+  double time() const { return state_time_; }
+  const FlowTotals& totals() const { return totals_; }
+  const std::string& failure() const { return last_failure_; }
+
+  // True when the run has reached its last step or end time.
+  bool finished() const {
+    const FlowTimeSettings& t = problem_.time;
+    if (t.steps > 0) return step_ >= t.steps;
+    return state_time_ >= t.end_time * (1.0 - 1e-12);
+  }
+
+  // One time step. Returns false (reason in failure()) when a solve fails or the field diverges;
+  // the state is then the last good one's successor and must not be written.
+  bool step(FlowStepInfo& info) {
+    using Clock = std::chrono::steady_clock;
+    const auto seconds_since = [](Clock::time_point t0) {
+      return std::chrono::duration<double>(Clock::now() - t0).count();
+    };
+    const FlowTimeSettings& ts = problem_.time;
+    // 1. Δt: fixed, or from the CFL target on the current field (capped, and ending on end_time).
+    double dt = ts.dt;
+    if (ts.cfl > 0) {
+      const double rate = courant_rate();
+      dt = rate > 0 ? std::min(ts.max_dt, ts.cfl / rate) : ts.max_dt;
+    }
+    if (ts.steps == 0) dt = std::min(dt, ts.end_time - state_time_);
+    const double t_new = state_time_ + dt, nu = problem_.viscosity, theta = problem_.theta;
+    if (problem_.time_dependent()) upload_boundary(t_new);
+
+    // 2. Explicit terms and the right-hand side.
+    auto t0 = Clock::now();
+    auto& mesh_ops = ops_.mesh();
+    mesh_ops.interpolate(U_, ux_, uy_, uz_);
+    ops_.cell_terms(problem_.convection, nu * (1.0 - theta), nu, U_, ux_, uy_, uz_, bx_, by_, bz_, fx_, fy_, fz_);
+    mesh_ops.integrate(fx_, fy_, fz_, integrated_);
+    mesh_ops.gradient(p_, boundary_pressure_, pressure_gradient_);
+    ops_.momentum_rhs(1.0 / dt, nu * theta, U_, integrated_, pressure_gradient_, fixed_columns_, boundary_flux_, rhs_);
+    backend_.finish();
+    totals_.convection_seconds += seconds_since(t0);
+
+    // 3. Momentum predictor.
+    t0 = Clock::now();
+    backend_.copy(U_, Ustar_);
+    Vector inverse_diagonal = backend_.make_vector(nf_);
+    {
+      Vector ones = backend_.make_vector(nf_);
+      backend_.fill(ones, 1.0);
+      backend_.divide(ones, ops_.momentum_diagonal(1.0 / dt, nu * theta), inverse_diagonal);
+    }
+    CgOptions momentum_options;
+    momentum_options.tolerance = problem_.momentum.tolerance;
+    momentum_options.max_iterations = problem_.momentum.max_iterations;
+    const auto apply = [&](const Vector& x, Vector& y) { ops_.momentum_apply(1.0 / dt, nu * theta, x, y); };
+    const CgResult momentum = conjugate_gradient(backend_, apply, rhs_, Ustar_,
+                                                 problem_.momentum.jacobi ? &inverse_diagonal : nullptr, momentum_options);
+    totals_.momentum_seconds += seconds_since(t0);
+    if (!momentum.converged) return fail("momentum solve: " + momentum.stop_reason, t_new);
+
+    // 4. Pressure correction.
+    t0 = Clock::now();
+    int pressure_iterations = 0;
+    if (!pressure_solve(dt, pressure_iterations)) return fail("pressure solve: " + last_failure_, t_new);
+    totals_.pressure_seconds += seconds_since(t0);
+
+    // 5. Projection.
+    t0 = Clock::now();
+    ops_.project(Ustar_, phi_, dt, U_);
+    backend_.axpy(1.0, phi_, p_, p_);
+    backend_.finish();
+    totals_.projection_seconds += seconds_since(t0);
+
+    state_time_ = t_new, dt_ = dt, ++step_;
+    t0 = Clock::now();
+    info = diagnostics();
+    info.dt = dt;
+    info.momentum_iterations = momentum.iterations;
+    info.pressure_iterations = pressure_iterations;
+    totals_.diagnostics_seconds += seconds_since(t0);
+    totals_.steps++;
+    totals_.momentum_iterations += momentum.iterations;
+    totals_.pressure_iterations += pressure_iterations;
+    totals_.max_momentum_iterations = std::max(totals_.max_momentum_iterations, momentum.iterations);
+    totals_.max_pressure_iterations = std::max(totals_.max_pressure_iterations, pressure_iterations);
+    if (!std::isfinite(info.kinetic_energy)) return fail("the velocity field is no longer finite", t_new);
+    if (info.cfl > kMaxCfl)
+      return fail("CFL number " + std::to_string(info.cfl) + " exceeds " + std::to_string(kMaxCfl) +
+                      " (explicit convection is unstable: lower dt or set [time] cfl)",
+                  t_new);
+    return true;
+  }
+
+  // Diagnostics of the current field (reductions only).
+  FlowStepInfo diagnostics() {
+    FlowStepInfo info;
+    info.step = step_, info.time = state_time_, info.dt = dt_;
+    info.cfl = dt_ * courant_rate();
+    backend_.multiply(face_mass_, U_, rhs_);
+    info.kinetic_energy = 0.5 * backend_.dot(U_, rhs_);
+    ops_.mesh().divergence(U_, rhs_p_);
+    const double max_div = std::max(std::fabs(backend_.max(rhs_p_)), std::fabs(backend_.min(rhs_p_)));
+    const double max_flux = std::max(std::fabs(backend_.max(U_)), std::fabs(backend_.min(U_)));
+    info.max_divergence = max_flux > 0 ? max_div / max_flux : max_div;
+    return info;
+  }
+
+private:
+  double courant_rate() {
+    ops_.courant(U_, courant_);
+    return backend_.max(courant_);
+  }
+
+  void upload_boundary(double t) {
+    const FlowBoundaryValues b = evaluate_boundary(problem_, mesh_, t);
+    const auto at_least_one = [](std::vector<double> v) { return v.empty() ? std::vector<double>{0.0} : v; };
+    bx_ = backend_.upload(at_least_one(b.bx)), by_ = backend_.upload(at_least_one(b.by));
+    bz_ = backend_.upload(at_least_one(b.bz));
+    boundary_pressure_ = backend_.upload(b.pressure);
+    boundary_flux_ = backend_.upload(b.flux);
+    // Fixed columns of the momentum system: K U_b.
+    ops_.viscous_apply(boundary_flux_, fixed_columns_);
+  }
+
+  // P φ = −D U*/Δt by CG; singular P (no outlet): right-hand side and φ kept mean-free.
+  bool pressure_solve(double dt, int& iterations) {
+    ops_.mesh().divergence(Ustar_, rhs_p_);
+    backend_.scale(-1.0 / dt, rhs_p_, rhs_p_);
+    const bool singular = !data_.pressure_fixed;
+    if (singular) backend_.axpy(-backend_.sum(rhs_p_) / double(nc_), ones_c_, rhs_p_, rhs_p_);
+    backend_.fill(phi_, 0.0);
+    CgOptions options;
+    options.tolerance = problem_.pressure.tolerance;
+    options.max_iterations = problem_.pressure.max_iterations;
+    const auto apply = [&](const Vector& x, Vector& y) { ops_.pressure_apply(x, y); };
+    const CgResult r = conjugate_gradient(backend_, apply, rhs_p_, phi_,
+                                          problem_.pressure.jacobi ? &pressure_inverse_diagonal_ : nullptr, options);
+    iterations = r.iterations;
+    if (!r.converged) {
+      last_failure_ = r.stop_reason + " after " + std::to_string(r.iterations) + " iterations";
+      return false;
+    }
+    if (singular) backend_.axpy(-backend_.sum(phi_) / double(nc_), ones_c_, phi_, phi_);
+    return true;
+  }
+
+  bool fail(const std::string& reason, double t) {
+    last_failure_ = reason + " (step " + std::to_string(step_ + 1) + ", t = " + std::to_string(t) + ")";
+    return false;
+  }
+
+  Backend& backend_;
+  FlowOps& ops_;
+  const FlowProblem& problem_;
+  const LoadedMesh& mesh_;
+  const FlowOperatorData& data_;
+  std::int64_t nf_ = 0, nc_ = 0;
+  int step_ = 0;
+  double state_time_ = 0, dt_ = 0;
+  std::string last_failure_;
+  FlowTotals totals_;
+  Vector U_, Ustar_, rhs_, p_, phi_, rhs_p_, ones_c_, pressure_inverse_diagonal_, face_mass_;
+  Vector ux_, uy_, uz_, fx_, fy_, fz_, integrated_, pressure_gradient_, courant_;
+  Vector bx_, by_, bz_, boundary_pressure_, boundary_flux_, fixed_columns_;
+};
+
+}  // namespace ss

@@ -1,0 +1,207 @@
+// Fractional-step flow operators (operators/flow_operators.hpp):
+//  - GPU vs CPU (*IsEquivalentToRef) for every kernel on the project meshes, both packings and
+//    launch paths: max |gpu − cpu| / max |cpu| ≤ 1e-5 (float inputs, a few dozen float terms each).
+//  - identities on the CPU in double: K = Iᵀ V Λ₀ I is symmetric and negative semi-definite with
+//    the diagonal the data gives; P is symmetric, P·1 = 0 without an outlet; a projection leaves
+//    D U = 0 up to the pressure tolerance; central convection does no work on a divergence-free
+//    field with walls, Σ_f U_f (T N(u))_f = 0 (the kinetic-energy identity of thesis eq. 7.6).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <tuple>
+
+#include "gl/gl_test_base.hpp"
+#include "gl/test_data.hpp"
+#include "mesh/load_mesh.hpp"
+#include "operators/flow_operators.hpp"
+#include "solver/cg.hpp"
+
+namespace ss::test {
+namespace {
+
+const LoadedMesh& mesh_named(const std::string& file) {
+  static std::map<std::string, std::unique_ptr<LoadedMesh>> cache;
+  auto& slot = cache[file];
+  if (!slot) slot = std::make_unique<LoadedMesh>(load_mesh(std::string(SS_SOURCE_DIR) + "/meshes/" + file, 0));
+  return *slot;
+}
+
+std::vector<double> random_values(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> v(static_cast<size_t>(n));
+  for (auto& x : v) x = double(float(u(rng)));
+  return v;
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0;
+  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+// Boundary kinds: faces of the mesh's first surface group are outlets (with_outlet), slip on
+// every fifth face, the rest prescribe the velocity.
+std::vector<FlowBoundaryKind> kinds_for(const LoadedMesh& m, bool with_outlet) {
+  std::vector<FlowBoundaryKind> kinds;
+  const std::int32_t first = m.mesh.surface_group_names.begin()->first;
+  for (size_t k = 0; k < m.topology.boundary_faces.size(); ++k) {
+    const std::int32_t g = m.topology.face_groups[size_t(m.topology.boundary_faces[k])];
+    if (with_outlet && g == first) kinds.push_back(FlowBoundaryKind::pressure);
+    else kinds.push_back(k % 5 == 0 ? FlowBoundaryKind::slip : FlowBoundaryKind::velocity);
+  }
+  return kinds;
+}
+
+struct FlowSetup {
+  explicit FlowSetup(const LoadedMesh& m, bool with_outlet)
+      : cpu_mesh(m), data(build_flow_operator_data(cpu_mesh.tables(), kinds_for(m, with_outlet))), cpu(cpu_mesh, data) {}
+  CpuMeshOperators cpu_mesh;
+  FlowOperatorData data;
+  CpuFlowOperators cpu;
+};
+
+constexpr double kGpuTolerance = 1e-5;
+
+class FlowOperatorsGpu : public GlTest,
+                         public ::testing::WithParamInterface<std::tuple<const char*, Packing, LaunchPath>> {};
+
+TEST_P(FlowOperatorsGpu, EveryKernelIsEquivalentToRef) {
+  const auto [file, packing, launch] = GetParam();
+  const LoadedMesh& m = mesh_named(file);
+  FlowSetup s(m, true);
+  LayoutOptions layout;
+  layout.packing = packing;
+  GpuOptions options;
+  options.launch = launch;
+  GpuBackend gpu = make_gpu(layout, options);
+  GpuMeshOperators gpu_mesh(gpu, m);
+  GpuFlowOperators g(gpu, gpu_mesh, s.data);
+  const std::int64_t nf = s.data.num_faces, nc = s.data.num_cells, nb = s.data.num_boundary_faces;
+  const std::vector<double> U = random_values(nf, 1), ux = random_values(nc, 2), uy = random_values(nc, 3),
+                            uz = random_values(nc, 4);
+  const std::vector<double> bx = random_values(nb, 5), by = random_values(nb, 6), bz = random_values(nb, 7);
+  const std::vector<double> faces2 = random_values(nf, 8), faces3 = random_values(nf, 9), faces4 = random_values(nf, 10);
+  const auto cells = random_values(nc, 11);
+  const Field gU = gpu.upload(U), gux = gpu.upload(ux), guy = gpu.upload(uy), guz = gpu.upload(uz);
+  const Field gbx = gpu.upload(bx), gby = gpu.upload(by), gbz = gpu.upload(bz);
+  const Field gf2 = gpu.upload(faces2), gf3 = gpu.upload(faces3), gf4 = gpu.upload(faces4), gcells = gpu.upload(cells);
+  std::vector<double> cx, cy, cz;
+  Field fx, fy, fz;
+  for (Convection conv : {Convection::none, Convection::central, Convection::upwind}) {
+    s.cpu.cell_terms(conv, 0.3, 0.7, U, ux, uy, uz, bx, by, bz, cx, cy, cz);
+    g.cell_terms(conv, 0.3, 0.7, gU, gux, guy, guz, gbx, gby, gbz, fx, fy, fz);
+    EXPECT_LE(max_rel_diff(gpu.download(fx), cx), kGpuTolerance) << "cell terms x, convection " << int(conv);
+    EXPECT_LE(max_rel_diff(gpu.download(fy), cy), kGpuTolerance) << "cell terms y, convection " << int(conv);
+    EXPECT_LE(max_rel_diff(gpu.download(fz), cz), kGpuTolerance) << "cell terms z, convection " << int(conv);
+  }
+  std::vector<double> c_out;
+  Field g_out;
+  s.cpu.viscous_apply(U, c_out);
+  g.viscous_apply(gU, g_out);
+  EXPECT_LE(max_rel_diff(gpu.download(g_out), c_out), kGpuTolerance) << "viscous K";
+  s.cpu.momentum_apply(25.0, 0.1, U, c_out);
+  g.momentum_apply(25.0, 0.1, gU, g_out);
+  EXPECT_LE(max_rel_diff(gpu.download(g_out), c_out), kGpuTolerance) << "momentum apply";
+  EXPECT_LE(max_rel_diff(gpu.download(g.momentum_diagonal(25.0, 0.1)), s.cpu.momentum_diagonal(25.0, 0.1)),
+            kGpuTolerance)
+      << "momentum diagonal";
+  s.cpu.momentum_rhs(25.0, 0.1, U, faces2, faces3, faces4, faces2, c_out);
+  g.momentum_rhs(25.0, 0.1, gU, gf2, gf3, gf4, gf2, g_out);
+  EXPECT_LE(max_rel_diff(gpu.download(g_out), c_out), kGpuTolerance) << "momentum rhs";
+  s.cpu.pressure_apply(cells, c_out);
+  g.pressure_apply(gcells, g_out);
+  EXPECT_LE(max_rel_diff(gpu.download(g_out), c_out), kGpuTolerance) << "pressure apply";
+  s.cpu.project(U, cells, 0.5, c_out);
+  g.project(gU, gcells, 0.5, g_out);
+  EXPECT_LE(max_rel_diff(gpu.download(g_out), c_out), kGpuTolerance) << "projection";
+  s.cpu.courant(U, c_out);
+  g.courant(gU, g_out);
+  EXPECT_LE(max_rel_diff(gpu.download(g_out), c_out), kGpuTolerance) << "courant";
+}
+
+INSTANTIATE_TEST_SUITE_P(ProjectMeshes, FlowOperatorsGpu,
+                         ::testing::Combine(::testing::Values("cube.msh", "duct.msh", "cavity.msh"),
+                                            ::testing::Values(Packing::r32f, Packing::rgba32f),
+                                            ::testing::Values(LaunchPath::fragment, LaunchPath::compute)));
+
+TEST(FlowOperatorsCpu, ViscousOperatorIsSymmetricNegativeSemiDefiniteWithTheGivenDiagonal) {
+  FlowSetup s(mesh_named("duct.msh"), true);
+  const auto x = random_values(s.data.num_faces, 21), y = random_values(s.data.num_faces, 22);
+  std::vector<double> Kx, Ky;
+  s.cpu.viscous_apply(x, Kx);
+  s.cpu.viscous_apply(y, Ky);
+  EXPECT_NEAR(dot(Kx, y), dot(x, Ky), 1e-10 * std::fabs(dot(Kx, y)));
+  EXPECT_LE(dot(Kx, x), 0.0);
+  // Diagonal: K e_f for a few faces.
+  for (size_t f : {size_t(0), size_t(17), size_t(s.data.num_faces - 1)}) {
+    std::vector<double> e(size_t(s.data.num_faces), 0.0), Ke;
+    e[f] = 1.0;
+    s.cpu.viscous_apply(e, Ke);
+    EXPECT_NEAR(Ke[f], s.data.laplacian_diagonal[f], 1e-10 * std::fabs(Ke[f])) << "face " << f;
+  }
+}
+
+TEST(FlowOperatorsCpu, PressureOperatorIsSymmetricWithConstantsInTheNullSpaceWithoutOutlet) {
+  FlowSetup s(mesh_named("cavity.msh"), false);
+  EXPECT_FALSE(s.data.pressure_fixed);
+  const auto x = random_values(s.data.num_cells, 31), y = random_values(s.data.num_cells, 32);
+  std::vector<double> Px, Py, P1;
+  s.cpu.pressure_apply(x, Px);
+  s.cpu.pressure_apply(y, Py);
+  EXPECT_NEAR(dot(Px, y), dot(x, Py), 1e-10 * std::fabs(dot(Px, y)));
+  s.cpu.pressure_apply(std::vector<double>(size_t(s.data.num_cells), 1.0), P1);
+  for (double v : P1) EXPECT_NEAR(v, 0.0, 1e-10);
+}
+
+// Projects a random face field onto D U = 0 (walls and one outlet) and returns max |D U| / max |U|.
+TEST(FlowOperatorsCpu, ProjectionMakesTheFluxDivergenceFreeToTheSolverTolerance) {
+  FlowSetup s(mesh_named("duct.msh"), true);
+  CpuBackend cpu;
+  auto Ustar = random_values(s.data.num_faces, 41);
+  for (size_t f = 0; f < Ustar.size(); ++f) Ustar[f] *= s.data.free_mask[f];  // prescribed faces: U_b = 0
+  std::vector<double> rhs, phi(size_t(s.data.num_cells), 0.0), U, div;
+  s.cpu_mesh.divergence(Ustar, rhs);
+  for (double& r : rhs) r = -r;  // Δt = 1
+  CgOptions options;
+  options.tolerance = 1e-12;
+  const auto apply = [&](const std::vector<double>& a, std::vector<double>& b) { s.cpu.pressure_apply(a, b); };
+  std::vector<double> inverse_diagonal(s.data.pressure_diagonal.size());
+  for (size_t c = 0; c < inverse_diagonal.size(); ++c) inverse_diagonal[c] = 1.0 / s.data.pressure_diagonal[c];
+  ASSERT_TRUE(conjugate_gradient(cpu, apply, rhs, phi, &inverse_diagonal, options).converged);
+  s.cpu.project(Ustar, phi, 1.0, U);
+  s.cpu_mesh.divergence(U, div);
+  double max_div = 0, max_u = 0;
+  for (double d : div) max_div = std::max(max_div, std::fabs(d));
+  for (double u : U) max_u = std::max(max_u, std::fabs(u));
+  EXPECT_LT(max_div / max_u, 1e-9);
+}
+
+TEST(FlowOperatorsCpu, CentralConvectionDoesNoWorkOnADivergenceFreeFieldWithWalls) {
+  // U = C s is divergence-free (DC = 0); zeroing s on boundary edges makes every boundary flux 0.
+  const LoadedMesh& m = mesh_named("cavity.msh");
+  FlowSetup s(m, false);
+  auto stream = random_values(m.topology.num_edges, 51);
+  for (std::int32_t f : m.topology.boundary_faces)
+    for (std::int32_t e : m.topology.face_edges[size_t(f)]) stream[size_t(e)] = 0.0;
+  std::vector<double> U, ux, uy, uz, nx, ny, nz, TN;
+  s.cpu_mesh.curl(stream, U);
+  s.cpu_mesh.interpolate(U, ux, uy, uz);
+  const std::vector<double> zero(size_t(s.data.num_boundary_faces), 0.0);
+  s.cpu.cell_terms(Convection::central, 0.0, 0.0, U, ux, uy, uz, zero, zero, zero, nx, ny, nz);
+  s.cpu_mesh.integrate(nx, ny, nz, TN);
+  double scale = 0;
+  for (size_t f = 0; f < U.size(); ++f) scale += std::fabs(U[f] * TN[f]);
+  EXPECT_LT(std::fabs(dot(U, TN)), 1e-12 * scale);
+  // Upwinding dissipates: the same work is negative (cell terms hold −N).
+  s.cpu.cell_terms(Convection::upwind, 0.0, 0.0, U, ux, uy, uz, zero, zero, zero, nx, ny, nz);
+  s.cpu_mesh.integrate(nx, ny, nz, TN);
+  EXPECT_LT(dot(U, TN), 0.0);
+}
+
+}  // namespace
+}  // namespace ss::test
