@@ -23,23 +23,29 @@ namespace {
 const glm::vec3 kOutlineColour(0.08f, 0.08f, 0.10f);
 const glm::vec3 kNoValueColour(0.6f, 0.6f, 0.6f);
 
-// The coordinate axes under and left of the slice: tick values, and the pixels they need around
-// the plot (labels are `label_scale` font pixels).
+// Coordinate ticks between lo and hi (the ends count) about `spacing` pixels apart, 2 to 6 of them.
+std::vector<double> axis_ticks(double lo, double hi, double pixel_length, double spacing) {
+  const double eps = 1e-9 * (hi - lo);
+  const int target = int(std::clamp(pixel_length / spacing, 2.0, 6.0));
+  return nice_ticks(lo - eps, hi + eps, target);
+}
+
+// The coordinate axes under and left of the slice: the pixels they need around the plot (labels
+// are `label_scale` font pixels) and their ticks once the scale is known.
 struct Axes {
-  std::vector<double> u_ticks, v_ticks;
   float gap, tick, text_height;
   float left, bottom, top, right;  // pixels kept free around the slice inside the plot area
+  double u_spacing, v_spacing;     // least pixels between ticks
 
   Axes(const PictureFrame& frame, const SliceCut& cut) {
-    const glm::dvec2 span = cut.hi - cut.lo;
-    const double eps = 1e-9 * std::max(span.x, span.y);  // ticks on the box's edges count
-    u_ticks = nice_ticks(cut.lo.x - eps, cut.hi.x + eps, 6);
-    v_ticks = nice_ticks(cut.lo.y - eps, cut.hi.y + eps, 6);
     gap = float(std::max(3, int(std::lround(10 * frame.scale))));
     tick = float(std::max(3, int(std::lround(7 * frame.scale))));
     text_height = float(8 * frame.label_scale);
-    int label_width = 0;
-    for (double v : v_ticks) label_width = std::max(label_width, text_width(format_value(v, 4), frame.label_scale));
+    u_spacing = 90.0 * frame.scale;
+    v_spacing = 60.0 * frame.scale;
+    int label_width = 0;  // the widest v label the densest ticks could have
+    for (double v : axis_ticks(cut.lo.y, cut.hi.y, 1e9, 1.0))
+      label_width = std::max(label_width, text_width(format_value(v, 4), frame.label_scale));
     left = float(frame.margin) + float(label_width) + gap / 2 + tick + gap;
     bottom = gap + tick + gap / 2 + text_height + gap + text_height + float(frame.margin);
     top = gap + text_height + gap;  // the vertical axis' name sits above it
@@ -79,14 +85,14 @@ void draw_slice(const SliceLayout& layout, const PictureFrame& frame, const Axes
   const float axis_y = lo.y + axes.gap, axis_x = lo.x - axes.gap;
   overlay.line({lo.x, axis_y}, {hi.x, axis_y}, axis_width, kTextColour);
   overlay.line({axis_x, lo.y}, {axis_x, hi.y}, axis_width, kTextColour);
-  for (double u : axes.u_ticks) {
+  for (double u : axis_ticks(cut.lo.x, cut.hi.x, double(hi.x - lo.x), axes.u_spacing)) {
     const float x = pixel({u, cut.lo.y}).x;
     const std::string label = format_value(u, 4);
     overlay.line({x, axis_y}, {x, axis_y + axes.tick}, axis_width, kTextColour);
     overlay.text(label, x - 0.5f * float(text_width(label, frame.label_scale)), axis_y + axes.tick + axes.gap / 2 - ls,
                  frame.label_scale, kTextColour);
   }
-  for (double v : axes.v_ticks) {
+  for (double v : axis_ticks(cut.lo.y, cut.hi.y, double(lo.y - hi.y), axes.v_spacing)) {
     const float y = pixel({cut.lo.x, v}).y;
     const std::string label = format_value(v, 4);
     overlay.line({axis_x - axes.tick, y}, {axis_x, y}, axis_width, kTextColour);
