@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
 #include <glm/geometric.hpp>
@@ -12,7 +11,6 @@
 #include "gl/check.hpp"
 #include "kernels/kernel_source.hpp"
 #include "render/colormap.hpp"
-#include "render/font.hpp"
 #include "util/error.hpp"
 
 namespace ss {

@@ -228,6 +228,19 @@ TEST_F(SliceTest, ErrorsLeaveNoFileAndSuccessWritesOne) {
   EXPECT_EQ(image.height, 240);
 }
 
+// Non-finite values draw grey where they touch and leave the colour range alone; constants still draw.
+TEST_F(SliceTest, NonFiniteAndConstantValues) {
+  auto values = nodal(cube(), linear);
+  for (std::size_t n = 0; n < values.size(); ++n)
+    if (std::abs(cube().mesh.nodes[n].y - 0.5) < 0.3 && cube().mesh.nodes[n].x < 0.2) values[n] = std::nan("");
+  const SliceLayout layout = layout_slice(cube(), values, y_half());
+  EXPECT_TRUE(std::isfinite(layout.range_min) && std::isfinite(layout.range_max));
+  const RgbaImage image = render_slice_image(cube(), values, y_half());
+  const glm::dvec2 px = glm::floor(layout.to_pixel({0.02, 0.5}));
+  EXPECT_LE(max_diff(rgb(image, int(px.x), int(px.y)), glm::vec3(153, 153, 153)), 2.0f) << "no-value grey";
+  EXPECT_NO_THROW(render_slice_image(cube(), std::vector<double>(values.size(), 2.0), y_half(320, 240)));
+}
+
 // The solver's kernels share the context: rendering must leave the GL state as it found it.
 TEST_F(SliceTest, RestoresGlState) {
   glViewport(3, 4, 50, 60);
