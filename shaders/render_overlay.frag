@@ -1,12 +1,13 @@
 #version 430 core
-// Overlay colour: the colour map at t where t >= 0 (the colour bar), the vertex colour otherwise.
+// Overlay colour: the colour map at t (clamped to [0, 1]) where mapped, the vertex colour otherwise.
 in vec4 flat_colour;
 in float t;
+flat in float mapped;
 uniform vec3 colormap[64];
 uniform int colormap_size;
 out vec4 colour;
 void main() {
-  if (t < 0.0) {
+  if (mapped < 0.5) {
     colour = flat_colour;
     return;
   }

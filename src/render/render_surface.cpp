@@ -1,27 +1,15 @@
 #include "render/render_surface.hpp"
 
-#include <GL/glew.h>
-#include <EGL/egl.h>
-#include <GLFW/glfw3.h>
-
 #include <memory>
 
 #include "gl/context.hpp"
+#include "render/gl_picture.hpp"
 #include "render/png_io.hpp"
 #include "render/surface_renderer.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 
 namespace ss {
-namespace {
-
-// Whether some GL context (our EGL one or a GLFW window's) is current on this thread.
-bool gl_context_current() {
-  if (eglGetCurrentContext() != EGL_NO_CONTEXT) return true;
-  return glfwGetCurrentContext() != nullptr;  // NULL (and no side effect) when GLFW never started
-}
-
-}  // namespace
 
 RgbaImage render_surface_image(const LoadedMesh& mesh, const std::vector<double>& nodal_values,
                                const RenderOptions& options) {

@@ -14,16 +14,13 @@
 
 #include "gl/objects.hpp"
 #include "kernels/program.hpp"
+#include "render/gl_picture.hpp"
+#include "render/overlay.hpp"
 #include "mesh/load_mesh.hpp"
 #include "render/png_io.hpp"
 #include "render/render_surface.hpp"
 
 namespace ss {
-
-namespace gl_delete {
-inline void renderbuffer(GLuint id) { glDeleteRenderbuffers(1, &id); }
-}  // namespace gl_delete
-using RenderbufferName = GlName<gl_delete::renderbuffer>;
 
 class SurfaceRenderer {
 public:
@@ -51,8 +48,6 @@ private:
     glm::mat3 rotation;
   };
   Camera fit_camera(const ViewAngles& view, double aspect) const;
-  void ensure_msaa_target(int width, int height);
-  void draw_overlay(int width, int height);
 
   RenderOptions options_;
   std::vector<glm::vec3> colormap_;
@@ -65,12 +60,11 @@ private:
   GLsizei edge_vertices_ = 0;
   double range_min_ = 0.0, range_max_ = 1.0;
 
-  std::unique_ptr<Program> surface_program_, overlay_program_;
-  VertexArrayName surface_vao_, edge_vao_, overlay_vao_;
-  BufferName surface_buffer_, value_buffer_, edge_buffer_, overlay_buffer_;
-  FramebufferName msaa_framebuffer_;
-  RenderbufferName msaa_colour_, msaa_depth_;
-  int msaa_width_ = 0, msaa_height_ = 0, samples_ = 0;
+  std::unique_ptr<Program> surface_program_;
+  std::unique_ptr<OverlayPainter> overlay_;
+  std::unique_ptr<MsaaTarget> msaa_;
+  VertexArrayName surface_vao_, edge_vao_;
+  BufferName surface_buffer_, value_buffer_, edge_buffer_;
 };
 
 }  // namespace ss
