@@ -62,10 +62,16 @@ log="$out/logs"
 mkdir -p "$log"
 
 # ---- mesh: MSH 4.1 binary -> (refined) MSH 2.2 ASCII -> polyMesh ----
-refine_args=()
-for ((i = 0; i < refine; i++)); do refine_args+=(-refine); done
-gmsh "$mesh" "${refine_args[@]}" -format msh22 -save -o "$out/mesh22.msh" > "$log/gmsh.log" 2>&1 \
+# gmsh -refine splits each tetrahedron into 8 once per call (a repeated flag does not refine again).
+cp "$mesh" "$out/mesh_in.msh"
+for ((i = 0; i < refine; i++)); do
+  gmsh "$out/mesh_in.msh" -refine -format msh22 -o "$out/mesh_ref.msh" > "$log/gmsh_refine$i.log" 2>&1 \
+    || { cat "$log/gmsh_refine$i.log" >&2; exit 1; }
+  mv "$out/mesh_ref.msh" "$out/mesh_in.msh"
+done
+gmsh "$out/mesh_in.msh" -format msh22 -save -o "$out/mesh22.msh" > "$log/gmsh.log" 2>&1 \
   || { cat "$log/gmsh.log" >&2; exit 1; }
+rm -f "$out/mesh_in.msh"
 
 # Time directories are written every 0.5 time units (and at the end), so the steadiness check can compare
 # the last profile with the one 0.5 earlier.
