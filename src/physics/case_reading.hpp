@@ -9,6 +9,7 @@
 //   t.reject_unknown_keys();                        // a key nobody asked for is an error listing the known ones
 //   top.reject_unknown_keys();
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <string>

@@ -15,6 +15,7 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <glm/vec3.hpp>
 
@@ -54,7 +55,8 @@ private:
 // A vector field: one Expression per component.
 struct VectorExpression : std::array<Expression, 3> {
   VectorExpression() = default;
-  VectorExpression(Expression x, Expression y, Expression z) : std::array<Expression, 3>{{std::move(x), std::move(y), std::move(z)}} {}
+  VectorExpression(Expression x, Expression y, Expression z)
+      : std::array<Expression, 3>{{std::move(x), std::move(y), std::move(z)}} {}
   VectorExpression(const glm::dvec3& v) : VectorExpression(v.x, v.y, v.z) {}  // NOLINT: constant vector
 
   glm::dvec3 operator()(double x, double y, double z, double t = 0.0) const {

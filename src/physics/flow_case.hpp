@@ -30,7 +30,8 @@ struct FlowBoundary {
   enum class Type { wall, velocity, pressure, slip };
   std::string group;            // name or number, as written
   Type type = Type::wall;
-  VectorExpression velocity;    // velocity: required (vector: 3 numbers or expression strings in x,y,z,t); wall: optional wall velocity (moving wall), default 0
+  VectorExpression velocity;    // velocity: required (vector: 3 numbers or expression strings in x,y,z,t);
+                                // wall: optional wall velocity (moving wall), default 0
   Expression pressure;          // pressure: the fixed (kinematic) pressure, default 0; expression in x,y,z,t
   int line = 0;
 };
@@ -61,7 +62,8 @@ struct FlowCase {
   FlowSolverSettings pressure, momentum;         // [solver.pressure], [solver.momentum]
   std::string output_directory = "out";          // [output], resolved against the case file's folder
   int output_every = 10;
-  std::optional<glm::dvec3> slice_origin;        // [output] slice_origin = [x,y,z] (default: chosen later from the mesh bbox centre)
+  std::optional<glm::dvec3> slice_origin;        // [output] slice_origin = [x,y,z]
+                                                 // (default: chosen later from the mesh bbox centre)
   glm::dvec3 slice_normal{0, 1, 0};              // [output] slice_normal = [nx,ny,nz] (non-zero; normalized)
 
   // The line of a table or key as written, for later errors: "mesh", "fluid", "fluid.viscosity",
