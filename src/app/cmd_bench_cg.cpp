@@ -218,7 +218,8 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
     }
     boundary.push_back({{"group", label},
                         {"type", bc.type == BoundaryCondition::Type::dirichlet ? "dirichlet" : "neumann"},
-                        {"value", bc.value}});
+                        {"value", bc.value.is_constant() ? nlohmann::json(bc.value(0, 0, 0))
+                                                          : nlohmann::json(bc.value.text())}});
   }
   std::fprintf(stderr, "streamsolve: bench cg: %lld nodes (%lld fixed), %zu tets; %s\n", (long long)n,
                (long long)fixed, mesh.mesh.tets.size(), boundary.dump().c_str());

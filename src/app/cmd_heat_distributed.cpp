@@ -57,6 +57,7 @@ struct LocalHeat {
   std::vector<double> load;                         // per local node (assembled on the whole mesh)
   std::vector<char> fixed;                          // per local node: Dirichlet
   std::vector<double> fixed_values;                 // per local node (0 where free)
+  std::vector<double> initial;                      // per local node: T⁰ (transient)
   double tolerance = 1e-6;
   int max_iterations = 20000;
   char jacobi = 1, transient = 0;
@@ -87,6 +88,7 @@ std::vector<char> pack(const LocalHeat& h) {
   p.put(h.load);
   p.put(h.fixed);
   p.put(h.fixed_values);
+  p.put(h.initial);
   p.put(h.tolerance);
   p.put(h.max_iterations);
   p.put(h.jacobi);
@@ -122,6 +124,7 @@ LocalHeat unpack(const std::vector<char>& bytes) {
   u.get(h.load);
   u.get(h.fixed);
   u.get(h.fixed_values);
+  u.get(h.initial);
   u.get(h.tolerance);
   u.get(h.max_iterations);
   u.get(h.jacobi);
@@ -209,8 +212,8 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
   LocalRun run;
   HeatSolveReport& report = run.report;
   const Vector load = backend.upload(h.load);
-  Vector T = backend.make_vector(n);
-  backend.fill(T, h.transient ? h.time.initial : 0.0);
+  Vector T = h.transient && !h.initial.empty() ? backend.upload(h.initial) : backend.make_vector(n);
+  if (!h.transient || h.initial.empty()) backend.fill(T, 0.0);
 
   // The piece's eliminated system for solve_heat_system: the distributed operator (halo overlapped
   // with interior rows) and the local lumped mass; reductions go through `dist`.
@@ -315,6 +318,7 @@ LocalHeat read_and_distribute(const DistributedHeatOptions& o, Root& root) {
       h.load.push_back(problem.load[size_t(v)]);
       h.fixed.push_back(fixed[size_t(v)]);
       h.fixed_values.push_back(fixed_value[size_t(v)]);
+      if (!problem.initial.empty()) h.initial.push_back(problem.initial[size_t(v)]);
     }
     h.tolerance = problem.tolerance;
     h.max_iterations = problem.max_iterations;

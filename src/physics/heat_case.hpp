@@ -8,35 +8,48 @@
 //   [time]      dt, steps, theta = 1.0, initial = 0.0      — absent: steady
 //   [output]    directory = "out", every = 10
 //
-// Every mistake (unknown key, wrong type, bad value, missing mesh file) is one ss::Error naming the
-// case file and line, raised before any work starts.
+// source, value and initial are a number or an expression in x, y, z (src/physics/expression.hpp);
+// heat's data do not depend on time, so an expression using t is an error.
+//
+// Every mistake (unknown key, wrong type, bad value or expression, missing mesh file) is one
+// ss::Error naming the case file and line, raised before any work starts (src/physics/case_reading.hpp).
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "physics/expression.hpp"
+
 namespace ss {
 
 struct Material {
   double conductivity = 1.0;   // k
   double heat_capacity = 1.0;  // ρ·c
-  double source = 0.0;         // S, per unit volume
+  Expression source = 0.0;     // S(x, y, z), per unit volume; evaluated at cell centroids
+  int line = 0;                // where it was written, for messages (0: the default material)
 };
 
 struct BoundaryCondition {
   enum class Type { dirichlet, neumann };
   std::string group;           // as written: a name, or a number in decimal
   Type type = Type::dirichlet;
-  double value = 0.0;          // temperature (dirichlet) or heat flux into the body (neumann)
+  // Temperature (dirichlet; evaluated at the nodes) or heat flux into the body (neumann; evaluated at
+  // each boundary triangle's centroid), in x, y, z.
+  Expression value = 0.0;
   int line = 0;                // where it was written, for messages
 };
 
+// The θ-scheme, all the time loop needs (plain numbers: the MPI path sends it as bytes).
 struct TimeSettings {
   double dt = 0.0;
   int steps = 0;
   double theta = 1.0;          // 1: implicit Euler, 0.5: Crank–Nicolson
-  double initial = 0.0;        // initial temperature everywhere
+};
+
+// [time] of a case file: the scheme and the initial temperature T⁰(x, y, z), evaluated at the nodes.
+struct HeatTime : TimeSettings {
+  Expression initial = 0.0;
 };
 
 struct HeatCase {
@@ -50,7 +63,7 @@ struct HeatCase {
   double tolerance = 1e-6;
   int max_iterations = 20000;
   bool jacobi = true;
-  std::optional<TimeSettings> time;
+  std::optional<HeatTime> time;         // absent: steady
   std::string output_directory = "out"; // resolved against the case file's folder
   int output_every = 10;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -48,17 +49,25 @@ std::vector<std::int32_t> present_volume_groups(const TetMesh& m) {
   return ids;
 }
 
+// e(p), which must be finite: "<where>: <what> = "<text>" is <v> at (x, y, z)" otherwise.
+double evaluate_finite(const Expression& e, const glm::dvec3& p, const std::string& where, const char* what) {
+  const double v = e(p);
+  SS_REQUIRE(std::isfinite(v), where << ": " << what << " = \"" << e.text() << "\" is " << v << " at (" << p.x << ", "
+                                     << p.y << ", " << p.z << ")");
+  return v;
+}
+
 }  // namespace
 
 std::int32_t resolve_volume_group(const TetMesh& mesh, const std::string& spec, const std::string& where) {
   return resolve_group(mesh.volume_group_names, present_volume_groups(mesh), spec, where, "volume");
 }
 
-void add_boundary_flux(const LoadedMesh& mesh, std::int32_t group, double q, std::vector<double>& load) {
+void add_boundary_flux(const LoadedMesh& mesh, std::int32_t group, const Expression& q, std::vector<double>& load) {
   const Topology& topo = mesh.topology;
   for (std::int32_t f : topo.boundary_faces) {
     if (topo.face_groups[f] != group) continue;
-    const double share = q * mesh.geometry.face_areas[f] / 3.0;
+    const double share = q(mesh.geometry.face_centroids[f]) * mesh.geometry.face_areas[f] / 3.0;
     for (std::int32_t node : topo.face_nodes[f]) load[size_t(node)] += share;
   }
 }
@@ -83,34 +92,35 @@ HeatOperatorData assemble_heat_system(const LoadedMesh& mesh, const HeatProblem&
 HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m) {
   const size_t cells = m.mesh.tets.size(), nodes = m.mesh.nodes.size();
   HeatProblem p;
-  p.time = c.time;
+  if (c.time) p.time = static_cast<const TimeSettings&>(*c.time);
   p.tolerance = c.tolerance;
   p.max_iterations = c.max_iterations;
   p.jacobi = c.jacobi;
 
-  // Materials: one for all, or per volume group (every group present must be given one).
+  const auto line = [&](int l) { return c.path + ":" + std::to_string(l); };
+
+  // Materials: one for all, or per volume group (every group present must be given one); the source
+  // S(x, y, z) at each cell's centroid.
   std::vector<double> source(cells, 0.0);
   p.conductivity.assign(cells, 1.0);
   p.heat_capacity.assign(cells, 1.0);
-  if (c.material) {
-    std::fill(p.conductivity.begin(), p.conductivity.end(), c.material->conductivity);
-    std::fill(p.heat_capacity.begin(), p.heat_capacity.end(), c.material->heat_capacity);
-    std::fill(source.begin(), source.end(), c.material->source);
-  } else {
-    std::map<std::int32_t, Material> by_id;
-    for (const auto& [spec, material] : c.materials) {
-      const std::string where = c.path + ":" + std::to_string(c.material_lines.at(spec));
-      by_id[resolve_volume_group(m.mesh, spec, where)] = material;
-    }
-    for (size_t cell = 0; cell < cells; ++cell) {
+  std::map<std::int32_t, const Material*> by_id;
+  if (!c.material) {
+    for (const auto& [spec, material] : c.materials)
+      by_id[resolve_volume_group(m.mesh, spec, line(c.material_lines.at(spec)))] = &material;
+  }
+  for (size_t cell = 0; cell < cells; ++cell) {
+    const Material* material = c.material ? &*c.material : nullptr;
+    if (!material) {
       const std::int32_t g = m.mesh.tet_groups.empty() ? 0 : m.mesh.tet_groups[cell];
       auto it = by_id.find(g);
       SS_REQUIRE(it != by_id.end(), c.path << ": no [material.<group>] for " << volume_group_label(m.mesh, g)
                                            << " (it has tets, e.g. " << tet_label(m.mesh, std::int64_t(cell)) << ")");
-      p.conductivity[cell] = it->second.conductivity;
-      p.heat_capacity[cell] = it->second.heat_capacity;
-      source[cell] = it->second.source;
+      material = it->second;
     }
+    p.conductivity[cell] = material->conductivity;
+    p.heat_capacity[cell] = material->heat_capacity;
+    source[cell] = evaluate_finite(material->source, m.geometry.cell_centroids[cell], line(material->line), "source");
   }
   p.load.assign(nodes, 0.0);
   add_cell_source(m, source, p.load);
@@ -123,6 +133,9 @@ HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m) {
     const std::string where = c.path + ":" + std::to_string(bc.line);
     const std::int32_t group = resolve_group(m.mesh.surface_group_names, present, bc.group, where, "boundary");
     if (bc.type == BoundaryCondition::Type::neumann) {
+      for (std::int32_t f : m.topology.boundary_faces)
+        if (m.topology.face_groups[f] == group)
+          evaluate_finite(bc.value, m.geometry.face_centroids[f], where, "[[boundary]] value");
       add_boundary_flux(m, group, bc.value, p.load);
       continue;
     }
@@ -131,9 +144,14 @@ HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m) {
       for (std::int32_t node : m.topology.face_nodes[f]) {
         if (fixed[size_t(node)]) continue;  // the first listed group wins on shared edges
         fixed[size_t(node)] = 1;
-        fixed_value[size_t(node)] = bc.value;
+        fixed_value[size_t(node)] = evaluate_finite(bc.value, m.mesh.nodes[size_t(node)], where, "[[boundary]] value");
       }
     }
+  }
+  if (c.time) {
+    p.initial.resize(nodes);
+    for (size_t i = 0; i < nodes; ++i)
+      p.initial[i] = evaluate_finite(c.time->initial, m.mesh.nodes[i], c.path, "[time] initial");
   }
   for (size_t i = 0; i < nodes; ++i) {
     if (!fixed[i]) continue;

@@ -28,6 +28,7 @@ struct HeatProblem {
   std::vector<std::int32_t> dirichlet_nodes;   // ascending, unique
   std::vector<double> dirichlet_values;        // per dirichlet node
   std::optional<TimeSettings> time;      // absent: steady
+  std::vector<double> initial;           // T⁰ per node (transient); empty: 0 everywhere
   double tolerance = 1e-6;
   int max_iterations = 20000;
   bool jacobi = true;
@@ -36,6 +37,9 @@ struct HeatProblem {
 // Resolves the case's groups against the mesh (names or numbers; an unknown group is an error
 // naming the case file line and listing the mesh's groups) and assembles materials and loads.
 // A node on two Dirichlet groups takes the value of the one listed first in the case file.
+// Expressions are evaluated where the discretization needs them: Dirichlet values and T⁰ at the
+// nodes, Neumann fluxes at boundary triangle centroids, sources at cell centroids; a value that is
+// not finite there (e.g. "1/x" at x = 0) is an error naming the case line and the point.
 HeatProblem build_heat_problem(const HeatCase& heat_case, const LoadedMesh& mesh);
 
 // The conduction operator of the problem in double (K with its k per cell) and its lumped heat
@@ -45,8 +49,9 @@ HeatOperatorData assemble_heat_system(const LoadedMesh& mesh, const HeatProblem&
 // The volume group a case file means by `spec` (a name, or a number); throws naming `where`.
 std::int32_t resolve_volume_group(const TetMesh& mesh, const std::string& spec, const std::string& where);
 
-// Adds q·A/3 to each vertex of every boundary face of `group` (heat flux q into the body).
-void add_boundary_flux(const LoadedMesh& mesh, std::int32_t group, double q, std::vector<double>& load);
+// Adds q·A/3 to each vertex of every boundary face of `group` (heat flux q into the body, evaluated
+// at the face's centroid; a plain number converts to a constant Expression).
+void add_boundary_flux(const LoadedMesh& mesh, std::int32_t group, const Expression& q, std::vector<double>& load);
 // Adds S_c·V_c/4 to each node of each cell.
 void add_cell_source(const LoadedMesh& mesh, const std::vector<double>& source, std::vector<double>& load);
 

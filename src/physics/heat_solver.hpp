@@ -124,7 +124,7 @@ void solve_heat_system(Backend& backend, System& system, const typename Backend:
   report.last_rhs = backend.download(system_rhs);
 }
 
-// A serial heat problem on one backend: fixed nodes eliminated, T from the initial value.
+// A serial heat problem on one backend: fixed nodes eliminated, T from the initial values (p.initial).
 template <class Backend, class Operator>
 std::vector<double> solve_heat(Backend& backend, Operator& op, const HeatProblem& p, HeatSolveReport& report,
                                const HeatSolveHooks& hooks = {}) {
@@ -132,8 +132,10 @@ std::vector<double> solve_heat(Backend& backend, Operator& op, const HeatProblem
   op.set_dirichlet(p.dirichlet_nodes);
   EliminatedHeatSystem<Operator> system{op, p.dirichlet_values};
   const typename Backend::Vector load = backend.upload(p.load);
-  typename Backend::Vector T = backend.make_vector(n);
-  if (p.time) backend.fill(T, p.time->initial);
+  SS_REQUIRE(p.initial.empty() || std::int64_t(p.initial.size()) == n,
+             "heat problem: " << p.initial.size() << " initial values for " << n << " nodes");
+  typename Backend::Vector T = p.time && !p.initial.empty() ? backend.upload(p.initial) : backend.make_vector(n);
+  if (p.time && p.initial.empty()) backend.fill(T, 0.0);
   solve_heat_system(backend, system, load, T, HeatSolveSettings{p.tolerance, p.max_iterations, p.jacobi, p.time},
                     report, hooks);
   return backend.download(T);

@@ -50,13 +50,14 @@ TEST(HeatCase, ParsesEveryKey) {
   ASSERT_TRUE(c.material.has_value());
   EXPECT_EQ(c.material->conductivity, 2.5);
   EXPECT_EQ(c.material->heat_capacity, 3.0);
-  EXPECT_EQ(c.material->source, -1.0);
+  EXPECT_TRUE(c.material->source.is_constant());
+  EXPECT_EQ(c.material->source(0, 0, 0), -1.0);
   ASSERT_EQ(c.boundaries.size(), 2u);
   EXPECT_EQ(c.boundaries[0].group, "left");
   EXPECT_EQ(c.boundaries[0].type, BoundaryCondition::Type::dirichlet);
   EXPECT_EQ(c.boundaries[1].group, "6");
   EXPECT_EQ(c.boundaries[1].type, BoundaryCondition::Type::neumann);
-  EXPECT_EQ(c.boundaries[1].value, 1.5);
+  EXPECT_EQ(c.boundaries[1].value(0, 0, 0), 1.5);
   EXPECT_EQ(c.tolerance, 1e-8);
   EXPECT_EQ(c.max_iterations, 500);
   EXPECT_FALSE(c.jacobi);
@@ -64,7 +65,7 @@ TEST(HeatCase, ParsesEveryKey) {
   EXPECT_EQ(c.time->dt, 0.01);
   EXPECT_EQ(c.time->steps, 100);
   EXPECT_EQ(c.time->theta, 0.5);
-  EXPECT_EQ(c.time->initial, 20.0);
+  EXPECT_EQ(c.time->initial(0, 0, 0), 20.0);
   EXPECT_EQ(c.output_directory, std::string(SS_SOURCE_DIR) + "/meshes/results");
   EXPECT_EQ(c.output_every, 5);
 }
@@ -91,6 +92,34 @@ value = 1
   EXPECT_TRUE(c.jacobi);
   EXPECT_FALSE(c.time.has_value());
   EXPECT_EQ(c.output_directory, std::string(SS_SOURCE_DIR) + "/meshes/out");
+}
+
+TEST(HeatCase, ValuesAreNumbersOrExpressions) {
+  const HeatCase c = parse_heat_case(R"toml(
+[mesh]
+file = "cube.msh"
+[material]
+source = "100*exp(-((x-0.5)^2 + (y-0.5)^2)/0.01)"
+[[boundary]]
+group = "left"
+type = "dirichlet"
+value = "20 + 80*z"
+[[boundary]]
+group = "right"
+type = "neumann"
+value = "sin(_pi*y)"
+[time]
+dt = 0.1
+steps = 2
+initial = "20 + x*y"
+)toml", kCasePath);
+  EXPECT_FALSE(c.material->source.is_constant());
+  EXPECT_DOUBLE_EQ(c.material->source(0.5, 0.5, 0.3), 100.0);
+  EXPECT_DOUBLE_EQ(c.boundaries[0].value(0, 0.3, 0.5), 60.0);
+  EXPECT_EQ(c.boundaries[0].value.text(), "20 + 80*z");
+  EXPECT_NEAR(c.boundaries[1].value(1, 0.5, 0), 1.0, 1e-15);
+  EXPECT_DOUBLE_EQ(c.time->initial(2, 3, 0), 26.0);
+  EXPECT_FALSE(c.time->initial.uses_time());
 }
 
 struct BadCase {
@@ -133,6 +162,12 @@ const std::string no_dt = std::string(kMesh) + kLeft + "[time]\nsteps = 3\n";
 const std::string unknown_table = std::string(kMesh) + kLeft + "[solverr]\ntolerance = 1e-6\n";
 const std::string syntax = std::string(kMesh) + kLeft + "[solver\n";
 const std::string mixed_material = std::string(kMesh) + kLeft + "[material]\nconductivity = 1\n[material.steel]\nconductivity = 2\n";
+const std::string bad_syntax = std::string(kMesh) + "[[boundary]]\ngroup = \"left\"\ntype = \"dirichlet\"\nvalue = \"2*(x+1\"\n";
+const std::string unknown_variable = std::string(kMesh) + "[material]\nsource = \"w*x\"\n" + kLeft;
+const std::string time_in_value = std::string(kMesh) + "[[boundary]]\ngroup = \"left\"\ntype = \"dirichlet\"\nvalue = \"x*t\"\n";
+const std::string time_in_source = std::string(kMesh) + "[material]\nsource = \"sin(t)\"\n" + kLeft;
+const std::string time_in_initial = std::string(kMesh) + kLeft + "[time]\ndt = 0.1\nsteps = 3\ninitial = \"t\"\n";
+const std::string value_type = std::string(kMesh) + "[[boundary]]\ngroup = \"left\"\ntype = \"dirichlet\"\nvalue = [1]\n";
 const std::string bad_refine = std::string("[mesh]\nfile = \"cube.msh\"\nrefine = -1\n") + kLeft;
 
 INSTANTIATE_TEST_SUITE_P(
@@ -153,7 +188,16 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"unknown_table", unknown_table.c_str(), "unknown key 'solverr'"},
                       BadCase{"syntax", syntax.c_str(), "test.toml:"},
                       BadCase{"mixed_material", mixed_material.c_str(), "mixes plain keys"},
-                      BadCase{"bad_refine", bad_refine.c_str(), "refine must be 0..6"}),
+                      BadCase{"bad_refine", bad_refine.c_str(), "refine must be 0..6"},
+                      BadCase{"bad_syntax", bad_syntax.c_str(),
+                              "test.toml:6: [[boundary]] value: Missing parenthesis in \"2*(x+1\""},
+                      BadCase{"unknown_variable", unknown_variable.c_str(),
+                              "test.toml:4: [material] source: unknown variable 'w' in \"w*x\""},
+                      BadCase{"time_in_value", time_in_value.c_str(), "test.toml:6: [[boundary]] value = \"x*t\" uses t"},
+                      BadCase{"time_in_source", time_in_source.c_str(), "test.toml:4: [material] source = \"sin(t)\" uses t"},
+                      BadCase{"time_in_initial", time_in_initial.c_str(), "test.toml:10: [time] initial = \"t\" uses t"},
+                      BadCase{"value_type", value_type.c_str(),
+                              "test.toml:6: [[boundary]] value must be a number or an expression string"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(HeatCase, MissingCaseFileIsAnError) {

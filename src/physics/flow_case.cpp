@@ -1,0 +1,184 @@
+#include "physics/flow_case.hpp"
+
+#include <cmath>
+
+#include <glm/geometric.hpp>
+
+#include "physics/case_reading.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+namespace {
+
+// Every table and key outside arrays, by dotted name, with its line.
+void record_lines(const toml::table& table, const std::string& prefix, std::map<std::string, int>& lines) {
+  for (const auto& [key, node] : table) {
+    const std::string name = prefix.empty() ? std::string(key.str()) : prefix + "." + std::string(key.str());
+    lines[name] = CaseFile::line_of(node);
+    if (const toml::table* sub = node.as_table()) record_lines(*sub, name, lines);
+  }
+}
+
+FlowSolverSettings read_solver(TableReader& t) {
+  FlowSolverSettings s;
+  s.tolerance = t.number("tolerance", s.tolerance);
+  SS_REQUIRE(s.tolerance > 0.0 && s.tolerance < 1.0,
+             t.where_key("tolerance") << ": " << t.name() << " tolerance must be in (0, 1) (got " << s.tolerance << ")");
+  s.max_iterations = t.integer("max_iterations", s.max_iterations);
+  t.require_at_least("max_iterations", s.max_iterations, 1);
+  s.preconditioner = t.choice("preconditioner", s.preconditioner, {"jacobi", "none"});
+  return s;
+}
+
+FlowBoundary read_boundary(TableReader& t) {
+  const CaseFile& file = t.file();
+  FlowBoundary b;
+  b.line = CaseFile::line_of(t.table());
+  b.group = read_group(t);
+  SS_REQUIRE(t.table().get("type"), file.at(t.table()) << ": [[boundary]] for group " << b.group
+                                                       << " needs type = \"wall\", \"velocity\", \"pressure\" or \"slip\"");
+  const std::string type = t.choice("type", "", {"wall", "velocity", "pressure", "slip"});
+  b.type = type == "wall"       ? FlowBoundary::Type::wall
+           : type == "velocity" ? FlowBoundary::Type::velocity
+           : type == "pressure" ? FlowBoundary::Type::pressure
+                                : FlowBoundary::Type::slip;
+
+  // velocity: on velocity (required) and wall (moving wall) boundaries only.
+  const std::optional<VectorExpression> velocity = t.get_vector_expression("velocity");
+  if (b.type == FlowBoundary::Type::velocity)
+    SS_REQUIRE(velocity, file.at(t.table()) << ": [[boundary]] for group " << b.group
+                                            << " has type = \"velocity\" and needs velocity = [u, v, w]");
+  else if (velocity)
+    SS_REQUIRE(b.type == FlowBoundary::Type::wall,
+               t.where_key("velocity") << ": [[boundary]] velocity is for type = \"velocity\" or \"wall\" (a moving "
+                                          "wall), not \"" << type << "\"");
+  if (velocity) b.velocity = *velocity;
+
+  // pressure: on pressure boundaries only.
+  const std::optional<Expression> pressure = t.get_expression("pressure");
+  if (pressure)
+    SS_REQUIRE(b.type == FlowBoundary::Type::pressure,
+               t.where_key("pressure") << ": [[boundary]] pressure is for type = \"pressure\" only, not \"" << type << "\"");
+  if (pressure) b.pressure = *pressure;
+  return b;
+}
+
+FlowCase flow_case_from(const CaseFile& file) {
+  FlowCase c;
+  c.path = file.path();
+  record_lines(file.root(), "", c.lines);
+  TableReader top(file, file.root(), "the case file");
+
+  const MeshSettings mesh = read_mesh_table(top);
+  c.mesh_file = mesh.file;
+  c.refine = mesh.refine;
+
+  const bool fluid = read_table(top, "fluid", "fluid", [&](TableReader& t) {
+    const std::optional<double> viscosity = t.get_number("viscosity");
+    SS_REQUIRE(viscosity, file.at(t.table()) << ": [fluid] needs viscosity = ... (kinematic, > 0)");
+    c.viscosity = *viscosity;
+    t.require_positive("viscosity", c.viscosity);
+  });
+  SS_REQUIRE(fluid, c.path << ": missing [fluid] table with viscosity = ... (kinematic, > 0)");
+
+  if (const toml::node* boundary = top.node("boundary")) {
+    const toml::array* list = boundary->as_array();
+    SS_REQUIRE(list, file.at(*boundary) << ": boundaries are written as [[boundary]] tables");
+    for (const toml::node& entry : *list) {
+      TableReader t(file, as_table(entry, "boundary", file.at(entry)), "[[boundary]]");
+      const FlowBoundary b = read_boundary(t);
+      t.reject_unknown_keys();
+      for (const FlowBoundary& other : c.boundaries)
+        SS_REQUIRE(other.group != b.group, file.at(entry) << ": group " << b.group
+                                                          << " already has a boundary condition (line " << other.line
+                                                          << ")");
+      c.boundaries.push_back(b);
+    }
+  }
+
+  read_table(top, "initial", "initial", [&](TableReader& t) {
+    c.initial_velocity = t.get_vector_expression("velocity").value_or(c.initial_velocity);
+  });
+
+  const bool time = read_table(top, "time", "time", [&](TableReader& t) {
+    FlowTime& s = c.time;
+    const std::optional<double> dt = t.get_number("dt");
+    SS_REQUIRE(dt, file.at(t.table()) << ": [time] needs dt = ... (the time step; the first one when cfl > 0)");
+    s.dt = *dt;
+    t.require_positive("dt", s.dt);
+    const std::optional<int> steps = t.get_integer("steps");
+    const std::optional<double> end_time = t.get_number("end_time");
+    SS_REQUIRE(steps.has_value() != end_time.has_value(),
+               file.at(t.table()) << ": [time] needs exactly one of steps and end_time"
+                                  << (steps ? " (both are given)" : " (neither is given)"));
+    if (steps) {
+      s.steps = *steps;
+      t.require_at_least("steps", s.steps, 1);
+    } else {
+      s.end_time = *end_time;
+      t.require_positive("end_time", s.end_time);
+    }
+    s.cfl = t.number("cfl", 0.0);
+    t.require_at_least("cfl", s.cfl, 0.0);
+    s.max_dt = t.number("max_dt", s.dt);
+    t.require_positive("max_dt", s.max_dt);
+    SS_REQUIRE(s.max_dt >= s.dt, t.where_key("max_dt") << ": [time] max_dt must be >= dt (got max_dt = " << s.max_dt
+                                                       << ", dt = " << s.dt << ")");
+  });
+  SS_REQUIRE(time, c.path << ": missing [time] table with dt and steps or end_time");
+
+  read_table(top, "scheme", "scheme", [&](TableReader& t) {
+    c.convection = t.choice("convection", "central", {"central", "upwind"}) == "central" ? FlowCase::Convection::central
+                                                                                       : FlowCase::Convection::upwind;
+    c.theta = t.number("theta", c.theta);
+    t.require_in("theta", c.theta, 0.5, 1.0, "1: implicit Euler, 0.5: Crank-Nicolson");
+  });
+
+  read_table(top, "solver", "solver", [&](TableReader& t) {
+    read_table(t, "pressure", "solver.pressure", [&](TableReader& s) { c.pressure = read_solver(s); });
+    read_table(t, "momentum", "solver.momentum", [&](TableReader& s) { c.momentum = read_solver(s); });
+  });
+
+  const OutputSettings output = read_output_table(top, c.output_every, [&](TableReader& t) {
+    c.slice_origin = t.get_vector("slice_origin");
+    if (const std::optional<glm::dvec3> normal = t.get_vector("slice_normal")) {
+      const double length = glm::length(*normal);
+      SS_REQUIRE(length > 0.0, t.where_key("slice_normal") << ": [output] slice_normal must not be zero");
+      c.slice_normal = *normal / length;
+    }
+  });
+  c.output_directory = output.directory;
+  c.output_every = output.every;
+  top.reject_unknown_keys();
+  return c;
+}
+
+}  // namespace
+
+int FlowCase::line_of(const std::string& key) const {
+  const auto it = lines.find(key);
+  return it == lines.end() ? 0 : it->second;
+}
+
+std::string FlowCase::where(const std::string& key) const {
+  const int line = line_of(key);
+  return line > 0 ? path + ":" + std::to_string(line) : path;
+}
+
+const char* to_string(FlowBoundary::Type type) {
+  switch (type) {
+    case FlowBoundary::Type::wall: return "wall";
+    case FlowBoundary::Type::velocity: return "velocity";
+    case FlowBoundary::Type::pressure: return "pressure";
+    case FlowBoundary::Type::slip: return "slip";
+  }
+  return "?";
+}
+
+FlowCase parse_flow_case(const std::string& text, const std::string& path) {
+  return flow_case_from(CaseFile(text, path));
+}
+
+FlowCase read_flow_case(const std::string& path) { return flow_case_from(CaseFile::read(path)); }
+
+}  // namespace ss

@@ -1,0 +1,84 @@
+#pragma once
+// The flow case file (TOML): what a user writes to run `streamsolve flow CASE.toml`.
+//
+//   [mesh]        file = "cavity.msh" (relative to the case file), refine = 0
+//   [fluid]       viscosity = 0.01                         — kinematic, required
+//   [[boundary]]  group = "lid" | 3, type = "wall" | "velocity" | "pressure" | "slip",
+//                 velocity = [u, v, w] (velocity: required; wall: moving wall, default 0),
+//                 pressure = p (pressure only, default 0)
+//   [initial]     velocity = [u, v, w]                     — default 0
+//   [time]        dt, steps | end_time, cfl = 0, max_dt = dt
+//   [scheme]      convection = "central" | "upwind", theta = 1.0
+//   [solver.pressure], [solver.momentum]  tolerance = 1e-6, max_iterations = 5000, preconditioner = "jacobi" | "none"
+//   [output]      directory = "out", every = 10, slice_origin = [x, y, z], slice_normal = [0, 1, 0]
+//
+// Velocities and pressures are numbers or expressions in x, y, z, t (src/physics/expression.hpp).
+// Every mistake is one ss::Error "<case file>:<line>: <what>" raised before any work starts; the
+// groups are resolved against the mesh later, by the flow problem builder.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "physics/expression.hpp"
+
+namespace ss {
+
+struct FlowBoundary {
+  enum class Type { wall, velocity, pressure, slip };
+  std::string group;            // name or number, as written
+  Type type = Type::wall;
+  VectorExpression velocity;    // velocity: required (vector: 3 numbers or expression strings in x,y,z,t);
+                                // wall: optional wall velocity (moving wall), default 0
+  Expression pressure;          // pressure: the fixed (kinematic) pressure, default 0; expression in x,y,z,t
+  int line = 0;
+};
+
+struct FlowTime {
+  double dt = 0;                // initial/fixed time step (> 0)
+  int steps = 0;                // exactly one of steps / end_time
+  double end_time = 0;
+  double cfl = 0;               // 0: fixed dt; > 0: adaptive dt = cfl * min(h/|u|), capped by max_dt
+  double max_dt = 0;            // default: dt
+};
+
+struct FlowSolverSettings {
+  double tolerance = 1e-6;
+  int max_iterations = 5000;
+  std::string preconditioner = "jacobi";
+};
+
+struct FlowCase {
+  std::string path, mesh_file;
+  int refine = 0;
+  double viscosity = 0;                          // [fluid] viscosity (kinematic, > 0) — required
+  std::vector<FlowBoundary> boundaries;          // [[boundary]] group, type, velocity | pressure
+  VectorExpression initial_velocity;             // [initial] velocity, default 0
+  FlowTime time;                                 // [time]
+  enum class Convection { central, upwind } convection = Convection::central;  // [scheme] convection
+  double theta = 1.0;                            // [scheme] theta: 1 or 0.5 (any value in [0.5, 1])
+  FlowSolverSettings pressure, momentum;         // [solver.pressure], [solver.momentum]
+  std::string output_directory = "out";          // [output], resolved against the case file's folder
+  int output_every = 10;
+  std::optional<glm::dvec3> slice_origin;        // [output] slice_origin = [x,y,z]
+                                                 // (default: chosen later from the mesh bbox centre)
+  glm::dvec3 slice_normal{0, 1, 0};              // [output] slice_normal = [nx,ny,nz] (non-zero; normalized)
+
+  // The line of a table or key as written, for later errors: "mesh", "fluid", "fluid.viscosity",
+  // "initial", "time", "time.dt", "scheme", "solver.pressure", "solver.momentum", "output", ...;
+  // 0 when it was not written.
+  std::map<std::string, int> lines;
+  int line_of(const std::string& key) const;
+  // "<case file>:<line of key>" (just the case file when the key was not written).
+  std::string where(const std::string& key) const;
+};
+
+FlowCase read_flow_case(const std::string& path);
+// The same from text (tests); `path` names it in messages and anchors relative paths.
+FlowCase parse_flow_case(const std::string& text, const std::string& path);
+
+const char* to_string(FlowBoundary::Type type);
+
+}  // namespace ss

@@ -1,0 +1,232 @@
+// The flow case file: the sample (meshes/cavity_flow.toml) and a case with every key parse to the
+// right values; every mistake is one clear error naming the file and line.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "physics/flow_case.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+namespace {
+
+// Case files are anchored in meshes/ so `file = "cavity.msh"` resolves to a real mesh.
+const std::string kCasePath = std::string(SS_SOURCE_DIR) + "/meshes/test.toml";
+
+TEST(FlowCase, TheCavitySampleParses) {
+  const FlowCase c = read_flow_case(std::string(SS_SOURCE_DIR) + "/meshes/cavity_flow.toml");
+  EXPECT_EQ(c.mesh_file, std::string(SS_SOURCE_DIR) + "/meshes/cavity.msh");
+  EXPECT_EQ(c.refine, 0);
+  EXPECT_EQ(c.viscosity, 0.01);
+  ASSERT_EQ(c.boundaries.size(), 2u);
+  EXPECT_EQ(c.boundaries[0].group, "lid");
+  EXPECT_EQ(c.boundaries[0].type, FlowBoundary::Type::wall);
+  EXPECT_TRUE(c.boundaries[0].velocity.is_constant());
+  EXPECT_EQ(c.boundaries[0].velocity(0.5, 0.5, 1.0), glm::dvec3(1, 0, 0));
+  EXPECT_EQ(c.boundaries[1].group, "walls");
+  EXPECT_EQ(c.boundaries[1].type, FlowBoundary::Type::wall);
+  EXPECT_EQ(c.boundaries[1].velocity(0, 0, 0), glm::dvec3(0.0));
+  EXPECT_EQ(c.initial_velocity(0.5, 0.5, 0.5), glm::dvec3(0.0));
+  EXPECT_EQ(c.time.dt, 0.005);
+  EXPECT_EQ(c.time.steps, 0);
+  EXPECT_EQ(c.time.end_time, 2.0);
+  EXPECT_EQ(c.time.cfl, 0.5);
+  EXPECT_EQ(c.time.max_dt, 0.02);
+  EXPECT_EQ(c.convection, FlowCase::Convection::central);
+  EXPECT_EQ(c.theta, 1.0);
+  EXPECT_EQ(c.pressure.tolerance, 1e-6);
+  EXPECT_EQ(c.pressure.max_iterations, 5000);
+  EXPECT_EQ(c.pressure.preconditioner, "jacobi");
+  EXPECT_EQ(c.momentum.preconditioner, "jacobi");
+  EXPECT_EQ(c.output_directory, std::string(SS_SOURCE_DIR) + "/out/cavity_flow");
+  EXPECT_EQ(c.output_every, 50);
+  EXPECT_FALSE(c.slice_origin.has_value());
+  EXPECT_EQ(c.slice_normal, glm::dvec3(0, 1, 0));
+  EXPECT_GT(c.line_of("fluid"), 0);
+  EXPECT_EQ(c.where("fluid.viscosity"), c.path + ":" + std::to_string(c.line_of("fluid") + 1));
+  EXPECT_EQ(c.line_of("solver"), 0);
+  EXPECT_EQ(c.where("solver"), c.path);
+}
+
+TEST(FlowCase, ParsesEveryKey) {
+  const FlowCase c = parse_flow_case(R"toml(
+[mesh]
+file = "duct.msh"
+refine = 1
+[fluid]
+viscosity = 1e-3
+[[boundary]]
+group = "inlet"
+type = "velocity"
+velocity = ["16*y*(1-y)*z*(0.5-z)/0.25*(1 - exp(-t))", 0, 0.0]
+[[boundary]]
+group = 2
+type = "pressure"
+pressure = "0.5*z"
+[[boundary]]
+group = "walls"
+type = "slip"
+[initial]
+velocity = [1, "0.1*sin(_pi*x)", 0]
+[time]
+dt = 0.01
+steps = 200
+[scheme]
+convection = "upwind"
+theta = 0.5
+[solver.pressure]
+tolerance = 1e-8
+max_iterations = 800
+preconditioner = "none"
+[solver.momentum]
+tolerance = 1e-7
+[output]
+directory = "results"
+every = 5
+slice_origin = [2, 0.5, 0.25]
+slice_normal = [0, 0, 2]
+)toml", kCasePath);
+  EXPECT_EQ(c.mesh_file, std::string(SS_SOURCE_DIR) + "/meshes/duct.msh");
+  EXPECT_EQ(c.refine, 1);
+  EXPECT_EQ(c.viscosity, 1e-3);
+  ASSERT_EQ(c.boundaries.size(), 3u);
+  const FlowBoundary& inlet = c.boundaries[0];
+  EXPECT_EQ(inlet.type, FlowBoundary::Type::velocity);
+  EXPECT_EQ(inlet.line, 7);
+  EXPECT_TRUE(inlet.velocity.uses_time());
+  EXPECT_NEAR(inlet.velocity(0, 0.5, 0.25, 1e9).x, 1.0, 1e-12);
+  EXPECT_NEAR(inlet.velocity(0, 0.5, 0.25, 0.0).x, 0.0, 1e-12);
+  EXPECT_EQ(c.boundaries[1].group, "2");
+  EXPECT_EQ(c.boundaries[1].type, FlowBoundary::Type::pressure);
+  EXPECT_DOUBLE_EQ(c.boundaries[1].pressure(4, 0, 0.5), 0.25);
+  EXPECT_EQ(c.boundaries[2].type, FlowBoundary::Type::slip);
+  EXPECT_EQ(std::string(to_string(c.boundaries[2].type)), "slip");
+  EXPECT_NEAR(c.initial_velocity(0.5, 0, 0).y, 0.1, 1e-15);
+  EXPECT_EQ(c.time.dt, 0.01);
+  EXPECT_EQ(c.time.steps, 200);
+  EXPECT_EQ(c.time.end_time, 0.0);
+  EXPECT_EQ(c.time.cfl, 0.0);
+  EXPECT_EQ(c.time.max_dt, 0.01);  // default: dt
+  EXPECT_EQ(c.convection, FlowCase::Convection::upwind);
+  EXPECT_EQ(c.theta, 0.5);
+  EXPECT_EQ(c.pressure.tolerance, 1e-8);
+  EXPECT_EQ(c.pressure.max_iterations, 800);
+  EXPECT_EQ(c.pressure.preconditioner, "none");
+  EXPECT_EQ(c.momentum.tolerance, 1e-7);
+  EXPECT_EQ(c.momentum.max_iterations, 5000);
+  EXPECT_EQ(c.output_directory, std::string(SS_SOURCE_DIR) + "/meshes/results");
+  EXPECT_EQ(c.output_every, 5);
+  ASSERT_TRUE(c.slice_origin.has_value());
+  EXPECT_EQ(*c.slice_origin, glm::dvec3(2, 0.5, 0.25));
+  EXPECT_EQ(c.slice_normal, glm::dvec3(0, 0, 1));  // normalized
+  EXPECT_EQ(c.line_of("time"), 20);
+  EXPECT_EQ(c.line_of("solver.pressure"), 26);
+}
+
+struct BadCase {
+  const char* name;
+  std::string text;
+  const char* expected;  // substring of the error, "test.toml:<line>: <what>"
+};
+
+// Lines 1-2, 3-4, 5-7: a valid case is kMesh + kFluid + kTime; what a test adds starts at line 8.
+const std::string kMesh = "[mesh]\nfile = \"cavity.msh\"\n";
+const std::string kFluid = "[fluid]\nviscosity = 0.01\n";
+const std::string kTime = "[time]\ndt = 0.01\nsteps = 10\n";
+const std::string kBase = kMesh + kFluid + kTime;
+
+class FlowCaseErrors : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(FlowCaseErrors, AreOneClearErrorWithTheLine) {
+  const BadCase& bad = GetParam();
+  try {
+    parse_flow_case(bad.text, kCasePath);
+    FAIL() << bad.name << ": expected an error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(bad.expected), std::string::npos) << bad.name << ": " << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << bad.name << ": one line: " << what;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Examples, FlowCaseErrors,
+    ::testing::Values(
+        BadCase{"unknown_key", kMesh + "[fluid]\nviscosity = 0.01\ndensity = 1\n" + kTime,
+                "test.toml:5: unknown key 'density' in [fluid] (known: viscosity)"},
+        BadCase{"unknown_table", kBase + "[fluids]\nviscosity = 1\n", "test.toml:8: unknown key 'fluids' in the case file"},
+        BadCase{"wrong_type", kMesh + "[fluid]\nviscosity = \"low\"\n" + kTime,
+                "test.toml:4: [fluid] viscosity must be a number"},
+        BadCase{"zero_viscosity", kMesh + "[fluid]\nviscosity = 0\n" + kTime,
+                "test.toml:4: [fluid] viscosity must be positive (got 0)"},
+        BadCase{"no_viscosity", kMesh + "[fluid]\n" + kTime, "test.toml:3: [fluid] needs viscosity"},
+        BadCase{"no_fluid", kMesh + kTime, "test.toml: missing [fluid] table"},
+        BadCase{"no_time", kMesh + kFluid, "test.toml: missing [time] table"},
+        BadCase{"negative_dt", kMesh + kFluid + "[time]\ndt = -0.1\nsteps = 10\n",
+                "test.toml:6: [time] dt must be positive (got -0.1)"},
+        BadCase{"no_dt", kMesh + kFluid + "[time]\nsteps = 10\n", "test.toml:5: [time] needs dt"},
+        BadCase{"steps_and_end_time", kMesh + kFluid + "[time]\ndt = 0.1\nsteps = 10\nend_time = 1\n",
+                "test.toml:5: [time] needs exactly one of steps and end_time (both are given)"},
+        BadCase{"neither_steps_nor_end_time", kMesh + kFluid + "[time]\ndt = 0.1\n",
+                "test.toml:5: [time] needs exactly one of steps and end_time (neither is given)"},
+        BadCase{"negative_cfl", kBase + "cfl = -1\n", "test.toml:8: [time] cfl must be >= 0 (got -1)"},
+        BadCase{"max_dt_below_dt", kBase + "cfl = 0.5\nmax_dt = 0.001\n", "test.toml:9: [time] max_dt must be >= dt"},
+        BadCase{"theta", kBase + "[scheme]\ntheta = 0.3\n", "test.toml:9: [scheme] theta must be in [0.5, 1] (got 0.3"},
+        BadCase{"convection", kBase + "[scheme]\nconvection = \"quick\"\n",
+                "test.toml:9: [scheme] convection must be \"central\" or \"upwind\" (got \"quick\")"},
+        BadCase{"unknown_type", kBase + "[[boundary]]\ngroup = \"lid\"\ntype = \"inlet\"\n",
+                "test.toml:10: [[boundary]] type must be \"wall\", \"velocity\", \"pressure\" or \"slip\" (got \"inlet\")"},
+        BadCase{"no_type", kBase + "[[boundary]]\ngroup = \"lid\"\n",
+                "test.toml:8: [[boundary]] for group lid needs type = \"wall\", \"velocity\", \"pressure\" or \"slip\""},
+        BadCase{"no_group", kBase + "[[boundary]]\ntype = \"wall\"\n", "test.toml:8: [[boundary]] needs group"},
+        BadCase{"velocity_without_velocity", kBase + "[[boundary]]\ngroup = \"lid\"\ntype = \"velocity\"\n",
+                "test.toml:8: [[boundary]] for group lid has type = \"velocity\" and needs velocity = [u, v, w]"},
+        BadCase{"pressure_on_wall", kBase + "[[boundary]]\ngroup = \"walls\"\ntype = \"wall\"\npressure = 0\n",
+                "test.toml:11: [[boundary]] pressure is for type = \"pressure\" only, not \"wall\""},
+        BadCase{"velocity_on_slip", kBase + "[[boundary]]\ngroup = \"walls\"\ntype = \"slip\"\nvelocity = [0, 0, 0]\n",
+                "test.toml:11: [[boundary]] velocity is for type = \"velocity\" or \"wall\""},
+        BadCase{"vector_of_two", kBase + "[[boundary]]\ngroup = \"lid\"\ntype = \"velocity\"\nvelocity = [1, 0]\n",
+                "test.toml:11: [[boundary]] velocity must be an array of 3 numbers or expression strings ([x, y, z]) "
+                "(got 2 entries)"},
+        BadCase{"vector_not_array", kBase + "[initial]\nvelocity = 1\n",
+                "test.toml:9: [initial] velocity must be an array of 3 numbers or expression strings"},
+        BadCase{"vector_entry_type", kBase + "[initial]\nvelocity = [0, true, 0]\n",
+                "test.toml:9: [initial] velocity[1] must be a number or an expression string"},
+        BadCase{"bad_expression",
+                kBase + "[[boundary]]\ngroup = \"lid\"\ntype = \"velocity\"\nvelocity = [\"16*x*(1-x\", 0, 0]\n",
+                "test.toml:11: [[boundary]] velocity[0]: Missing parenthesis in \"16*x*(1-x\""},
+        BadCase{"unknown_variable", kBase + "[initial]\nvelocity = [0, \"w\", 0]\n",
+                "test.toml:9: [initial] velocity[1]: unknown variable 'w'"},
+        BadCase{"bad_pressure_expression",
+                kBase + "[[boundary]]\ngroup = 2\ntype = \"pressure\"\npressure = \"x +\"\n",
+                "test.toml:11: [[boundary]] pressure: Unexpected end of expression"},
+        BadCase{"duplicate_group",
+                kBase + "[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\n[[boundary]]\ngroup = \"lid\"\ntype = \"slip\"\n",
+                "test.toml:11: group lid already has a boundary condition (line 8)"},
+        BadCase{"missing_mesh_file", "[mesh]\nfile = \"nope.msh\"\n" + kFluid + kTime, "test.toml:2: mesh file '"},
+        BadCase{"no_mesh", kFluid + kTime, "test.toml: missing [mesh]"},
+        BadCase{"zero_slice_normal", kBase + "[output]\nslice_normal = [0, 0, 0]\n",
+                "test.toml:9: [output] slice_normal must not be zero"},
+        BadCase{"slice_origin_size", kBase + "[output]\nslice_origin = [0, 0]\n",
+                "test.toml:9: [output] slice_origin must be an array of 3 numbers ([x, y, z]) (got 2 entries)"},
+        BadCase{"output_every", kBase + "[output]\nevery = 0\n", "test.toml:9: [output] every must be >= 1"},
+        BadCase{"preconditioner", kBase + "[solver.pressure]\npreconditioner = \"ilu\"\n",
+                "test.toml:9: [solver.pressure] preconditioner must be \"jacobi\" or \"none\" (got \"ilu\")"},
+        BadCase{"solver_tolerance", kBase + "[solver.momentum]\ntolerance = 0\n",
+                "test.toml:9: [solver.momentum] tolerance must be in (0, 1)"},
+        BadCase{"unknown_solver", kBase + "[solver.pressur]\ntolerance = 1e-8\n", "test.toml:8: unknown key 'pressur' in [solver]"},
+        BadCase{"toml_syntax", kBase + "[scheme\n", "test.toml:8: "}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(FlowCase, MissingCaseFileIsAnError) {
+  try {
+    read_flow_case("/nonexistent/flow.toml");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot open case file '/nonexistent/flow.toml'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ss
