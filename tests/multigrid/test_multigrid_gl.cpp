@@ -60,7 +60,7 @@ SparseMatrix random_matrix(std::int32_t rows, std::int32_t cols, std::uint64_t s
 TEST_P(MultigridGl, SparseApplyIsEquivalentToRef) {
   GpuBackend g = gpu();
   CpuBackend cpu;
-  for (const auto [rows, cols] : {std::pair{1, 3}, std::pair{7, 5}, std::pair{1025, 1023}, std::pair{1023, 65537},
+  for (const auto& [rows, cols] : {std::pair{1, 3}, std::pair{7, 5}, std::pair{1025, 1023}, std::pair{1023, 65537},
                                   std::pair{65537, 8193}}) {
     const SparseMatrix m = random_matrix(rows, cols, std::uint64_t(rows * 31 + cols));
     const std::vector<double> x = mixed_values(cols, 11), sub = mixed_values(cols, 12), add = mixed_values(rows, 13);
