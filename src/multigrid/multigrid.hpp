@@ -16,7 +16,11 @@
 // Each step is one fused pass (shaders/mg_chebyshev.glsl) after A x (none for step 0 from zero).
 // The level operators: the caller's heat operator (finest), rediscretised heat operators (coarser
 // meshes), sparse matrices (aggregation levels); transfers are sparse gathers.
+#include <chrono>
+#include <functional>
 #include <memory>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "multigrid/multigrid_ops.hpp"
@@ -138,5 +142,48 @@ private:
   MultigridSetup setup_;
   std::vector<Level> levels_;
 };
+
+}  // namespace ss
+
+namespace ss {
+
+// What a multigrid factory reports: setup seconds (all builds) and the last level list.
+struct MultigridStats {
+  double setup_seconds = 0;
+  int builds = 0;
+  std::string levels;
+};
+
+// A preconditioner factory for the heat solve (physics/heat_solver.hpp: PreconditionerFactory):
+// builds the multigrid of the system a·M + s·K̃ on first use and again only when (a, s) changes.
+// `op` must have its fixed nodes set when the factory is called (solve_heat does that first).
+template <class Backend>
+std::function<std::function<void(const typename Backend::Vector&, typename Backend::Vector&)>(double, double)>
+multigrid_factory(Backend& backend, typename MultigridTypes<Backend>::HeatOperator& op, const GeometricLevels* geometric,
+                  const MultigridOptions& options = {}, MultigridStats* stats = nullptr) {
+  using Vector = typename Backend::Vector;
+  struct Cache {
+    double a = 0, s = 0;
+    std::unique_ptr<Multigrid<Backend>> mg;
+  };
+  auto cache = std::make_shared<Cache>();
+  return [cache, &backend, &op, geometric, options, stats](double a, double s) {
+    if (!cache->mg || cache->a != a || cache->s != s) {
+      const auto t0 = std::chrono::steady_clock::now();
+      cache->mg.reset();
+      cache->mg = std::make_unique<Multigrid<Backend>>(backend, op, geometric, a, s, options);
+      backend.finish();
+      cache->a = a;
+      cache->s = s;
+      if (stats) {
+        stats->setup_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        ++stats->builds;
+        stats->levels = cache->mg->setup().describe();
+      }
+    }
+    Multigrid<Backend>* mg = cache->mg.get();
+    return std::function<void(const Vector&, Vector&)>([mg](const Vector& r, Vector& z) { (*mg)(r, z); });
+  };
+}
 
 }  // namespace ss

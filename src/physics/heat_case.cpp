@@ -183,8 +183,10 @@ HeatCase parse_heat_case(const std::string& text, const std::string& path) {
     c.max_iterations = t.integer("max_iterations", c.max_iterations);
     SS_REQUIRE(c.max_iterations >= 1, at(*solver) << ": [solver] max_iterations must be >= 1");
     const std::string pre = t.text("preconditioner", "jacobi");
-    SS_REQUIRE(pre == "jacobi" || pre == "none", at(*solver) << ": [solver] preconditioner must be \"jacobi\" or \"none\"");
+    SS_REQUIRE(pre == "jacobi" || pre == "none" || pre == "multigrid",
+               at(*solver) << ": [solver] preconditioner must be \"jacobi\", \"multigrid\" or \"none\"");
     c.jacobi = pre == "jacobi";
+    c.multigrid = pre == "multigrid";
     t.reject_unknown_keys();
   }
 

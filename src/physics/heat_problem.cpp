@@ -87,6 +87,7 @@ HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m) {
   p.tolerance = c.tolerance;
   p.max_iterations = c.max_iterations;
   p.jacobi = c.jacobi;
+  p.multigrid = c.multigrid;
 
   // Materials: one for all, or per volume group (every group present must be given one).
   std::vector<double> source(cells, 0.0);
