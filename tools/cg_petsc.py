@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""PETSc CG + Jacobi on a system exported by `streamsolve bench cg --export-matrix FILE.mtx`.
+"""PETSc CG + Jacobi (or GAMG, hypre BoomerAMG) on a system exported by `streamsolve bench cg --export-matrix FILE.mtx`.
 
-Usage:  tools/cg_petsc.py FILE.mtx [--tolerance 1e-6] [--max-iterations 20000] [--json OUT.json]
+Usage:  tools/cg_petsc.py FILE.mtx [--pc jacobi|gamg|hypre] [--tolerance 1e-6] [--max-iterations 20000] [--json OUT.json]
         mpiexec -n 16 tools/cg_petsc.py FILE.mtx ...
 
 The same problem streamsolve solves: K̃ from FILE.mtx (symmetric, lower triangle), b̃ from
@@ -14,7 +14,8 @@ streamsolve's. PETSc works in double; one process per rank, no threads.
 With more than one rank, rank 0 converts the Matrix Market file once into PETSc's binary format
 (FILE.mtx.petsc, reused while newer than FILE.mtx) and every rank loads its rows from it.
 Prints one JSON object on stdout (rank 0): iterations, seconds (KSPSolve only), seconds per
-iteration, the recursive and the true relative residual (||b − A x|| / ||b|| in double).
+iteration, the recursive and the true relative residual (||b − A x|| / ||b|| in double), and
+setup_seconds (KSPSetUp: the AMG hierarchy for gamg/hypre, PETSc defaults otherwise).
 Needs petsc4py (Debian: python3-petsc4py, see tools/install_deps.sh --tools) and numpy.
 """
 import glob
@@ -45,7 +46,9 @@ def import_petsc():
 
 
 def main():
-    args = mtx_io.peer_arguments(__doc__)
+    args = mtx_io.peer_arguments(__doc__, lambda p: p.add_argument(
+        "--pc", choices=["jacobi", "gamg", "hypre"], default="jacobi",
+        help="preconditioner: jacobi, gamg (smoothed aggregation), hypre (BoomerAMG)"))
 
     PETSc = import_petsc()
     comm = PETSc.COMM_WORLD
@@ -98,11 +101,22 @@ def main():
     ksp = PETSc.KSP().create(comm=comm)
     ksp.setOperators(A)
     ksp.setType(PETSc.KSP.Type.CG)
-    ksp.getPC().setType(PETSc.PC.Type.JACOBI)
+    pc = ksp.getPC()
+    if args.pc == "jacobi":
+        pc.setType(PETSc.PC.Type.JACOBI)
+    elif args.pc == "gamg":
+        pc.setType(PETSc.PC.Type.GAMG)
+    else:
+        pc.setType(PETSc.PC.Type.HYPRE)
+        pc.setHYPREType("boomeramg")
     ksp.setNormType(PETSc.KSP.NormType.UNPRECONDITIONED)
     ksp.setInitialGuessNonzero(True)
     ksp.setFromOptions()
+    comm.barrier()
+    t_setup = time.perf_counter()
     ksp.setUp()
+    comm.barrier()
+    setup_seconds = time.perf_counter() - t_setup
 
     # Warm-up (first-touch of the work vectors, MPI buffers), not timed.
     x = x0.duplicate()
@@ -129,6 +143,8 @@ def main():
     reasons = {v: k for k, v in vars(PETSc.KSP.ConvergedReason).items() if isinstance(v, int)}
     result = {
         "backend": "petsc",
+        "preconditioner": args.pc,
+        "setup_seconds": setup_seconds,
         "device": f"PETSc {'.'.join(map(str, PETSc.Sys.getVersion()))} CPU (double, {size} MPI rank{'s' if size > 1 else ''})",
         "ranks": size,
         "matrix": args.matrix,

@@ -114,9 +114,12 @@ def csr_multiply(indptr, indices, data, x):
     return sums
 
 
-def peer_arguments(doc):
-    """The command line every peer solver script takes: the exported matrix and the stopping rule."""
+def peer_arguments(doc, extra=None):
+    """The command line every peer solver script takes: the exported matrix and the stopping rule
+    (`extra(parser)` adds a script's own options)."""
     parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    if extra:
+        extra(parser)
     parser.add_argument("matrix", help="FILE.mtx from streamsolve bench cg --export-matrix (b in FILE.mtx.rhs.mtx)")
     parser.add_argument("--tolerance", type=float, default=1e-6, help="stop when ||r|| / ||b|| <= this")
     parser.add_argument("--max-iterations", type=int, default=20000)

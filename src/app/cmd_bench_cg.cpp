@@ -36,6 +36,9 @@
 #include "gl/context.hpp"
 #include "kernels/gpu_backend.hpp"
 #include "mesh/load_mesh.hpp"
+#include "mesh/mesh_hierarchy.hpp"
+#include "multigrid/multigrid.hpp"
+#include "physics/heat_multigrid.hpp"
 #include "operators/heat_operator.hpp"
 #include "physics/heat_case.hpp"
 #include "physics/heat_problem.hpp"
@@ -58,10 +61,15 @@ struct CgBenchOptions {
   std::vector<std::string> backends{"gpu", "cpu"};
   std::string format = "R32F";
   bool no_renumber = false;
+  std::vector<std::string> preconditioners;  // default: the case's (jacobi without a case)
+  int mg_degree = 2;
+  int mg_coarse_size = 2000;
 };
 
 struct CgRun {
-  std::string backend, launch, device;
+  std::string backend, launch, device, preconditioner;
+  double setup_seconds = 0;  // preconditioner setup (multigrid: host setup + uploads; Jacobi: 0)
+  std::string levels;        // multigrid levels
   HeatSolveReport report;
   std::vector<double> solution;
   double true_residual = 0;
@@ -131,25 +139,38 @@ void check_exported_system(const LowerCsr& m, CpuHeatOperator& op) {
 }
 
 template <class Backend, class Operator>
-CgRun run_cg(Backend& backend, Operator& op, const HeatProblem& problem, const std::string& name,
+CgRun run_cg(Backend& backend, Operator& op, const HeatProblem& base_problem, const std::string& name,
              const std::string& launch, const std::string& device, CpuHeatOperator& reference,
-             const std::vector<double>& exact_rhs) {
+             const std::vector<double>& exact_rhs, const std::string& preconditioner, const GeometricLevels* levels,
+             const MultigridOptions& mg_options) {
+  HeatProblem problem = base_problem;
+  problem.jacobi = preconditioner == "jacobi";
+  problem.multigrid = preconditioner == "multigrid";
+  // The multigrid is built on first use (in the warm-up; setup seconds measured there, with a
+  // finish()) and reused by the timed solve.
+  MultigridStats stats;
+  const PreconditionerFactory<typename Backend::Vector> factory =
+      problem.multigrid ? multigrid_factory(backend, op, levels, mg_options, &stats)
+                        : PreconditionerFactory<typename Backend::Vector>{};
   // Warm-up (programs compiled and textures allocated on the GPU, threads started on the CPU): a
   // few iterations, not timed.
   {
     HeatProblem warm = problem;
     warm.max_iterations = 3;
     HeatSolveReport ignored;
-    solve_heat(backend, op, warm, ignored);
+    solve_heat(backend, op, warm, ignored, {}, factory);
   }
   CgRun run;
   run.backend = name;
   run.launch = launch;
   run.device = device;
-  Progress progress(launch.empty() ? name : name + " " + launch);
+  run.preconditioner = preconditioner;
+  run.setup_seconds = stats.setup_seconds;
+  run.levels = stats.levels;
+  Progress progress((launch.empty() ? name : name + " " + launch) + " " + preconditioner);
   HeatSolveHooks hooks;
   hooks.progress = [&](int k, double r, double s) { progress(k, r, s); };
-  run.solution = solve_heat(backend, op, problem, run.report, hooks);
+  run.solution = solve_heat(backend, op, problem, run.report, hooks, factory);
   // The true residual against the double-precision b̃ (the GPU's own b̃ is float).
   HeatSolveReport exact = run.report;
   exact.last_rhs = exact_rhs;
@@ -181,10 +202,24 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
   SS_REQUIRE(heat_case.tolerance > 0 && heat_case.tolerance < 1, "--tolerance must be in (0, 1)");
   SS_REQUIRE(heat_case.max_iterations > 0, "--max-iterations must be positive");
 
+  std::vector<std::string> preconditioners = o.preconditioners;
+  if (preconditioners.empty()) preconditioners.push_back(heat_case.multigrid ? "multigrid" : heat_case.jacobi ? "jacobi" : "none");
+  for (const std::string& p : preconditioners)
+    SS_REQUIRE(p == "jacobi" || p == "multigrid" || p == "none",
+               "--preconditioner: unknown preconditioner '" << p << "' (jacobi, multigrid, none)");
+  const bool multigrid = std::find(preconditioners.begin(), preconditioners.end(), "multigrid") != preconditioners.end();
+  MultigridOptions mg_options;
+  mg_options.smoother_degree = o.mg_degree;
+  mg_options.coarse_size = o.mg_coarse_size;
+
   LoadOptions load;
   load.refine = heat_case.refine;
   load.renumber = !o.no_renumber;
-  const LoadedMesh mesh = load_mesh(heat_case.mesh_file, load);
+  // Multigrid keeps every level of the refinement (the finest is the mesh load_mesh gives).
+  MeshHierarchy hierarchy;
+  if (multigrid) hierarchy = load_mesh_hierarchy(heat_case.mesh_file, load);
+  else hierarchy.levels.push_back(load_mesh(heat_case.mesh_file, load));
+  const LoadedMesh& mesh = hierarchy.finest();
 
   if (default_problem) {
     std::vector<std::int32_t> groups;
@@ -203,6 +238,7 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
     }
   }
   const HeatProblem problem = build_heat_problem(heat_case, mesh);
+  const GeometricLevels levels = multigrid ? heat_geometric_levels(heat_case, hierarchy) : GeometricLevels{};
   SS_REQUIRE(!problem.dirichlet_nodes.empty(),
              heat_case.path << ": bench cg needs a Dirichlet group (a steady problem without one is singular)");
   const std::int64_t n = std::int64_t(mesh.mesh.nodes.size());
@@ -269,15 +305,18 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
         GpuBackend gpu(*context, layout, path);
         GpuHeatOperator op(gpu, data);
         const std::string launch = to_string(path.launch);
-        runs.push_back(run_cg(gpu, op, problem, "gpu", launch,
-                              context->info().renderer + " (" + launch + ", " + o.format + ")", reference, exact_rhs));
+        for (const std::string& pre : preconditioners)
+          runs.push_back(run_cg(gpu, op, problem, "gpu", launch,
+                                context->info().renderer + " (" + launch + ", " + o.format + ")", reference, exact_rhs,
+                                pre, &levels, mg_options));
       }
     } else {
       CpuBackend cpu;
       CpuHeatOperator op(data);
-      runs.push_back(run_cg(cpu, op, problem, "cpu", "",
-                            "CPU reference (double, " + std::to_string(omp_get_max_threads()) + " threads)", reference,
-                            exact_rhs));
+      for (const std::string& pre : preconditioners)
+        runs.push_back(run_cg(cpu, op, problem, "cpu", "",
+                              "CPU reference (double, " + std::to_string(omp_get_max_threads()) + " threads)", reference,
+                              exact_rhs, pre, &levels, mg_options));
     }
   }
 
@@ -289,7 +328,8 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
   report["problem"] = {{"case", default_problem ? nlohmann::json(nullptr) : nlohmann::json(heat_case.path)},
                        {"boundary", boundary},
                        {"fixed_nodes", fixed},
-                       {"preconditioner", problem.jacobi ? "jacobi" : "none"},
+                       {"preconditioner", preconditioners.front()},
+                       {"preconditioners", preconditioners},
                        {"tolerance", problem.tolerance},
                        {"max_iterations", problem.max_iterations},
                        {"stopping_test", "recursive ||r|| / ||b~|| <= tolerance, x0 = b~ on fixed rows, 0 elsewhere"}};
@@ -297,11 +337,10 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
   report["free_unknowns"] = n - fixed;
   report["matrix"] = matrix_info;
   report["results"] = nlohmann::json::array();
-  std::printf("bench cg: %s refine %d: %lld unknowns (%lld fixed), CG + %s to %.0e\n", heat_case.mesh_file.c_str(),
-              heat_case.refine, (long long)n, (long long)fixed, problem.jacobi ? "Jacobi" : "no preconditioner",
-              problem.tolerance);
-  std::printf("%-12s %10s %11s %11s %14s %11s %11s  %s\n", "backend", "iterations", "seconds", "s/iteration",
-              "s/iter/unknown", "rel_res", "true_res", "device");
+  std::printf("bench cg: %s refine %d: %lld unknowns (%lld fixed), CG to %.0e\n", heat_case.mesh_file.c_str(),
+              heat_case.refine, (long long)n, (long long)fixed, problem.tolerance);
+  std::printf("%-12s %-9s %10s %9s %11s %11s %11s %14s %11s %11s  %s\n", "backend", "precond", "iterations", "setup_s",
+              "solve_s", "total_s", "s/iteration", "s/iter/unknown", "rel_res", "true_res", "device");
   const auto cpu_run = std::find_if(runs.begin(), runs.end(), [](const CgRun& r) { return r.backend == "cpu"; });
   for (const CgRun& r : runs) {
     const int it = r.report.iterations;
@@ -309,6 +348,10 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
     nlohmann::json row = {{"backend", r.backend},
                           {"launch", r.launch.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.launch)},
                           {"device", r.device},
+                          {"preconditioner", r.preconditioner},
+                          {"setup_seconds", r.setup_seconds},
+                          {"time_to_solution_seconds", r.setup_seconds + r.report.solve_seconds},
+                          {"multigrid_levels", r.levels.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.levels)},
                           {"converged", r.report.converged},
                           {"stop_reason", r.report.stop_reason},
                           {"iterations", it},
@@ -331,9 +374,12 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
     }
     report["results"].push_back(row);
     const std::string label = r.launch.empty() ? r.backend : r.backend + " " + r.launch;
-    std::printf("%-12s %10d %11.4g %11.4g %14.4g %11.3e %11.3e  %s%s\n", label.c_str(), it, r.report.solve_seconds,
-                per_iteration, per_iteration / double(n), r.report.relative_residual, r.true_residual,
-                r.device.c_str(), r.report.converged ? "" : ("  NOT CONVERGED: " + r.report.stop_reason).c_str());
+    std::printf("%-12s %-9s %10d %9.4g %11.4g %11.4g %11.4g %14.4g %11.3e %11.3e  %s%s%s\n", label.c_str(),
+                r.preconditioner.c_str(), it, r.setup_seconds, r.report.solve_seconds,
+                r.setup_seconds + r.report.solve_seconds, per_iteration, per_iteration / double(n),
+                r.report.relative_residual, r.true_residual, r.device.c_str(),
+                r.levels.empty() ? "" : ("; levels " + r.levels).c_str(),
+                r.report.converged ? "" : ("  NOT CONVERGED: " + r.report.stop_reason).c_str());
   }
   if (!o.json.empty()) write_file_atomically(o.json, report.dump(2) + "\n");
 
@@ -365,6 +411,12 @@ void add_bench_cg_command(CLI::App& bench, GlobalOptions& globals) {
   b->add_option("--max-iterations", o.max_iterations, "iteration limit (default 20000 or the case's)");
   b->add_option("--backends", o.backends, "gpu, cpu or both (comma separated)")->delimiter(',');
   b->add_option("--format", o.format, "GPU texture format: R32F or RGBA32F")->check(CLI::IsMember({"R32F", "RGBA32F"}));
+  b->add_option("--preconditioner", o.preconditioners,
+                "CG preconditioners to run, comma separated: jacobi, multigrid, none (default: the case's, else jacobi)")
+      ->delimiter(',');
+  b->add_option("--mg-degree", o.mg_degree, "multigrid: Chebyshev smoother degree (default 2)")->check(CLI::Range(1, 8));
+  b->add_option("--mg-coarse-size", o.mg_coarse_size, "multigrid: direct solve at or below this many unknowns (default 2000)")
+      ->check(CLI::Range(1, 1000000));
   b->add_flag("--no-renumber", o.no_renumber, "keep the file's node order (no locality renumbering)");
   b->add_option("--json", o.json, "write the results as JSON to this file");
   b->add_option("--export-matrix", o.export_matrix,

@@ -14,6 +14,9 @@
 #include "app/heat_distributed.hpp"
 #include "gl/context.hpp"
 #include "mesh/load_mesh.hpp"
+#include "mesh/mesh_hierarchy.hpp"
+#include "multigrid/multigrid.hpp"
+#include "physics/heat_multigrid.hpp"
 #include "mesh/vtu.hpp"
 #include "parallel/mpi_env.hpp"
 #include "operators/heat_operator.hpp"
@@ -78,10 +81,16 @@ std::vector<glm::dvec3> heat_flux(const std::vector<double>& gx, const std::vect
 // Solves with one backend; transient snapshots go to `snapshot` (only for the primary run).
 template <class Backend, class Operator>
 BackendRun run_backend(Backend& backend, Operator& op, const HeatProblem& problem, const HeatOperatorData& data,
-                       const std::string& name, const HeatSolveHooks& hooks) {
+                       const std::string& name, const HeatSolveHooks& hooks, const GeometricLevels* levels) {
   BackendRun run;
   run.backend = name;
-  run.temperature = solve_heat(backend, op, problem, run.report, hooks);
+  MultigridStats stats;
+  run.temperature = solve_heat(backend, op, problem, run.report, hooks,
+                               problem.multigrid ? multigrid_factory(backend, op, levels, {}, &stats)
+                                                 : PreconditionerFactory<typename Backend::Vector>{});
+  if (problem.multigrid)
+    std::fprintf(stderr, "streamsolve: heat: %s multigrid levels %s, setup %.3f s\n", name.c_str(), stats.levels.c_str(),
+                 stats.setup_seconds);
   // Heat flux of the final field on the same backend.
   auto T = backend.upload(run.temperature);
   const std::int64_t cells = data.num_cells;
@@ -126,8 +135,13 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   // 2. Load, validate and prepare the mesh; 3. resolve groups and assemble materials and loads.
   LoadOptions load;
   load.refine = heat_case.refine;
-  const LoadedMesh mesh = load_mesh(heat_case.mesh_file, load);
+  // Multigrid keeps every level of the refinement (the finest is the mesh load_mesh gives).
+  MeshHierarchy hierarchy;
+  if (heat_case.multigrid) hierarchy = load_mesh_hierarchy(heat_case.mesh_file, load);
+  else hierarchy.levels.push_back(load_mesh(heat_case.mesh_file, load));
+  const LoadedMesh& mesh = hierarchy.finest();
   const HeatProblem problem = build_heat_problem(heat_case, mesh);
+  const GeometricLevels levels = heat_case.multigrid ? heat_geometric_levels(heat_case, hierarchy) : GeometricLevels{};
   std::fprintf(stderr, "streamsolve: heat: %zu nodes, %zu tets, %zu fixed nodes, %s\n", mesh.mesh.nodes.size(),
                mesh.mesh.tets.size(), problem.dirichlet_nodes.size(),
                problem.time ? ("transient, " + std::to_string(problem.time->steps) + " steps").c_str() : "steady");
@@ -181,14 +195,14 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
     layout.packing = parse_packing(o.format);
     GpuBackend gpu(*context, layout, globals.gpu_options());  // --launch fragment|compute
     GpuHeatOperator op(gpu, data);
-    BackendRun run = run_backend(gpu, op, problem, data, "gpu", hooks);
+    BackendRun run = run_backend(gpu, op, problem, data, "gpu", hooks, &levels);
     run.device = context->info().renderer;
     return run;
   };
   const auto run_cpu = [&](const HeatSolveHooks& hooks) {
     CpuBackend cpu;
     CpuHeatOperator op(data);
-    BackendRun run = run_backend(cpu, op, problem, data, "cpu", hooks);
+    BackendRun run = run_backend(cpu, op, problem, data, "cpu", hooks, &levels);
     run.device = "CPU reference (double, " + std::to_string(omp_get_max_threads()) + " threads)";
     return run;
   };

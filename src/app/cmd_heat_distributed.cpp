@@ -322,7 +322,7 @@ LocalHeat read_and_distribute(const DistributedHeatOptions& o, Root& root) {
     }
     h.tolerance = problem.tolerance;
     h.max_iterations = problem.max_iterations;
-    h.jacobi = problem.jacobi;
+    h.jacobi = problem.jacobi || problem.multigrid;  // multigrid is serial only: Jacobi across ranks
     h.transient = problem.time.has_value();
     if (problem.time) h.time = *problem.time;
     h.output_every = root.heat_case.output_every;

@@ -62,8 +62,10 @@ GpuHeatOperator::GpuHeatOperator(GpuBackend& gpu, const HeatOperatorData& data)
   upload_csr(gpu_, quad_rows_, data_.offsets, data_.neighbors, data_.coefficients, offsets_, neighbors_, coefficients_);
   diagonal_ = gpu_.upload(data_.diagonal);
   mass_ = gpu_.upload(data_.mass);
-  cell_nodes_ = gpu_.upload_indices(data_.cell_nodes);
-  for (int d = 0; d < 3; ++d) grad_lambda_[d] = gpu_.upload(data_.grad_lambda[d]);
+  if (!data_.cell_nodes.empty()) {  // absent in the light tables of multigrid levels (no cell gradient)
+    cell_nodes_ = gpu_.upload_indices(data_.cell_nodes);
+    for (int d = 0; d < 3; ++d) grad_lambda_[d] = gpu_.upload(data_.grad_lambda[d]);
+  }
   set_dirichlet({});
 }
 
@@ -106,6 +108,7 @@ void GpuHeatOperator::cell_gradient(const Vector& T, Vector& gx, Vector& gy, Vec
   require_cells(gx, "gx");
   require_cells(gy, "gy");
   require_cells(gz, "gz");
+  SS_REQUIRE(!data_.cell_nodes.empty(), "heat operator: built without cell tables (no cell gradient)");
   gpu_.launch("heat_cell_gradient.glsl",
               {GpuBackend::in("T", T), GpuBackend::in("cell_nodes", cell_nodes_),
                GpuBackend::in("grad_x", grad_lambda_[0]), GpuBackend::in("grad_y", grad_lambda_[1]),

@@ -87,7 +87,9 @@ HeatCase heat_case_from(const CaseFile& file) {
     SS_REQUIRE(c.tolerance > 0.0 && c.tolerance < 1.0, t.where_key("tolerance") << ": [solver] tolerance must be in (0, 1)");
     c.max_iterations = t.integer("max_iterations", c.max_iterations);
     t.require_at_least("max_iterations", c.max_iterations, 1);
-    c.jacobi = t.choice("preconditioner", "jacobi", {"jacobi", "none"}) == "jacobi";
+    const std::string preconditioner = t.choice("preconditioner", "jacobi", {"jacobi", "multigrid", "none"});
+    c.jacobi = preconditioner == "jacobi";
+    c.multigrid = preconditioner == "multigrid";
   });
 
   read_table(top, "time", "time", [&](TableReader& t) {

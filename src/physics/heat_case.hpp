@@ -4,7 +4,7 @@
 //   [mesh]      file = "crank.msh" (relative to the case file), refine = 0
 //   [material]  conductivity, heat_capacity, source        — or [material.<volume group>] tables
 //   [[boundary]] group = "left" | 3, type = "dirichlet" | "neumann", value = ...
-//   [solver]    tolerance = 1e-6, max_iterations = 20000, preconditioner = "jacobi" | "none"
+//   [solver]    tolerance = 1e-6, max_iterations = 20000, preconditioner = "jacobi" | "multigrid" | "none"
 //   [time]      dt, steps, theta = 1.0, initial = 0.0      — absent: steady
 //   [output]    directory = "out", every = 10
 //
@@ -63,6 +63,7 @@ struct HeatCase {
   double tolerance = 1e-6;
   int max_iterations = 20000;
   bool jacobi = true;
+  bool multigrid = false;               // preconditioner = "multigrid" (jacobi is then false)
   std::optional<HeatTime> time;         // absent: steady
   std::string output_directory = "out"; // resolved against the case file's folder
   int output_every = 10;

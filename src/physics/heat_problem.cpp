@@ -96,6 +96,7 @@ HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m) {
   p.tolerance = c.tolerance;
   p.max_iterations = c.max_iterations;
   p.jacobi = c.jacobi;
+  p.multigrid = c.multigrid;
 
   const auto line = [&](int l) { return c.path + ":" + std::to_string(l); };
 

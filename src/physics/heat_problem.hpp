@@ -32,6 +32,7 @@ struct HeatProblem {
   double tolerance = 1e-6;
   int max_iterations = 20000;
   bool jacobi = true;
+  bool multigrid = false;  // the caller supplies the multigrid preconditioner (needs the mesh levels)
 };
 
 // Resolves the case's groups against the mesh (names or numbers; an unknown group is an error

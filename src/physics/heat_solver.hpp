@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "physics/heat_problem.hpp"
@@ -40,11 +41,17 @@ struct HeatSolveHooks {
 //   apply_system(a, s, x, y)              y = (a·M + s·K̃) x
 //   apply(T, KT)                          KT = K·T, no boundary conditions
 //   lumped_mass()                         M
+// Builds the preconditioner z = M⁻¹ r of the system a·M + s·K̃ (multigrid, src/multigrid/); empty:
+// Jacobi or none as HeatSolveSettings::jacobi says.
+template <class Vector>
+using PreconditionerFactory = std::function<std::function<void(const Vector&, Vector&)>(double a, double s)>;
+
 template <class Operator>
 struct EliminatedHeatSystem {
   Operator& op;
   const std::vector<double>& fixed_values;
   using Vector = typename Operator::Vector;
+  PreconditionerFactory<Vector> preconditioner = {};
   void prepare_solution(Vector& T) { op.write_dirichlet_values(T, fixed_values); }
   void system_rhs(const Vector& right, const Vector& T, double s, Vector& out) { op.dirichlet_rhs(right, T, s, out); }
   Vector system_diagonal(double a, double s) { return op.system_diagonal(a, s); }
@@ -59,6 +66,11 @@ struct HeatSolveSettings {
   bool jacobi = true;
   std::optional<TimeSettings> time;  // absent: steady
 };
+
+namespace detail {
+template <class S, class = void> struct has_preconditioner : std::false_type {};
+template <class S> struct has_preconditioner<S, std::void_t<decltype(std::declval<S&>().preconditioner)>> : std::true_type {};
+}  // namespace detail
 
 // Steady (a·M + s·K̃ with a = 0, s = 1) or the θ-scheme from the T given (its initial values), each
 // linear system by CG on `backend` (whose reductions may be distributed). T ends as the solution.
@@ -85,9 +97,13 @@ void solve_heat_system(Backend& backend, System& system, const typename Backend:
       backend.divide(ones, system.system_diagonal(a, s), inverse_diagonal);
     }
     const auto apply = [&](const Vector& x, Vector& y) { system.apply_system(a, s, x, y); };
+    std::function<void(const Vector&, Vector&)> custom;  // multigrid, when the system brings one
+    if constexpr (detail::has_preconditioner<System>::value)
+      if (system.preconditioner) custom = system.preconditioner(a, s);
     if (hooks.before_solve) hooks.before_solve();
     const CgResult r =
-        conjugate_gradient(backend, apply, system_rhs, T, settings.jacobi ? &inverse_diagonal : nullptr, options);
+        custom ? preconditioned_conjugate_gradient(backend, apply, system_rhs, T, custom, options)
+               : conjugate_gradient(backend, apply, system_rhs, T, settings.jacobi ? &inverse_diagonal : nullptr, options);
     if (hooks.after_solve) hooks.after_solve();
     report.iterations += r.iterations;
     report.solve_seconds += r.seconds;
@@ -127,10 +143,11 @@ void solve_heat_system(Backend& backend, System& system, const typename Backend:
 // A serial heat problem on one backend: fixed nodes eliminated, T from the initial values (p.initial).
 template <class Backend, class Operator>
 std::vector<double> solve_heat(Backend& backend, Operator& op, const HeatProblem& p, HeatSolveReport& report,
-                               const HeatSolveHooks& hooks = {}) {
+                               const HeatSolveHooks& hooks = {},
+                               PreconditionerFactory<typename Backend::Vector> preconditioner = {}) {
   const std::int64_t n = std::int64_t(p.load.size());
   op.set_dirichlet(p.dirichlet_nodes);
-  EliminatedHeatSystem<Operator> system{op, p.dirichlet_values};
+  EliminatedHeatSystem<Operator> system{op, p.dirichlet_values, std::move(preconditioner)};
   const typename Backend::Vector load = backend.upload(p.load);
   SS_REQUIRE(p.initial.empty() || std::int64_t(p.initial.size()) == n,
              "heat problem: " << p.initial.size() << " initial values for " << n << " nodes");

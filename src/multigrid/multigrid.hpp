@@ -1,0 +1,189 @@
+#pragma once
+// Multigrid preconditioner for the heat system a·M + s·K̃ (fixed nodes eliminated), on either
+// backend: one symmetric V-cycle from z = 0 per application, z = M⁻¹ r, so CG stays valid.
+//
+//   vcycle(l, b → x):
+//     l coarsest:  x = A_l⁻¹ b                      (CHOLMOD on the host: download b, solve, upload x)
+//     otherwise:   x = S_l(b, from 0)                (Chebyshev, degree m: polynomial p(D⁻¹A) D⁻¹ b)
+//                  b_{l+1} = R_l (b − A_l x)         (restriction of the residual: one gather pass)
+//                  vcycle(l + 1, b_{l+1} → x_{l+1})
+//                  x = x + P_l x_{l+1}               (prolongation and correction: one gather pass)
+//                  x = x + S_l(b − A_l x)            (the same polynomial again: symmetric)
+//
+// Chebyshev on [λ_lo, λ_hi] = [upper·λ/ratio, upper·λ] (λ ≈ λmax(D⁻¹A), CG-Lanczos at setup):
+// θ = (λ_hi + λ_lo)/2, δ = (λ_hi − λ_lo)/2, σ = θ/δ, ρ₀ = 1/σ;
+// step 0: d = D⁻¹r / θ;  step k: ρ_k = 1/(2σ − ρ_{k−1}), d = ρ_k ρ_{k−1} d + (2ρ_k/δ) D⁻¹ r;  x += d.
+// Each step is one fused pass (shaders/mg_chebyshev.glsl) after A x (none for step 0 from zero).
+// The level operators: the caller's heat operator (finest), rediscretised heat operators (coarser
+// meshes), sparse matrices (aggregation levels); transfers are sparse gathers.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "multigrid/multigrid_ops.hpp"
+#include "multigrid/multigrid_setup.hpp"
+
+namespace ss {
+
+template <class Backend>
+class Multigrid {
+public:
+  using Vector = typename Backend::Vector;
+  using HeatOp = typename MultigridTypes<Backend>::HeatOperator;
+  using Sparse = typename MultigridTypes<Backend>::Sparse;
+
+  // `fine` has its fixed nodes set (the system CG solves); `geometric` may be null (no hierarchy).
+  Multigrid(Backend& backend, HeatOp& fine, const GeometricLevels* geometric, double a, double s,
+            const MultigridOptions& options = {})
+      : backend_(backend), a_(a), s_(s), options_(options),
+        setup_(setup_multigrid(fine.data(), fine.dirichlet(), geometric, a, s, options)) {
+    for (size_t l = 0; l < setup_.levels.size(); ++l) {
+      const HostLevel& h = setup_.levels[l];
+      Level v;
+      v.size = h.size;
+      if (h.kind == HostLevel::Kind::fine) {
+        v.heat = &fine;
+      } else if (h.kind == HostLevel::Kind::geometric) {
+        v.own_heat = std::make_unique<HeatOp>(make_heat(geometric->operators[size_t(h.geometric_level)]));
+        v.own_heat->set_dirichlet(h.fixed_nodes);
+        v.heat = v.own_heat.get();
+      } else {
+        v.matrix = std::make_unique<Sparse>(backend_, h.matrix);
+      }
+      v.b = backend_.make_vector(h.size);
+      v.x = backend_.make_vector(h.size);
+      const bool coarsest = l + 1 == setup_.levels.size();
+      if (!coarsest) {
+        v.inverse_diagonal = backend_.upload(h.inverse_diagonal);
+        v.ax = backend_.make_vector(h.size);
+        v.d = backend_.make_vector(h.size);
+        v.prolongation = std::make_unique<Sparse>(backend_, h.prolongation);
+        v.restriction = std::make_unique<Sparse>(backend_, h.restriction);
+        const double hi = options_.smoother_upper * h.lambda_max, lo = hi / options_.smoother_ratio;
+        v.theta = 0.5 * (hi + lo);
+        v.delta = 0.5 * (hi - lo);
+      }
+      levels_.push_back(std::move(v));
+    }
+  }
+
+  // z = M⁻¹ r (one V-cycle from zero).
+  void operator()(const Vector& r, Vector& z) {
+    if (levels_.size() == 1) {
+      coarse_solve(r, z);
+      return;
+    }
+    cycle(0, r, z);
+  }
+
+  const MultigridSetup& setup() const { return setup_; }
+  int num_levels() const { return int(levels_.size()); }
+
+private:
+  struct Level {
+    std::int32_t size = 0;
+    HeatOp* heat = nullptr;
+    std::unique_ptr<HeatOp> own_heat;
+    std::unique_ptr<Sparse> matrix, prolongation, restriction;
+    Vector inverse_diagonal, b, x, ax, d;
+    double theta = 1, delta = 0;
+  };
+
+  HeatOp make_heat(const HeatOperatorData& data) {
+    if constexpr (std::is_same_v<Backend, CpuBackend>) return HeatOp(data);
+    else return HeatOp(backend_, data);
+  }
+
+  void apply(Level& v, const Vector& x, Vector& y) {
+    if (v.heat) v.heat->apply_system(a_, s_, x, y);
+    else v.matrix->apply(x, y);
+  }
+
+  // x = x + p(D⁻¹A) D⁻¹ (b − A x), or from x = 0 (zero_start).
+  void smooth(Level& v, const Vector& b, Vector& x, bool zero_start) {
+    const double sigma = v.theta / v.delta;
+    double rho = 1.0 / sigma;
+    for (int k = 0; k < options_.smoother_degree; ++k) {
+      const bool from_zero = zero_start && k == 0;
+      if (!from_zero) apply(v, x, v.ax);
+      if (k == 0) {
+        chebyshev_step(backend_, b, from_zero ? nullptr : &v.ax, v.inverse_diagonal, 0.0, 1.0 / v.theta, x, v.d);
+      } else {
+        const double rho_next = 1.0 / (2.0 * sigma - rho);
+        chebyshev_step(backend_, b, &v.ax, v.inverse_diagonal, rho_next * rho, 2.0 * rho_next / v.delta, x, v.d);
+        rho = rho_next;
+      }
+    }
+  }
+
+  void coarse_solve(const Vector& b, Vector& x) { set_values(backend_, x, setup_.coarse->solve(backend_.download(b))); }
+
+  void cycle(size_t l, const Vector& b, Vector& x) {
+    Level& v = levels_[l];
+    if (l + 1 == levels_.size()) {
+      coarse_solve(b, x);
+      return;
+    }
+    Level& c = levels_[l + 1];
+    smooth(v, b, x, true);
+    apply(v, x, v.ax);
+    v.restriction->apply(b, c.b, &v.ax);    // b_c = R (b − A x)
+    cycle(l + 1, c.b, c.x);
+    v.prolongation->apply(c.x, x, nullptr, &x);  // x = x + P x_c
+    smooth(v, b, x, false);
+  }
+
+  Backend& backend_;
+  double a_, s_;
+  MultigridOptions options_;
+  MultigridSetup setup_;
+  std::vector<Level> levels_;
+};
+
+}  // namespace ss
+
+namespace ss {
+
+// What a multigrid factory reports: setup seconds (all builds) and the last level list.
+struct MultigridStats {
+  double setup_seconds = 0;
+  int builds = 0;
+  std::string levels;
+};
+
+// A preconditioner factory for the heat solve (physics/heat_solver.hpp: PreconditionerFactory):
+// builds the multigrid of the system a·M + s·K̃ on first use and again only when (a, s) changes.
+// `op` must have its fixed nodes set when the factory is called (solve_heat does that first).
+template <class Backend>
+std::function<std::function<void(const typename Backend::Vector&, typename Backend::Vector&)>(double, double)>
+multigrid_factory(Backend& backend, typename MultigridTypes<Backend>::HeatOperator& op, const GeometricLevels* geometric,
+                  const MultigridOptions& options = {}, MultigridStats* stats = nullptr) {
+  using Vector = typename Backend::Vector;
+  struct Cache {
+    double a = 0, s = 0;
+    std::unique_ptr<Multigrid<Backend>> mg;
+  };
+  auto cache = std::make_shared<Cache>();
+  return [cache, &backend, &op, geometric, options, stats](double a, double s) {
+    if (!cache->mg || cache->a != a || cache->s != s) {
+      const auto t0 = std::chrono::steady_clock::now();
+      cache->mg.reset();
+      cache->mg = std::make_unique<Multigrid<Backend>>(backend, op, geometric, a, s, options);
+      backend.finish();
+      cache->a = a;
+      cache->s = s;
+      if (stats) {
+        stats->setup_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        ++stats->builds;
+        stats->levels = cache->mg->setup().describe();
+      }
+    }
+    Multigrid<Backend>* mg = cache->mg.get();
+    return std::function<void(const Vector&, Vector&)>([mg](const Vector& r, Vector& z) { (*mg)(r, z); });
+  };
+}
+
+}  // namespace ss

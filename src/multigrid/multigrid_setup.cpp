@@ -1,0 +1,364 @@
+#include "multigrid/multigrid_setup.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include <suitesparse/cholmod.h>
+
+#include "util/error.hpp"
+
+namespace ss {
+
+HeatOperatorData light_heat_operator(HeatOperatorData data) {
+  data.edge_coefficients = {};
+  data.cell_nodes = {};
+  for (auto& g : data.grad_lambda) g = {};
+  data.node_cell_offsets = {};
+  data.node_cells = {};
+  data.node_cell_coefficients = {};
+  return data;
+}
+
+SparseMatrix prolongation_from_map(const LevelMap& map, const std::vector<double>& coarse_fixed,
+                                   const std::vector<double>& fine_fixed) {
+  SS_REQUIRE(std::int64_t(coarse_fixed.size()) == map.coarse_nodes && std::int64_t(fine_fixed.size()) == map.fine_nodes,
+             "multigrid: fixed-node masks do not match the level map");
+  SparseMatrix p;
+  p.rows = map.fine_nodes;
+  p.cols = map.coarse_nodes;
+  p.offsets.assign(size_t(p.rows) + 1, 0);
+  for (std::int32_t f = 0; f < p.rows; ++f) {
+    if (fine_fixed[size_t(f)] == 0) {
+      auto [a, b] = map.parents[size_t(f)];
+      if (a > b) std::swap(a, b);
+      if (a == b) {
+        if (coarse_fixed[size_t(a)] == 0) p.columns.push_back(a), p.values.push_back(1.0);
+      } else {
+        if (coarse_fixed[size_t(a)] == 0) p.columns.push_back(a), p.values.push_back(0.5);
+        if (coarse_fixed[size_t(b)] == 0) p.columns.push_back(b), p.values.push_back(0.5);
+      }
+    }
+    p.offsets[size_t(f) + 1] = std::int32_t(p.values.size());
+  }
+  return p;
+}
+
+namespace {
+
+// Largest eigenvalue of the symmetric tridiagonal (diag, off) by Sturm-sequence bisection.
+double tridiagonal_lambda_max(const std::vector<double>& diag, const std::vector<double>& off) {
+  const size_t k = diag.size();
+  double lo = 0, hi = 0;
+  for (size_t i = 0; i < k; ++i) {
+    const double r = (i > 0 ? std::fabs(off[i - 1]) : 0.0) + (i + 1 < k ? std::fabs(off[i]) : 0.0);
+    hi = std::max(hi, diag[i] + r);
+    lo = std::min(lo, diag[i] - r);
+  }
+  // count(x): eigenvalues < x
+  const auto count = [&](double x) {
+    int c = 0;
+    double q = 1;
+    for (size_t i = 0; i < k; ++i) {
+      const double o = i > 0 ? off[i - 1] : 0.0;
+      q = diag[i] - x - (i > 0 ? o * o / q : 0.0);
+      if (q == 0) q = -1e-300;
+      if (q < 0) ++c;
+    }
+    return c;
+  };
+  for (int it = 0; it < 200 && hi - lo > 1e-12 * std::max(1.0, std::fabs(hi)); ++it) {
+    const double mid = 0.5 * (lo + hi);
+    if (count(mid) >= int(k)) hi = mid;  // all eigenvalues below mid
+    else lo = mid;
+  }
+  return hi;
+}
+
+// The explicit matrix of a geometric level's system.
+SparseMatrix level_matrix(const HeatOperatorData& data, const std::vector<std::int32_t>& fixed, double a, double s) {
+  return heat_system_matrix(data, eliminate_dirichlet(data, fixed), a, s);
+}
+
+std::vector<double> inverse_of(const std::vector<double>& d) {
+  std::vector<double> inv(d.size());
+  for (size_t i = 0; i < d.size(); ++i) {
+    SS_REQUIRE(d[i] > 0, "multigrid: diagonal entry " << i << " is " << d[i] << " (the system must be SPD)");
+    inv[i] = 1.0 / d[i];
+  }
+  return inv;
+}
+
+}  // namespace
+
+double estimate_lambda_max(const std::function<void(const std::vector<double>&, std::vector<double>&)>& apply,
+                           const std::vector<double>& inverse_diagonal, int steps) {
+  const size_t n = inverse_diagonal.size();
+  if (n == 0) return 1.0;
+  // A deterministic start with every frequency in it.
+  std::vector<double> r(n), z(n), p(n), q(n);
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (size_t i = 0; i < n; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    r[i] = double(state >> 11) / double(1ull << 53) - 0.5;
+  }
+  const auto dot = [&](const std::vector<double>& x, const std::vector<double>& y) {
+    double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n > 50000)
+    for (std::int64_t i = 0; i < std::int64_t(n); ++i) s += x[size_t(i)] * y[size_t(i)];
+    return s;
+  };
+  for (size_t i = 0; i < n; ++i) z[i] = inverse_diagonal[i] * r[i];
+  p = z;
+  double rz = dot(r, z);
+  std::vector<double> diag, off;
+  double alpha_prev = 1, beta_prev = 0;
+  for (int j = 0; j < steps && rz > 0; ++j) {
+    apply(p, q);
+    const double pq = dot(p, q);
+    if (!(pq > 0)) break;
+    const double alpha = rz / pq;
+    diag.push_back(1.0 / alpha + (j > 0 ? beta_prev / alpha_prev : 0.0));
+#pragma omp parallel for schedule(static) if (n > 50000)
+    for (std::int64_t i = 0; i < std::int64_t(n); ++i) {
+      r[size_t(i)] -= alpha * q[size_t(i)];
+      z[size_t(i)] = inverse_diagonal[size_t(i)] * r[size_t(i)];
+    }
+    const double rz_new = dot(r, z);
+    const double beta = rz_new / rz;
+    if (j + 1 < steps && rz_new > 0) off.push_back(std::sqrt(beta) / alpha);
+#pragma omp parallel for schedule(static) if (n > 50000)
+    for (std::int64_t i = 0; i < std::int64_t(n); ++i) p[size_t(i)] = z[size_t(i)] + beta * p[size_t(i)];
+    rz = rz_new;
+    alpha_prev = alpha;
+    beta_prev = beta;
+  }
+  if (diag.empty()) return 1.0;
+  off.resize(diag.size() - 1);
+  return tridiagonal_lambda_max(diag, off);
+}
+
+SparseMatrix smoothed_aggregation(const SparseMatrix& a, double lambda_max, double theta, std::int32_t* aggregates_out) {
+  const std::int32_t n = a.rows;
+  const std::vector<double> d = a.diagonal();
+  const auto strong = [&](std::int32_t i, std::int32_t k) {
+    const std::int32_t j = a.columns[size_t(k)];
+    return j != i && std::fabs(a.values[size_t(k)]) >= theta * std::sqrt(d[size_t(i)] * d[size_t(j)]);
+  };
+  std::vector<std::int32_t> agg(size_t(n), -1);
+  std::vector<char> isolated(size_t(n), 1);
+  for (std::int32_t i = 0; i < n; ++i)
+    for (std::int32_t k = a.offsets[size_t(i)]; k < a.offsets[size_t(i) + 1]; ++k)
+      if (a.columns[size_t(k)] != i && a.values[size_t(k)] != 0) isolated[size_t(i)] = 0;
+  std::int32_t count = 0;
+  // 1. Roots whose strong neighbourhood is still free take it whole.
+  for (std::int32_t i = 0; i < n; ++i) {
+    if (isolated[size_t(i)] || agg[size_t(i)] >= 0) continue;
+    bool free = true;
+    for (std::int32_t k = a.offsets[size_t(i)]; k < a.offsets[size_t(i) + 1] && free; ++k)
+      if (strong(i, k) && agg[size_t(a.columns[size_t(k)])] >= 0) free = false;
+    if (!free) continue;
+    agg[size_t(i)] = count;
+    for (std::int32_t k = a.offsets[size_t(i)]; k < a.offsets[size_t(i) + 1]; ++k)
+      if (strong(i, k)) agg[size_t(a.columns[size_t(k)])] = count;
+    ++count;
+  }
+  // 2. The rest join the aggregate they are most strongly connected to (as after phase 1).
+  const std::vector<std::int32_t> first = agg;
+  for (std::int32_t i = 0; i < n; ++i) {
+    if (isolated[size_t(i)] || agg[size_t(i)] >= 0) continue;
+    double best = 0;
+    for (std::int32_t k = a.offsets[size_t(i)]; k < a.offsets[size_t(i) + 1]; ++k) {
+      const std::int32_t j = a.columns[size_t(k)];
+      if (strong(i, k) && first[size_t(j)] >= 0 && std::fabs(a.values[size_t(k)]) > best) {
+        best = std::fabs(a.values[size_t(k)]);
+        agg[size_t(i)] = first[size_t(j)];
+      }
+    }
+  }
+  // 3. Leftovers (no strong aggregated neighbour) form aggregates with their free strong neighbours.
+  for (std::int32_t i = 0; i < n; ++i) {
+    if (isolated[size_t(i)] || agg[size_t(i)] >= 0) continue;
+    agg[size_t(i)] = count;
+    for (std::int32_t k = a.offsets[size_t(i)]; k < a.offsets[size_t(i) + 1]; ++k)
+      if (strong(i, k) && agg[size_t(a.columns[size_t(k)])] < 0) agg[size_t(a.columns[size_t(k)])] = count;
+    ++count;
+  }
+  if (aggregates_out) *aggregates_out = count;
+  SparseMatrix tentative;
+  tentative.rows = n;
+  tentative.cols = count;
+  tentative.offsets.assign(size_t(n) + 1, 0);
+  for (std::int32_t i = 0; i < n; ++i) {
+    if (agg[size_t(i)] >= 0) tentative.columns.push_back(agg[size_t(i)]), tentative.values.push_back(1.0);
+    tentative.offsets[size_t(i) + 1] = std::int32_t(tentative.values.size());
+  }
+  // P = (I − ω D⁻¹A) P_tent on the aggregated rows (isolated rows stay empty).
+  const double omega = 4.0 / (3.0 * lambda_max);
+  SparseMatrix smoother = a;
+  for (std::int32_t i = 0; i < n; ++i)
+    for (std::int32_t k = a.offsets[size_t(i)]; k < a.offsets[size_t(i) + 1]; ++k) {
+      const double v = isolated[size_t(i)] ? 0.0 : -omega * a.values[size_t(k)] / d[size_t(i)];
+      smoother.values[size_t(k)] = v + (a.columns[size_t(k)] == i && !isolated[size_t(i)] ? 1.0 : 0.0);
+    }
+  return multiply(smoother, tentative);
+}
+
+struct DirectSolver::Impl {
+  cholmod_common common;
+  cholmod_factor* factor = nullptr;
+};
+
+DirectSolver::DirectSolver(const SparseMatrix& a) : impl_(std::make_unique<Impl>()), n_(a.rows) {
+  SS_REQUIRE(a.rows == a.cols, "direct solver: matrix is " << a.rows << "x" << a.cols);
+  cholmod_common* c = &impl_->common;
+  cholmod_start(c);
+  c->print = 0;
+  // Lower triangle in compressed columns = upper triangle of the (symmetric) CSR rows.
+  size_t nnz = 0;
+  for (std::int32_t i = 0; i < a.rows; ++i)
+    for (std::int32_t k = a.offsets[size_t(i)]; k < a.offsets[size_t(i) + 1]; ++k)
+      if (a.columns[size_t(k)] >= i) ++nnz;
+  cholmod_sparse* m = cholmod_allocate_sparse(size_t(a.rows), size_t(a.rows), nnz, 1, 1, -1, CHOLMOD_REAL, c);
+  SS_REQUIRE(m, "direct solver: CHOLMOD could not allocate a " << a.rows << "-row matrix");
+  int* p = static_cast<int*>(m->p);
+  int* row = static_cast<int*>(m->i);
+  double* x = static_cast<double*>(m->x);
+  size_t at = 0;
+  for (std::int32_t j = 0; j < a.rows; ++j) {
+    p[j] = int(at);
+    for (std::int32_t k = a.offsets[size_t(j)]; k < a.offsets[size_t(j) + 1]; ++k)
+      if (a.columns[size_t(k)] >= j) {
+        row[at] = a.columns[size_t(k)];
+        x[at] = a.values[size_t(k)];
+        ++at;
+      }
+  }
+  p[a.rows] = int(at);
+  impl_->factor = cholmod_analyze(m, c);
+  const bool ok = impl_->factor && cholmod_factorize(m, impl_->factor, c) && c->status == CHOLMOD_OK;
+  cholmod_free_sparse(&m, c);
+  SS_REQUIRE(ok, "direct solver: CHOLMOD factorisation failed (status " << c->status
+                                                                          << "; the coarsest operator must be SPD)");
+  factor_nonzeros_ = c->lnz;
+}
+
+DirectSolver::~DirectSolver() {
+  if (impl_->factor) cholmod_free_factor(&impl_->factor, &impl_->common);
+  cholmod_finish(&impl_->common);
+}
+
+std::vector<double> DirectSolver::solve(const std::vector<double>& b) const {
+  SS_REQUIRE(std::int64_t(b.size()) == n_, "direct solver: right-hand side has " << b.size() << " values, expected " << n_);
+  cholmod_common* c = &impl_->common;
+  cholmod_dense* rhs = cholmod_allocate_dense(size_t(n_), 1, size_t(n_), CHOLMOD_REAL, c);
+  std::copy(b.begin(), b.end(), static_cast<double*>(rhs->x));
+  cholmod_dense* x = cholmod_solve(CHOLMOD_A, impl_->factor, rhs, c);
+  std::vector<double> out(static_cast<double*>(x->x), static_cast<double*>(x->x) + n_);
+  cholmod_free_dense(&rhs, c);
+  cholmod_free_dense(&x, c);
+  return out;
+}
+
+std::string MultigridSetup::describe() const {
+  std::ostringstream s;
+  for (size_t l = 0; l < levels.size(); ++l) {
+    const HostLevel& v = levels[l];
+    if (l > 0) s << " > ";
+    s << v.size << " ("
+      << (l + 1 == levels.size() ? "direct" : v.kind == HostLevel::Kind::fine ? "fine"
+                                         : v.kind == HostLevel::Kind::geometric ? "geometric" : "aggregation")
+      << ")";
+  }
+  return s.str();
+}
+
+MultigridSetup setup_multigrid(const HeatOperatorData& fine, const HeatDirichletData& fine_dirichlet,
+                               const GeometricLevels* geometric, double a, double s, const MultigridOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  MultigridSetup setup;
+  HostLevel top;
+  top.kind = HostLevel::Kind::fine;
+  top.size = fine.num_nodes;
+  setup.levels.push_back(std::move(top));
+  std::vector<double> fixed_mask = fine_dirichlet.fixed;
+  // The system of a level: apply (double) and diagonal.
+  const auto heat_tables = [&](const HostLevel& l) -> const HeatOperatorData& {
+    return l.kind == HostLevel::Kind::fine ? fine : geometric->operators[size_t(l.geometric_level)];
+  };
+
+  // Geometric levels, from the finest's parent down to the base, while above coarse_size.
+  if (geometric) {
+    SS_REQUIRE(geometric->maps.size() == geometric->operators.size() &&
+                   geometric->fixed_nodes.size() == geometric->operators.size(),
+               "multigrid: geometric levels and maps do not match");
+    for (int g = int(geometric->operators.size()) - 1; g >= 0; --g) {
+      if (setup.levels.back().size <= o.coarse_size || int(setup.levels.size()) >= o.max_levels) break;
+      const HeatOperatorData& data = geometric->operators[size_t(g)];
+      const LevelMap& map = geometric->maps[size_t(g)];
+      SS_REQUIRE(map.fine_nodes == setup.levels.back().size && map.coarse_nodes == data.num_nodes,
+                 "multigrid: level map " << g << " does not match the operators (" << map.coarse_nodes << " -> "
+                                         << map.fine_nodes << ")");
+      const HeatDirichletData e = eliminate_dirichlet(data, geometric->fixed_nodes[size_t(g)]);
+      HostLevel& finer = setup.levels.back();
+      finer.prolongation = prolongation_from_map(map, e.fixed, fixed_mask);
+      finer.restriction = transpose(finer.prolongation);
+      HostLevel level;
+      level.kind = HostLevel::Kind::geometric;
+      level.size = data.num_nodes;
+      level.geometric_level = g;
+      level.fixed_nodes = geometric->fixed_nodes[size_t(g)];
+      fixed_mask = e.fixed;
+      setup.levels.push_back(std::move(level));
+    }
+  }
+
+  // Smoother data of the heat levels: inverse diagonal and λmax(D⁻¹A).
+  for (HostLevel& l : setup.levels) {
+    const HeatOperatorData& data = heat_tables(l);
+    const HeatDirichletData e = l.kind == HostLevel::Kind::fine ? HeatDirichletData{} : eliminate_dirichlet(data, l.fixed_nodes);
+    const HeatDirichletData& elim = l.kind == HostLevel::Kind::fine ? fine_dirichlet : e;
+    std::vector<double> d(size_t(l.size));
+    for (size_t i = 0; i < d.size(); ++i) d[i] = elim.fixed[i] != 0 ? 1.0 : a * data.mass[i] + s * data.diagonal[i];
+    l.inverse_diagonal = inverse_of(d);
+    if (l.size > o.coarse_size)
+      l.lambda_max = estimate_lambda_max(
+          [&](const std::vector<double>& x, std::vector<double>& y) { apply_heat_system(data, elim, a, s, x, y); },
+          l.inverse_diagonal, o.lanczos_steps);
+  }
+
+  // Below the last heat level: the explicit matrix, aggregated while above coarse_size.
+  SparseMatrix current;
+  {
+    const HostLevel& last = setup.levels.back();
+    const HeatOperatorData& data = heat_tables(last);
+    current = last.kind == HostLevel::Kind::fine ? heat_system_matrix(data, fine_dirichlet, a, s)
+                                                 : level_matrix(data, last.fixed_nodes, a, s);
+  }
+  while (setup.levels.back().size > o.coarse_size && int(setup.levels.size()) < o.max_levels) {
+    HostLevel& finer = setup.levels.back();
+    std::int32_t aggregates = 0;
+    SparseMatrix p = smoothed_aggregation(current, finer.lambda_max, o.strength_threshold, &aggregates);
+    if (aggregates == 0 || aggregates > finer.size * 9 / 10) break;  // no useful coarsening left
+    SparseMatrix coarse = galerkin_product(p, current);
+    finer.prolongation = std::move(p);
+    finer.restriction = transpose(finer.prolongation);
+    HostLevel level;
+    level.kind = HostLevel::Kind::algebraic;
+    level.size = coarse.rows;
+    level.inverse_diagonal = inverse_of(coarse.diagonal());
+    if (level.size > o.coarse_size)
+      level.lambda_max = estimate_lambda_max([&](const std::vector<double>& x, std::vector<double>& y) { coarse.multiply(x, y); },
+                                             level.inverse_diagonal, o.lanczos_steps);
+    level.matrix = coarse;
+    current = std::move(coarse);
+    setup.levels.push_back(std::move(level));
+  }
+  // The coarsest: λmax for the case it still smooths (max_levels reached) is not needed: solved exactly.
+  setup.coarse = std::make_shared<DirectSolver>(current);
+  setup.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return setup;
+}
+
+}  // namespace ss

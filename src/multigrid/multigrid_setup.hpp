@@ -1,0 +1,105 @@
+#pragma once
+// The host side of the multigrid preconditioner (built once per system a·M + s·K̃, in double):
+// the level list from the finest mesh down, the transfers, the smoother's eigenvalue bounds and
+// the factorised coarsest operator. src/multigrid/multigrid.hpp runs the V-cycle on a backend.
+//
+// Levels, finest first:
+//   - the finest mesh: the caller's heat operator (the one CG applies);
+//   - coarser geometric levels (the meshes of a uniform refinement, mesh_hierarchy.hpp), each its
+//     own rediscretised heat operator with its own fixed nodes (the nodes of the same boundary
+//     groups); P = P1 interpolation (edge midpoints), R = Pᵀ, fixed coarse columns and fixed fine
+//     rows dropped, so that Pᵀ K̃_fine P + I_fixed = K̃_coarse (tests/multigrid);
+//   - below the base mesh (or below an unrefined mesh): smoothed aggregation on the explicit
+//     matrix, A_c = Pᵀ A P, P = (I − ω D⁻¹A) P_tent, fixed nodes (identity rows) left out;
+//   - the coarsest (at most `coarse_size` unknowns): a Cholesky factorisation (CHOLMOD).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mesh/mesh_hierarchy.hpp"
+#include "multigrid/sparse_matrix.hpp"
+#include "operators/heat_operator.hpp"
+
+namespace ss {
+
+struct MultigridOptions {
+  int smoother_degree = 2;            // Chebyshev polynomial degree, the same before and after
+  double smoother_upper = 1.1;        // interval [λ/ratio, upper·λ], λ = Lanczos estimate of λmax(D⁻¹A)
+  double smoother_ratio = 10.0;       //   (lower end λ·upper/ratio)
+  int lanczos_steps = 12;             // CG-Lanczos steps of the estimate
+  std::int32_t coarse_size = 2000;    // solve directly at or below this many unknowns
+  int max_levels = 30;
+  double strength_threshold = 0.08;   // aggregation: |a_ij| >= θ sqrt(a_ii a_jj)
+};
+
+// The geometric levels below the finest mesh, coarse first (level K = the finest is the caller's
+// operator): light operator tables (neighbour CSR, diagonal, mass) and fixed nodes per level.
+struct GeometricLevels {
+  std::vector<HeatOperatorData> operators;            // levels 0 .. K−1
+  std::vector<std::vector<std::int32_t>> fixed_nodes;  // levels 0 .. K−1
+  std::vector<LevelMap> maps;                          // maps[l]: level l -> l + 1 (maps.back() onto the finest)
+};
+
+// Drops what the V-cycle does not need (cell tables, node→cells), keeping offsets, neighbours,
+// coefficients, diagonal and mass.
+HeatOperatorData light_heat_operator(HeatOperatorData data);
+
+// P from `map` (fine × coarse, weights 1 or ½), without fixed coarse columns and fixed fine rows.
+SparseMatrix prolongation_from_map(const LevelMap& map, const std::vector<double>& coarse_fixed,
+                                   const std::vector<double>& fine_fixed);
+
+// Smoothed aggregation of one level: aggregates of strongly connected unknowns (rows holding only
+// their diagonal are left out: P has empty rows there), tentative P = aggregate indicator,
+// P = (I − ω D⁻¹ A) P_tent with ω = 4 / (3 λmax(D⁻¹A)).
+SparseMatrix smoothed_aggregation(const SparseMatrix& a, double lambda_max, double strength_threshold,
+                                  std::int32_t* aggregates = nullptr);
+
+// λmax of D⁻¹A (A SPD given by `apply`, D⁻¹ = inverse_diagonal) from `steps` of CG-Lanczos, in double.
+double estimate_lambda_max(const std::function<void(const std::vector<double>&, std::vector<double>&)>& apply,
+                           const std::vector<double>& inverse_diagonal, int steps);
+
+// Cholesky factorisation of a sparse SPD matrix (CHOLMOD), solved once per V-cycle.
+class DirectSolver {
+public:
+  explicit DirectSolver(const SparseMatrix& a);
+  ~DirectSolver();
+  DirectSolver(const DirectSolver&) = delete;
+  DirectSolver& operator=(const DirectSolver&) = delete;
+  std::vector<double> solve(const std::vector<double>& b) const;
+  std::int32_t size() const { return n_; }
+  double factor_nonzeros() const { return factor_nonzeros_; }
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::int32_t n_ = 0;
+  double factor_nonzeros_ = 0;
+};
+
+struct HostLevel {
+  enum class Kind { fine, geometric, algebraic };
+  Kind kind = Kind::fine;
+  std::int32_t size = 0;
+  int geometric_level = -1;            // Kind::geometric: index into GeometricLevels
+  std::vector<std::int32_t> fixed_nodes;  // Kind::geometric
+  SparseMatrix matrix;                 // Kind::algebraic
+  std::vector<double> inverse_diagonal;
+  double lambda_max = 0;               // of D⁻¹A (not on the coarsest)
+  SparseMatrix prolongation;           // from the next coarser level onto this one (not on the coarsest)
+  SparseMatrix restriction;            // its transpose
+};
+
+struct MultigridSetup {
+  std::vector<HostLevel> levels;       // 0 = finest
+  std::shared_ptr<DirectSolver> coarse;  // for levels.back()
+  double seconds = 0;
+  std::string describe() const;        // "7190977 (fine) > 927585 (geometric) > ... > 812 (direct)"
+};
+
+// fine: the finest operator's tables and elimination (the caller's operator: data(), dirichlet()).
+MultigridSetup setup_multigrid(const HeatOperatorData& fine, const HeatDirichletData& fine_dirichlet,
+                               const GeometricLevels* geometric, double a, double s, const MultigridOptions& options);
+
+}  // namespace ss

@@ -1,0 +1,180 @@
+// Multigrid on the GPU against the CPU reference: the kernels (*IsEquivalentToRef at awkward
+// sizes, R32F and RGBA32F, fragment and compute launch), one V-cycle as a whole, and CG iteration
+// bounds with the GPU V-cycle on the refined cube and crankshaft.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+#include "gl/gl_test_base.hpp"
+#include "gl/test_data.hpp"
+#include "multigrid/multigrid.hpp"
+#include "multigrid_test_util.hpp"
+#include "solver/cg.hpp"
+
+namespace ss::test {
+namespace {
+
+struct Config {
+  Packing packing;
+  LaunchPath launch;
+};
+std::string config_name(const Config& c) {
+  return std::string(to_string(c.packing)) + (c.launch == LaunchPath::compute ? "_compute" : "_fragment");
+}
+const Config kConfigs[] = {{Packing::r32f, LaunchPath::fragment},
+                           {Packing::rgba32f, LaunchPath::fragment},
+                           {Packing::r32f, LaunchPath::compute},
+                           {Packing::rgba32f, LaunchPath::compute}};
+
+class MultigridGl : public GlTest, public ::testing::WithParamInterface<Config> {
+protected:
+  GpuBackend gpu() {
+    LayoutOptions l;
+    l.packing = GetParam().packing;
+    GpuOptions g;
+    g.launch = GetParam().launch;
+    return make_gpu(l, g);
+  }
+};
+
+// A random CSR with 0..9 entries a row (some rows empty), float-exact weights.
+SparseMatrix random_matrix(std::int32_t rows, std::int32_t cols, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  SparseMatrix m;
+  m.rows = rows;
+  m.cols = cols;
+  m.offsets.assign(size_t(rows) + 1, 0);
+  for (std::int32_t i = 0; i < rows; ++i) {
+    const int count = int(rng() % 10);
+    for (int k = 0; k < count; ++k) {
+      m.columns.push_back(std::int32_t(rng() % std::uint64_t(cols)));
+      m.values.push_back(double(std::int64_t(rng() % 64) - 32) / 16.0);
+    }
+    m.offsets[size_t(i) + 1] = std::int32_t(m.values.size());
+  }
+  return m;
+}
+
+TEST_P(MultigridGl, SparseApplyIsEquivalentToRef) {
+  GpuBackend g = gpu();
+  CpuBackend cpu;
+  for (const auto& [rows, cols] : {std::pair{1, 3}, std::pair{7, 5}, std::pair{1025, 1023}, std::pair{1023, 65537},
+                                  std::pair{65537, 8193}}) {
+    const SparseMatrix m = random_matrix(rows, cols, std::uint64_t(rows * 31 + cols));
+    const std::vector<double> x = mixed_values(cols, 11), sub = mixed_values(cols, 12), add = mixed_values(rows, 13);
+    GpuSparseMatrix gm(g, m);
+    CpuSparseMatrix cm(cpu, m);
+    for (int mode = 0; mode < 3; ++mode) {  // plain, with sub, with sub and add (in place)
+      Field gx = g.upload(x), gs = g.upload(sub), gy = g.upload(add);
+      std::vector<double> cy = add;
+      gm.apply(gx, gy, mode >= 1 ? &gs : nullptr, mode == 2 ? &gy : nullptr);
+      cm.apply(x, cy, mode >= 1 ? &sub : nullptr, mode == 2 ? &cy : nullptr);
+      const std::vector<double> result = g.download(gy);
+      for (std::int32_t i = 0; i < rows; ++i) {
+        double scale = mode == 2 ? std::fabs(add[size_t(i)]) : 0.0;
+        for (std::int32_t k = m.offsets[size_t(i)]; k < m.offsets[size_t(i) + 1]; ++k) {
+          const std::int32_t j = m.columns[size_t(k)];
+          scale += std::fabs(m.values[size_t(k)]) * (std::fabs(x[size_t(j)]) + (mode >= 1 ? std::fabs(sub[size_t(j)]) : 0));
+        }
+        // ≤ 11 float roundings of the row's terms (9 products and sums, the subtraction, the add)
+        ASSERT_LE(std::fabs(result[size_t(i)] - cy[size_t(i)]), 12 * float_unit_roundoff * scale + 1e-30)
+            << rows << "x" << cols << " mode " << mode << " row " << i;
+      }
+    }
+  }
+}
+
+TEST_P(MultigridGl, ChebyshevStepIsEquivalentToRef) {
+  GpuBackend g = gpu();
+  CpuBackend cpu;
+  for (std::int64_t n : {1, 2, 7, 1023, 1025, 65537}) {
+    const std::vector<double> b = mixed_values(n, 1), ax = mixed_values(n, 2), x0 = mixed_values(n, 3),
+                              d0 = mixed_values(n, 4), inv = positive_values(n, 5);
+    for (bool zero : {true, false}) {
+      Field gb = g.upload(b), gax = g.upload(ax), gx = g.upload(x0), gd = g.upload(d0), ginv = g.upload(inv);
+      std::vector<double> cx = x0, cd = d0;
+      chebyshev_step(g, gb, zero ? nullptr : &gax, ginv, 0.75, -1.25, gx, gd);
+      chebyshev_step(cpu, b, zero ? nullptr : &ax, inv, 0.75, -1.25, cx, cd);
+      const std::vector<double> rx = g.download(gx), rd = g.download(gd);
+      for (std::int64_t i = 0; i < n; ++i) {
+        const size_t k = size_t(i);
+        const double r = std::fabs(b[k]) + (zero ? 0 : std::fabs(ax[k]));
+        const double dscale = (zero ? 0 : 0.75 * std::fabs(d0[k])) + 1.25 * inv[k] * r;
+        ASSERT_LE(std::fabs(rd[k] - cd[k]), 6 * float_unit_roundoff * dscale) << "n " << n << " d at " << i;
+        ASSERT_LE(std::fabs(rx[k] - cx[k]), 8 * float_unit_roundoff * (dscale + (zero ? 0 : std::fabs(x0[k]))))
+            << "n " << n << " x at " << i;
+      }
+    }
+  }
+}
+
+MultigridOptions small_coarse() {
+  MultigridOptions o;
+  o.coarse_size = 60;
+  return o;
+}
+
+// One V-cycle (geometric levels, aggregation below the base mesh, CHOLMOD at the bottom) on the GPU
+// equals the CPU reference's to float accuracy.
+TEST_P(MultigridGl, VcycleIsEquivalentToRef) {
+  HierarchyProblem h = make_hierarchy_problem("cube.msh", 1);
+  GpuBackend g = gpu();
+  CpuBackend cpu;
+  GpuHeatOperator gop(g, h.data);
+  CpuHeatOperator cop(h.data);
+  gop.set_dirichlet(h.problem.dirichlet_nodes);
+  cop.set_dirichlet(h.problem.dirichlet_nodes);
+  Multigrid<GpuBackend> gmg(g, gop, &h.geometric, 0.0, 1.0, small_coarse());
+  Multigrid<CpuBackend> cmg(cpu, cop, &h.geometric, 0.0, 1.0, small_coarse());
+  ASSERT_GE(gmg.num_levels(), 3) << gmg.setup().describe();
+  const std::vector<double> r = mixed_values(gop.num_nodes(), 9, 0, 0);
+  Field gr = g.upload(r), gz = g.make_vector(gop.num_nodes());
+  std::vector<double> cz;
+  gmg(gr, gz);
+  cmg(r, cz);
+  const std::vector<double> z = g.download(gz);
+  // Float rounding through ~10 passes a level and 4 levels, on values of size max|z|.
+  EXPECT_LE(max_rel_diff(z, cz), 1e-4 * max_abs(cz)) << gmg.setup().describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, MultigridGl, ::testing::ValuesIn(kConfigs),
+                         [](const auto& info) { return config_name(info.param); });
+
+class MultigridGlCg : public GlTest {};
+
+// CG + the GPU V-cycle: iterations to 1e-6 stay <= 40 and do not grow with refinement.
+TEST_F(MultigridGlCg, IterationsBoundedOnRefinedCubeAndCrank) {
+  GpuBackend g = make_gpu();
+  for (const char* file : {"cube.msh", "crank.msh"}) {
+    const int max_refine = std::string(file) == "cube.msh" ? 2 : 1;
+    int previous = 0;
+    for (int refine = 0; refine <= max_refine; ++refine) {
+      HierarchyProblem h = make_hierarchy_problem(file, refine);
+      GpuHeatOperator op(g, h.data);
+      op.set_dirichlet(h.problem.dirichlet_nodes);
+      std::vector<double> x0(size_t(op.num_nodes()), 0.0);
+      for (size_t k = 0; k < h.problem.dirichlet_nodes.size(); ++k)
+        x0[size_t(h.problem.dirichlet_nodes[k])] = h.problem.dirichlet_values[k];
+      Field x = g.upload(x0), load = g.upload(h.problem.load), b = g.make_vector(op.num_nodes());
+      op.dirichlet_rhs(load, x, 1.0, b);
+      Multigrid<GpuBackend> mg(g, op, &h.geometric, 0.0, 1.0, small_coarse());
+      CgOptions o;
+      o.tolerance = 1e-6;
+      o.max_iterations = 200;
+      const auto apply = [&](const Field& u, Field& v) { op.apply_system(0.0, 1.0, u, v); };
+      const CgResult r = preconditioned_conjugate_gradient(g, apply, b, x, mg, o);
+      std::printf("gpu %s refine %d: %d iterations, levels %s\n", file, refine, r.iterations, mg.setup().describe().c_str());
+      EXPECT_TRUE(r.converged) << r.stop_reason;
+      EXPECT_LE(r.iterations, 40) << file << " refine " << refine;
+      if (previous > 1) {
+        EXPECT_LE(r.iterations, previous + 4) << file << " refine " << refine;
+      }
+      previous = r.iterations;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ss::test
