@@ -185,6 +185,16 @@ HeatCase parse_heat_case(const std::string& text, const std::string& path) {
     const std::string pre = t.text("preconditioner", "jacobi");
     SS_REQUIRE(pre == "jacobi" || pre == "none", at(*solver) << ": [solver] preconditioner must be \"jacobi\" or \"none\"");
     c.jacobi = pre == "jacobi";
+    c.variant = t.text("variant", c.variant);
+    SS_REQUIRE(c.variant == "textbook" || c.variant == "single_sync",
+               at(*solver) << ": [solver] variant must be \"textbook\" or \"single_sync\"");
+    const std::string precision = t.text("precision", "mixed");
+    SS_REQUIRE(precision == "mixed" || precision == "float",
+               at(*solver) << ": [solver] precision must be \"mixed\" or \"float\"");
+    c.mixed = precision == "mixed";
+    c.inner_tolerance = t.number("inner_tolerance", c.inner_tolerance);
+    SS_REQUIRE(c.inner_tolerance > 0.0 && c.inner_tolerance < 1.0,
+               at(*solver) << ": [solver] inner_tolerance must be in (0, 1)");
     t.reject_unknown_keys();
   }
 

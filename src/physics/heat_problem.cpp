@@ -87,6 +87,9 @@ HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m) {
   p.tolerance = c.tolerance;
   p.max_iterations = c.max_iterations;
   p.jacobi = c.jacobi;
+  p.mixed = c.mixed;
+  p.inner_tolerance = c.inner_tolerance;
+  p.variant = parse_cg_variant(c.variant);
 
   // Materials: one for all, or per volume group (every group present must be given one).
   std::vector<double> source(cells, 0.0);
