@@ -511,6 +511,10 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   summary["iterations"] = report.iterations;
   summary["relative_residual"] = report.relative_residual;
   summary["true_relative_residual"] = true_residual;
+  summary["outer_corrections"] = report.outer_corrections;  // defect corrections (inner solves), all solves
+  summary["inner_iterations"] = report.inner_iterations;    // per correction of the last solve
+  summary["precision"] = problem.mixed ? "mixed" : "float";
+  summary["variant"] = to_string(problem.variant);
   summary["converged"] = report.converged;
   summary["stop_reason"] = report.stop_reason;
   summary["solve_seconds"] = report.solve_seconds;
