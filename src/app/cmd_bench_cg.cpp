@@ -481,7 +481,7 @@ void add_bench_cg_command(CLI::App& bench, GlobalOptions& globals) {
       ->delimiter(',')
       ->check(CLI::IsMember({"float", "mixed"}));
   b->add_option("--mixed-tolerance", o.mixed_tolerance, "true relative residual of the mixed runs (default 1e-10)");
-  b->add_option("--inner-tolerance", o.inner_tolerance, "relative reduction of each inner solve (default 1e-4)");
+  b->add_option("--inner-tolerance", o.inner_tolerance, "relative reduction of each inner solve (default 1e-5 or the case's)");
   b->add_flag("--no-renumber", o.no_renumber, "keep the file's node order (no locality renumbering)");
   b->add_option("--json", o.json, "write the results as JSON to this file");
   b->add_option("--export-matrix", o.export_matrix,

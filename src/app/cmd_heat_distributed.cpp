@@ -60,7 +60,7 @@ struct LocalHeat {
   double tolerance = 1e-6;
   int max_iterations = 20000;
   char jacobi = 1, transient = 0, mixed = 1;
-  double inner_tolerance = 1e-4;
+  double inner_tolerance = 1e-5;
   std::int32_t variant = 1;  // CgVariant
   TimeSettings time;
   int output_every = 10;

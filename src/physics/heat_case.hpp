@@ -6,7 +6,7 @@
 //   [[boundary]] group = "left" | 3, type = "dirichlet" | "neumann", value = ...
 //   [solver]    tolerance = 1e-6, max_iterations = 20000, preconditioner = "jacobi" | "none",
 //               variant = "single_sync" | "textbook", precision = "mixed" | "float",
-//               inner_tolerance = 1e-4
+//               inner_tolerance = 1e-5
 //   [time]      dt, steps, theta = 1.0, initial = 0.0      — absent: steady
 //   [output]    directory = "out", every = 10
 //
@@ -54,7 +54,7 @@ struct HeatCase {
   bool jacobi = true;
   std::string variant = "single_sync";  // CG variant (solver/cg.hpp)
   bool mixed = true;                    // precision = "mixed": tolerance on the true residual
-  double inner_tolerance = 1e-4;        // each correction's relative reduction (mixed)
+  double inner_tolerance = 1e-5;        // each correction's relative reduction (mixed)
   std::optional<TimeSettings> time;
   std::string output_directory = "out"; // resolved against the case file's folder
   int output_every = 10;

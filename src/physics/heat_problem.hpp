@@ -33,7 +33,7 @@ struct HeatProblem {
   int max_iterations = 20000;
   bool jacobi = true;
   bool mixed = true;               // [solver] precision = "mixed" | "float"
-  double inner_tolerance = 1e-4;
+  double inner_tolerance = 1e-5;
   CgVariant variant = CgVariant::single_sync;
 };
 

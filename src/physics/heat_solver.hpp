@@ -65,7 +65,7 @@ struct HeatSolveSettings {
   bool jacobi = true;
   std::optional<TimeSettings> time;  // absent: steady
   bool mixed = true;                 // defect correction in double around working-precision CG
-  double inner_tolerance = 1e-4;     // each correction's relative reduction (mixed)
+  double inner_tolerance = 1e-5;     // each correction's relative reduction (mixed)
   CgVariant variant = CgVariant::single_sync;
 };
 

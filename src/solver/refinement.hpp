@@ -29,7 +29,7 @@ namespace ss {
 struct RefinementOptions {
   double tolerance = 1e-6;         // on the true ||b − A x|| / ||b||, evaluated in double
   int max_iterations = 20000;      // inner CG iterations over all corrections
-  double inner_tolerance = 1e-4;   // relative reduction asked of each inner solve (working < precise)
+  double inner_tolerance = 1e-5;   // relative reduction asked of each inner solve (working < precise)
   int max_corrections = 40;
   // precision "float": one inner solve to `tolerance` on its recursive residual and no refinement
   // (the plain working-precision CG, for comparison); the true residual is still reported.
