@@ -1,11 +1,17 @@
 // `streamsolve bench cg --mesh FILE [--refine K] [--case CASE.toml] [--json FILE] [--tolerance T]
 //                       [--backends gpu,cpu] [--export-matrix FILE.mtx] [--write-solution FILE]`
 //
-// One steady heat problem solved by CG + Jacobi on the GPU (float32; on each launch path the global
-// --launch names, fragment by default, e.g. --launch fragment,compute) and on the CPU reference
-// (double, OpenMP): iterations to the tolerance on ||r||/||b||, seconds in CG, seconds
-// per iteration and per iteration per unknown, and the true residual ||b̃ − K̃x||/||b̃|| of each
-// solution recomputed in double on the CPU against the same double-precision system.
+// One steady heat problem solved by preconditioned CG (each --preconditioner: jacobi, multigrid, none;
+// multigrid's setup seconds reported apart) on the GPU (float32; on each launch path the global
+// --launch names, fragment by default, e.g. --launch fragment,compute; each --formats packing; each
+// --variants CG variant, textbook and single_sync; each --precisions: float = one fp32 CG to
+// --tolerance on its recursive residual, mixed = defect correction to a TRUE residual of
+// --mixed-tolerance) and on the CPU reference (double, OpenMP, textbook, to --tolerance):
+// iterations, seconds, seconds per iteration and per iteration per unknown, the true residual
+// ||b̃ − K̃x||/||b̃|| of each solution recomputed in double on the CPU against the same system, and
+// for the GPU the compulsory bytes of one inner iteration, their rate and its % of the copy kernel
+// measured in the same run on the same backend. `residual_means` times the double residual on the
+// GPU (fp64 kernel, what the solver uses) against the host round trip (read back, CPU, upload).
 //
 // The problem: a --case file's materials and boundary groups (steady only), or by default the
 // thesis-like one (ch. 6): k = 1 everywhere, no source, the first two surface groups of the mesh
@@ -30,6 +36,7 @@
 #include <nlohmann/json.hpp>
 #include <omp.h>
 
+#include "app/bench_timing.hpp"
 #include "app/commands.hpp"
 #include "app/matrix_market.hpp"
 #include "cpu/cpu_backend.hpp"
@@ -59,7 +66,11 @@ struct CgBenchOptions {
   std::optional<double> tolerance;
   std::optional<int> max_iterations;
   std::vector<std::string> backends{"gpu", "cpu"};
-  std::string format = "R32F";
+  std::vector<std::string> formats{"R32F"};
+  std::vector<std::string> variants{"textbook", "single_sync"};
+  std::vector<std::string> precisions{"float", "mixed"};
+  double mixed_tolerance = 1e-10;
+  std::optional<double> inner_tolerance;
   bool no_renumber = false;
   std::vector<std::string> preconditioners;  // default: the case's (jacobi without a case)
   int mg_degree = 2;
@@ -67,13 +78,60 @@ struct CgBenchOptions {
 };
 
 struct CgRun {
-  std::string backend, launch, device, preconditioner;
+  std::string backend, launch, device, format, variant, precision, preconditioner;
   double setup_seconds = 0;  // preconditioner setup (multigrid: host setup + uploads; Jacobi: 0)
   std::string levels;        // multigrid levels
   HeatSolveReport report;
   std::vector<double> solution;
   double true_residual = 0;
+  double tolerance = 0;
+  // GPU: compulsory bytes of one inner Jacobi-CG iteration and the copy kernel's rate on the same
+  // backend in the same run (that path's ceiling).
+  double bytes_per_iteration = 0, copy_bytes_per_second = 0;
 };
+
+// Compulsory bytes of one Jacobi-CG iteration (float32 streams, each read and write once per
+// kernel; A = the operator's own bytes): textbook  apply + dot(p,q) 8n + update_pair 24n +
+// ||r||² 4n + z = D⁻¹r 12n + r·z 8n + p = z + βp 12n = A + 68n; single_sync  update_pair 24n +
+// u = D⁻¹r 12n + apply + dots(r,u,w) 12n + xpay_pair 24n = A + 72n.
+double cg_iteration_bytes(CgVariant variant, double operator_bytes, double n) {
+  return operator_bytes + (variant == CgVariant::single_sync ? 72.0 : 68.0) * n;
+}
+
+// The copy kernel's rate (bytes read + written per second) on an n-vector of this backend.
+double copy_rate(GpuBackend& gpu, std::int64_t n) {
+  Field x = gpu.make_vector(n), z = gpu.make_vector(n);
+  gpu.fill(x, 1.0);
+  const double seconds = time_per_call([&] { gpu.copy(x, z); }, [&] { gpu.finish(); }, 0.2);
+  return 8.0 * double(n) / seconds;
+}
+
+// The means of the double residual, measured (once per GPU configuration): on the GPU (fp64 kernel
+// on float pairs, what the solver uses) against the host alternative (read x back, the CPU twin's
+// double apply, upload r).
+nlohmann::json measure_residual_means(GpuBackend& gpu, GpuHeatOperator& op, CpuHeatOperator& reference,
+                                      const HeatProblem& problem) {
+  const std::int64_t n = op.num_nodes();
+  op.set_dirichlet(problem.dirichlet_nodes);
+  std::vector<double> hx(size_t(n), 0.0), hf(size_t(n), 0.0);
+  reference.write_dirichlet_values(hx, problem.dirichlet_values);
+  GpuBackend::PreciseVector X = gpu.upload_precise(hx), F = gpu.upload_precise(problem.load), out = gpu.make_precise(n);
+  const double gpu_seconds = time_per_call([&] { op.residual_precise(0.0, 1.0, F, X, out, false); },
+                                           [&] { gpu.finish(); }, 0.2);
+  std::vector<double> host_r;
+  Field r = gpu.make_vector(n);
+  const double host_seconds = time_per_call(
+      [&] {
+        const std::vector<double> x = gpu.download_precise(X);
+        reference.residual_precise(0.0, 1.0, problem.load, x, host_r, false);
+        r = gpu.upload(host_r);
+      },
+      [&] { gpu.finish(); }, 0.2);
+  return {{"gpu_fp64_seconds", gpu_seconds},
+          {"gpu_fp64_bytes", op.residual_precise_bytes()},
+          {"host_double_seconds", host_seconds},
+          {"chosen", "gpu_fp64"}};
+}
 
 // CG progress on stderr, at most four lines a second.
 class Progress {
@@ -146,6 +204,7 @@ CgRun run_cg(Backend& backend, Operator& op, const HeatProblem& base_problem, co
   HeatProblem problem = base_problem;
   problem.jacobi = preconditioner == "jacobi";
   problem.multigrid = preconditioner == "multigrid";
+  const std::string variant = to_string(problem.variant), precision = problem.mixed ? "mixed" : "float";
   // The multigrid is built on first use (in the warm-up; setup seconds measured there, with a
   // finish()) and reused by the timed solve.
   MultigridStats stats;
@@ -167,7 +226,11 @@ CgRun run_cg(Backend& backend, Operator& op, const HeatProblem& base_problem, co
   run.preconditioner = preconditioner;
   run.setup_seconds = stats.setup_seconds;
   run.levels = stats.levels;
-  Progress progress((launch.empty() ? name : name + " " + launch) + " " + preconditioner);
+  run.variant = variant;
+  run.precision = precision;
+  run.tolerance = problem.tolerance;
+  Progress progress((launch.empty() ? name : name + " " + launch) + " " + preconditioner + " " + variant + " " +
+                    precision);
   HeatSolveHooks hooks;
   hooks.progress = [&](int k, double r, double s) { progress(k, r, s); };
   run.solution = solve_heat(backend, op, problem, run.report, hooks, factory);
@@ -199,6 +262,8 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
   if (o.refine) heat_case.refine = *o.refine;
   if (o.tolerance) heat_case.tolerance = *o.tolerance;
   if (o.max_iterations) heat_case.max_iterations = *o.max_iterations;
+  if (o.inner_tolerance) heat_case.inner_tolerance = *o.inner_tolerance;
+  SS_REQUIRE(o.mixed_tolerance > 0 && o.mixed_tolerance < 1, "--mixed-tolerance must be in (0, 1)");
   SS_REQUIRE(heat_case.tolerance > 0 && heat_case.tolerance < 1, "--tolerance must be in (0, 1)");
   SS_REQUIRE(heat_case.max_iterations > 0, "--max-iterations must be positive");
 
@@ -295,26 +360,49 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
 
   // 3. Solve on each backend.
   std::vector<CgRun> runs;
+  nlohmann::json residual_means = nlohmann::json::array();
   std::optional<GlContext> context;
   for (const std::string& b : o.backends) {
     if (b == "gpu") {
       if (!context) context.emplace(globals.gl);
-      for (const GpuOptions& path : globals.gpu_options_list()) {  // --launch fragment|compute
-        LayoutOptions layout;
-        layout.packing = parse_packing(o.format);
-        GpuBackend gpu(*context, layout, path);
-        GpuHeatOperator op(gpu, data);
-        const std::string launch = to_string(path.launch);
-        for (const std::string& pre : preconditioners)
-          runs.push_back(run_cg(gpu, op, problem, "gpu", launch,
-                                context->info().renderer + " (" + launch + ", " + o.format + ")", reference, exact_rhs,
-                                pre, &levels, mg_options));
+      for (const std::string& format : o.formats) {
+        for (const GpuOptions& path : globals.gpu_options_list()) {  // --launch fragment|compute
+          LayoutOptions layout;
+          layout.packing = parse_packing(format);
+          GpuBackend gpu(*context, layout, path);
+          GpuHeatOperator op(gpu, data);
+          const std::string launch = to_string(path.launch);
+          const std::string device = context->info().renderer + " (" + launch + ", " + format + ")";
+          residual_means.push_back(measure_residual_means(gpu, op, reference, problem));
+          residual_means.back()["launch"] = launch;
+          residual_means.back()["format"] = format;
+          const double copy = copy_rate(gpu, n);
+          for (const std::string& pre : preconditioners) {
+            for (const std::string& variant : o.variants) {
+              for (const std::string& precision : o.precisions) {
+                HeatProblem p = problem;
+                p.variant = parse_cg_variant(variant);
+                p.mixed = precision == "mixed";
+                if (p.mixed) p.tolerance = o.mixed_tolerance;
+                runs.push_back(run_cg(gpu, op, p, "gpu", launch, device, reference, exact_rhs, pre, &levels, mg_options));
+                runs.back().format = format;
+                runs.back().copy_bytes_per_second = copy;
+                op.set_dirichlet(problem.dirichlet_nodes);
+                runs.back().bytes_per_iteration = cg_iteration_bytes(p.variant, op.apply_system_bytes(), double(n));
+              }
+            }
+          }
+        }
       }
     } else {
+      // The reference: double, textbook CG inside the (one-correction) refinement loop, to --tolerance.
       CpuBackend cpu;
       CpuHeatOperator op(data);
+      HeatProblem p = problem;
+      p.variant = CgVariant::textbook;
+      p.mixed = true;
       for (const std::string& pre : preconditioners)
-        runs.push_back(run_cg(cpu, op, problem, "cpu", "",
+        runs.push_back(run_cg(cpu, op, p, "cpu", "",
                               "CPU reference (double, " + std::to_string(omp_get_max_threads()) + " threads)", reference,
                               exact_rhs, pre, &levels, mg_options));
     }
@@ -331,16 +419,22 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
                        {"preconditioner", preconditioners.front()},
                        {"preconditioners", preconditioners},
                        {"tolerance", problem.tolerance},
+                       {"mixed_tolerance", o.mixed_tolerance},
+                       {"inner_tolerance", problem.inner_tolerance},
                        {"max_iterations", problem.max_iterations},
-                       {"stopping_test", "recursive ||r|| / ||b~|| <= tolerance, x0 = b~ on fixed rows, 0 elsewhere"}};
+                       {"stopping_test", "float: recursive ||r|| / ||b~|| <= tolerance (one fp32 CG); mixed: true "
+                                         "||b~ - K~x|| / ||b~|| (double) <= mixed_tolerance by defect correction; "
+                                         "x0 = b~ on fixed rows, 0 elsewhere"}};
+  report["residual_means"] = residual_means;
   report["unknowns"] = n;
   report["free_unknowns"] = n - fixed;
   report["matrix"] = matrix_info;
   report["results"] = nlohmann::json::array();
-  std::printf("bench cg: %s refine %d: %lld unknowns (%lld fixed), CG to %.0e\n", heat_case.mesh_file.c_str(),
-              heat_case.refine, (long long)n, (long long)fixed, problem.tolerance);
-  std::printf("%-12s %-9s %10s %9s %11s %11s %11s %14s %11s %11s  %s\n", "backend", "precond", "iterations", "setup_s",
-              "solve_s", "total_s", "s/iteration", "s/iter/unknown", "rel_res", "true_res", "device");
+  std::printf("bench cg: %s refine %d: %lld unknowns (%lld fixed), CG to %.0e (mixed: %.0e)\n",
+              heat_case.mesh_file.c_str(), heat_case.refine, (long long)n, (long long)fixed, problem.tolerance,
+              o.mixed_tolerance);
+  std::printf("%-40s %-9s %10s %9s %11s %11s %9s %11s %11s\n", "run", "precond", "iterations", "setup_s", "solve_s",
+              "s/iteration", "% of copy", "rel_res", "true_res");
   const auto cpu_run = std::find_if(runs.begin(), runs.end(), [](const CgRun& r) { return r.backend == "cpu"; });
   for (const CgRun& r : runs) {
     const int it = r.report.iterations;
@@ -359,7 +453,22 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
                           {"seconds_per_iteration", per_iteration},
                           {"seconds_per_iteration_per_unknown", per_iteration / double(n)},
                           {"relative_residual", r.report.relative_residual},
-                          {"true_relative_residual", r.true_residual}};
+                          {"true_relative_residual", r.true_residual},
+                          {"variant", r.variant},
+                          {"precision", r.precision},
+                          {"tolerance", r.tolerance},
+                          {"outer_corrections", r.report.outer_corrections},
+                          {"inner_iterations", r.report.inner_iterations}};
+    double percent = 0;
+    if (r.backend == "gpu") {
+      row["format"] = r.format;
+      const double rate = per_iteration > 0 ? r.bytes_per_iteration / per_iteration : 0.0;
+      percent = r.copy_bytes_per_second > 0 ? 100.0 * rate / r.copy_bytes_per_second : 0.0;
+      row["bytes_per_iteration"] = r.bytes_per_iteration;
+      row["bytes_per_second"] = rate;
+      row["copy_bytes_per_second"] = r.copy_bytes_per_second;
+      row["percent_of_copy"] = percent;
+    }
     if (r.backend == "gpu" && cpu_run != runs.end()) {
       // The solution's difference from the CPU reference's, absolute and relative to the range of T.
       const CgRun& other = *cpu_run;
@@ -373,12 +482,11 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
       row["max_rel_diff_vs_" + other.backend] = hi > lo ? diff / (hi - lo) : diff;
     }
     report["results"].push_back(row);
-    const std::string label = r.launch.empty() ? r.backend : r.backend + " " + r.launch;
-    std::printf("%-12s %-9s %10d %9.4g %11.4g %11.4g %11.4g %14.4g %11.3e %11.3e  %s%s%s\n", label.c_str(),
-                r.preconditioner.c_str(), it, r.setup_seconds, r.report.solve_seconds,
-                r.setup_seconds + r.report.solve_seconds, per_iteration, per_iteration / double(n),
-                r.report.relative_residual, r.true_residual, r.device.c_str(),
-                r.levels.empty() ? "" : ("; levels " + r.levels).c_str(),
+    const std::string label = (r.launch.empty() ? r.backend : r.backend + " " + r.launch + " " + r.format) + " " +
+                              r.variant + " " + r.precision;
+    std::printf("%-40s %-9s %10d %9.4g %11.4g %11.4g %9.1f %11.3e %11.3e%s%s\n", label.c_str(),
+                r.preconditioner.c_str(), it, r.setup_seconds, r.report.solve_seconds, per_iteration, percent,
+                r.report.relative_residual, r.true_residual, r.levels.empty() ? "" : ("  levels " + r.levels).c_str(),
                 r.report.converged ? "" : ("  NOT CONVERGED: " + r.report.stop_reason).c_str());
   }
   if (!o.json.empty()) write_file_atomically(o.json, report.dump(2) + "\n");
@@ -410,7 +518,18 @@ void add_bench_cg_command(CLI::App& bench, GlobalOptions& globals) {
   b->add_option("--tolerance", o.tolerance, "stop when ||r|| / ||b|| <= this (default 1e-6 or the case's)");
   b->add_option("--max-iterations", o.max_iterations, "iteration limit (default 20000 or the case's)");
   b->add_option("--backends", o.backends, "gpu, cpu or both (comma separated)")->delimiter(',');
-  b->add_option("--format", o.format, "GPU texture format: R32F or RGBA32F")->check(CLI::IsMember({"R32F", "RGBA32F"}));
+  b->add_option("--format,--formats", o.formats, "GPU texture formats: R32F, RGBA32F or both (comma separated)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"R32F", "RGBA32F"}));
+  b->add_option("--variants", o.variants, "CG variants on the GPU: textbook, single_sync or both")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"textbook", "single_sync"}));
+  b->add_option("--precisions", o.precisions,
+                "GPU runs: float (one fp32 CG to --tolerance), mixed (defect correction to --mixed-tolerance) or both")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"float", "mixed"}));
+  b->add_option("--mixed-tolerance", o.mixed_tolerance, "true relative residual of the mixed runs (default 1e-10)");
+  b->add_option("--inner-tolerance", o.inner_tolerance, "relative reduction of each inner solve (default 1e-5 or the case's)");
   b->add_option("--preconditioner", o.preconditioners,
                 "CG preconditioners to run, comma separated: jacobi, multigrid, none (default: the case's, else jacobi)")
       ->delimiter(',');

@@ -228,6 +228,10 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   summary["iterations"] = primary.report.iterations;
   summary["relative_residual"] = primary.report.relative_residual;
   summary["true_relative_residual"] = primary.true_residual;
+  summary["outer_corrections"] = primary.report.outer_corrections;  // defect corrections (inner solves), all solves
+  summary["inner_iterations"] = primary.report.inner_iterations;    // per correction of the last solve
+  summary["precision"] = problem.mixed ? "mixed" : "float";
+  summary["variant"] = to_string(problem.variant);
   summary["converged"] = primary.report.converged;
   summary["stop_reason"] = primary.report.stop_reason;
   summary["solve_seconds"] = primary.report.solve_seconds;

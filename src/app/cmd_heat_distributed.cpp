@@ -60,7 +60,9 @@ struct LocalHeat {
   std::vector<double> initial;                      // per local node: T⁰ (transient)
   double tolerance = 1e-6;
   int max_iterations = 20000;
-  char jacobi = 1, transient = 0;
+  char jacobi = 1, transient = 0, mixed = 1;
+  double inner_tolerance = 1e-5;
+  std::int32_t variant = 1;  // CgVariant
   TimeSettings time;
   int output_every = 10;
 };
@@ -92,6 +94,9 @@ std::vector<char> pack(const LocalHeat& h) {
   p.put(h.tolerance);
   p.put(h.max_iterations);
   p.put(h.jacobi);
+  p.put(h.mixed);
+  p.put(h.inner_tolerance);
+  p.put(h.variant);
   p.put(h.transient);
   p.put(h.time);
   p.put(h.output_every);
@@ -128,6 +133,9 @@ LocalHeat unpack(const std::vector<char>& bytes) {
   u.get(h.tolerance);
   u.get(h.max_iterations);
   u.get(h.jacobi);
+  u.get(h.mixed);
+  u.get(h.inner_tolerance);
+  u.get(h.variant);
   u.get(h.transient);
   u.get(h.time);
   u.get(h.output_every);
@@ -211,22 +219,21 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
 
   LocalRun run;
   HeatSolveReport& report = run.report;
-  const Vector load = backend.upload(h.load);
-  Vector T = h.transient && !h.initial.empty() ? backend.upload(h.initial) : backend.make_vector(n);
-  if (!h.transient || h.initial.empty()) backend.fill(T, 0.0);
+  using Precise = typename Backend::PreciseVector;
+  Precise T = backend.upload_precise(h.transient && !h.initial.empty() ? h.initial : std::vector<double>(size_t(n), 0.0));
 
   // The piece's eliminated system for solve_heat_system: the distributed operator (halo overlapped
-  // with interior rows) and the local lumped mass; reductions go through `dist`.
+  // with interior rows in the inner CG; halo refreshed before each double residual); reductions go
+  // through `dist` (owner-marked MPI_Allreduce; single-sync CG: one per iteration).
   struct DistributedSystem {
     DistributedHeatOperator<Backend, Operator>& dop;
-    Operator& op;
-    void prepare_solution(Vector& T) { dop.prepare_solution(T); }
-    void system_rhs(const Vector& right, const Vector&, double s, Vector& out) { dop.system_rhs(right, s, out); }
     Vector system_diagonal(double a, double s) { return dop.system_diagonal(a, s); }
     void apply_system(double a, double s, const Vector& x, Vector& y) { dop.apply_system(a, s, x, y); }
-    void apply(Vector& T, Vector& KT) { dop.apply(T, KT); }
-    const Vector& lumped_mass() { return op.lumped_mass(); }
-  } system{dop, op};
+    void prepare_solution_precise(Precise& X) { dop.prepare_solution_precise(X); }
+    void residual_precise(double a, double s, const Precise& f, const Precise& X, Precise& out, bool fixed_rows) {
+      dop.residual_precise(a, s, f, const_cast<Precise&>(X), out, fixed_rows);  // refreshes X's ghosts only
+    }
+  } system{dop};
 
   HeatSolveHooks hooks;
   double last_print = -1.0;
@@ -242,14 +249,22 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
   double cg_halo_seconds = 0, halo_before = 0;
   hooks.before_solve = [&] { halo_before = halo.seconds() + dop.boundary_seconds(); };
   hooks.after_solve = [&] { cg_halo_seconds += halo.seconds() + dop.boundary_seconds() - halo_before; };
-  HeatSolveSettings settings{h.tolerance, h.max_iterations, h.jacobi != 0, std::nullopt};
+  HeatSolveSettings settings;
+  settings.tolerance = h.tolerance;
+  settings.max_iterations = h.max_iterations;
+  settings.jacobi = h.jacobi != 0;
+  settings.mixed = h.mixed != 0;
+  settings.inner_tolerance = h.inner_tolerance;
+  settings.variant = CgVariant(h.variant);
   if (h.transient) settings.time = h.time;
-  solve_heat_system(dist, system, load, T, settings, report, hooks);
+  solve_heat_system(dist, system, h.load, T, settings, report, hooks);
   run.last_rhs = report.last_rhs;
+  run.temperature = backend.download_precise(T);
+  Vector T_working = backend.make_vector(n);
+  backend.copy(backend.working(T), T_working);
   Vector gx = backend.make_vector(data.num_cells), gy = backend.make_vector(data.num_cells),
          gz = backend.make_vector(data.num_cells);
-  dop.cell_gradient(T, gx, gy, gz);
-  run.temperature = backend.download(T);
+  dop.cell_gradient(T_working, gx, gy, gz);
   run.gx = backend.download(gx);
   run.gy = backend.download(gy);
   run.gz = backend.download(gz);
@@ -323,6 +338,9 @@ LocalHeat read_and_distribute(const DistributedHeatOptions& o, Root& root) {
     h.tolerance = problem.tolerance;
     h.max_iterations = problem.max_iterations;
     h.jacobi = problem.jacobi || problem.multigrid;  // multigrid is serial only: Jacobi across ranks
+    h.mixed = problem.mixed;
+    h.inner_tolerance = problem.inner_tolerance;
+    h.variant = std::int32_t(problem.variant);
     h.transient = problem.time.has_value();
     if (problem.time) h.time = *problem.time;
     h.output_every = root.heat_case.output_every;
@@ -497,6 +515,10 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   summary["iterations"] = report.iterations;
   summary["relative_residual"] = report.relative_residual;
   summary["true_relative_residual"] = true_residual;
+  summary["outer_corrections"] = report.outer_corrections;  // defect corrections (inner solves), all solves
+  summary["inner_iterations"] = report.inner_iterations;    // per correction of the last solve
+  summary["precision"] = problem.mixed ? "mixed" : "float";
+  summary["variant"] = to_string(problem.variant);
   summary["converged"] = report.converged;
   summary["stop_reason"] = report.stop_reason;
   summary["solve_seconds"] = report.solve_seconds;

@@ -86,6 +86,44 @@ void CpuBackend::update_pair(double a, const Vector& p, const Vector& q, Vector&
   }
 }
 
+void CpuBackend::xpay_pair(double a, const Vector& u, const Vector& w, Vector& p, Vector& s) {
+  require_size(u, w, "xpay_pair");
+  require_size(u, p, "xpay_pair");
+  require_size(u, s, "xpay_pair");
+  SS_REQUIRE(&p != &s, "xpay_pair: p and s must be different vectors");
+  const std::int64_t n = std::int64_t(u.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    p[size_t(i)] = u[size_t(i)] + a * p[size_t(i)];
+    s[size_t(i)] = w[size_t(i)] + a * s[size_t(i)];
+  }
+}
+
+// Up to four dot products in one sweep over the data.
+std::vector<double> CpuBackend::dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs) {
+  SS_REQUIRE(!pairs.empty() && pairs.size() <= 4, "dots takes 1 to 4 pairs (got " << pairs.size() << ")");
+  for (const auto& [a, b] : pairs) {
+    require_size(*pairs[0].first, *a, "dots");
+    require_size(*pairs[0].first, *b, "dots");
+  }
+  const Vector* a[4] = {pairs[0].first, pairs[0].first, pairs[0].first, pairs[0].first};
+  const Vector* b[4] = {pairs[0].second, pairs[0].second, pairs[0].second, pairs[0].second};
+  for (size_t k = 0; k < pairs.size(); ++k) a[k] = pairs[k].first, b[k] = pairs[k].second;
+  const int m = int(pairs.size());
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  const std::int64_t n = std::int64_t(pairs[0].first->size());
+#pragma omp parallel for reduction(+ : s0, s1, s2, s3) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const size_t j = size_t(i);
+    s0 += (*a[0])[j] * (*b[0])[j];
+    if (m > 1) s1 += (*a[1])[j] * (*b[1])[j];
+    if (m > 2) s2 += (*a[2])[j] * (*b[2])[j];
+    if (m > 3) s3 += (*a[3])[j] * (*b[3])[j];
+  }
+  const double all[4] = {s0, s1, s2, s3};
+  return std::vector<double>(all, all + m);
+}
+
 double CpuBackend::sum(const Vector& x) {
   double s = 0.0;
   const std::int64_t n = std::int64_t(x.size());

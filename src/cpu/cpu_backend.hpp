@@ -4,6 +4,7 @@
 // every GPU result is checked against.
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace ss {
@@ -12,6 +13,8 @@ class CpuBackend {
 public:
   using Vector = std::vector<double>;
   using IndexVector = std::vector<std::int32_t>;
+  using PreciseVector = std::vector<double>;         // already double: precise = working
+  static constexpr bool working_is_precise = true;   // refinement: one correction normally
   static constexpr const char* name = "cpu";
 
   Vector make_vector(std::int64_t n) { return Vector(size_t(n), 0.0); }
@@ -28,6 +31,18 @@ public:
   void divide(const Vector& x, const Vector& y, Vector& z);
   void linear_combination(const std::vector<double>& coefficients, const std::vector<const Vector*>& xs, Vector& z);
   void update_pair(double a, const Vector& p, const Vector& q, Vector& x, Vector& r);
+  void xpay_pair(double a, const Vector& u, const Vector& w, Vector& p, Vector& s);
+
+  PreciseVector make_precise(std::int64_t n) { return make_vector(n); }
+  PreciseVector upload_precise(const std::vector<double>& values) { return values; }
+  std::vector<double> download_precise(const PreciseVector& v) { return v; }
+  void to_precise(const Vector& x, PreciseVector& v) { copy(x, v); }
+  const Vector& working(const PreciseVector& v) const { return v; }
+  void accumulate_precise(PreciseVector& v, const Vector& d) { axpy(1.0, d, v, v); }
+  void scatter_precise(PreciseVector& v, const std::vector<std::int32_t>& idx, const std::vector<double>& values) {
+    scatter(v, idx, values);
+  }
+  void mask_precise(const Vector& mask, PreciseVector& v) { multiply(mask, v, v); }
 
   double sum(const Vector& x);
   double dot(const Vector& x, const Vector& y);
@@ -35,6 +50,7 @@ public:
   double max(const Vector& x);
   double norm2(const Vector& x);
   std::int64_t count_nonfinite(const Vector& x);
+  std::vector<double> dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs);
 
   void scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
   void gather(const Vector& x, const IndexVector& indices, Vector& z);

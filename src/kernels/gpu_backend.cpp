@@ -61,8 +61,9 @@ GpuBackend::IndexVector GpuBackend::upload_indices(const std::vector<std::int32_
 
 // ---- element-wise kernels ----
 
-Program& GpuBackend::program(const char* file, int elements_per_texel, int outputs) {
+Program& GpuBackend::program(const char* file, int elements_per_texel, int outputs, bool vec4_output) {
   KernelSpec spec{file, elements_per_texel, outputs};
+  spec.vec4_output = vec4_output;
   spec.launch = gpu_options_.launch;
   spec.local_size_x = gpu_options_.local_size_x;
   spec.local_size_y = gpu_options_.local_size_y;
@@ -162,7 +163,76 @@ void GpuBackend::update_pair(double a, const Vector& p, const Vector& q, Vector&
   require_same_size(p, x, "update_pair");
   require_same_size(p, r, "update_pair");
   SS_REQUIRE(&x != &r, "update_pair: x and r must be different fields");
+  if (!two_output_updates()) {
+    axpy(a, p, x, x);
+    axpy(-a, q, r, r);
+    return;
+  }
   launch("update_pair.glsl", {in("p", p), in("q", q), in("x", x), in("r", r)}, {&x, &r}, {uniform_float("a", a)});
+}
+
+void GpuBackend::xpay_pair(double a, const Vector& u, const Vector& w, Vector& p, Vector& s) {
+  require_same_size(u, w, "xpay_pair");
+  require_same_size(u, p, "xpay_pair");
+  require_same_size(u, s, "xpay_pair");
+  SS_REQUIRE(&p != &s, "xpay_pair: p and s must be different fields");
+  if (!two_output_updates()) {
+    xpay(u, a, p, p);
+    xpay(w, a, s, s);
+    return;
+  }
+  launch("xpay_pair.glsl", {in("u", u), in("p", p), in("w", w), in("s", s)}, {&p, &s}, {uniform_float("a", a)});
+}
+
+bool GpuBackend::two_output_updates() const {
+  if (gpu_options_.two_output_updates >= 0) return gpu_options_.two_output_updates != 0;
+  return gpu_options_.launch == LaunchPath::compute;
+}
+
+// ---- precise vectors (float pairs) ----
+
+namespace {
+// lo parts: v − float(v), exact in double, then rounded to float.
+std::vector<double> low_parts(const std::vector<double>& values) {
+  std::vector<double> lo(values.size());
+  for (size_t i = 0; i < values.size(); ++i) lo[i] = values[i] - double(float(values[i]));
+  return lo;
+}
+}  // namespace
+
+GpuBackend::PreciseVector GpuBackend::make_precise(std::int64_t n) { return {make_vector(n), make_vector(n)}; }
+
+GpuBackend::PreciseVector GpuBackend::upload_precise(const std::vector<double>& values) {
+  return {upload(values), upload(low_parts(values))};
+}
+
+std::vector<double> GpuBackend::download_precise(const PreciseVector& v) {
+  std::vector<double> hi = download(v.hi);
+  const std::vector<double> lo = download(v.lo);
+  for (size_t i = 0; i < hi.size(); ++i) hi[i] += lo[i];
+  return hi;
+}
+
+void GpuBackend::to_precise(const Vector& x, PreciseVector& v) {
+  require_same_size(x, v.hi, "to_precise");
+  copy(x, v.hi);
+  fill(v.lo, 0.0);
+}
+
+void GpuBackend::accumulate_precise(PreciseVector& v, const Vector& d) {
+  require_same_size(d, v.hi, "accumulate_precise");
+  launch("precise_accumulate.glsl", {in("x_hi", v.hi), in("x_lo", v.lo), in("d", d)}, {&v.hi, &v.lo});
+}
+
+void GpuBackend::scatter_precise(PreciseVector& v, const std::vector<std::int32_t>& indices,
+                                 const std::vector<double>& values) {
+  scatter(v.hi, indices, values);  // float(values[k]): round to nearest, as upload
+  scatter(v.lo, indices, low_parts(values));
+}
+
+void GpuBackend::mask_precise(const Vector& mask, PreciseVector& v) {
+  multiply(mask, v.hi, v.hi);
+  multiply(mask, v.lo, v.lo);
 }
 
 void GpuBackend::gather(const Vector& x, const IndexVector& indices, Vector& z) {
@@ -238,6 +308,57 @@ double GpuBackend::max(const Vector& x) { return reduce("reduce_max.glsl", "redu
 
 double GpuBackend::norm2(const Vector& x) {
   return reduce("reduce_norm2.glsl", "reduce_sum.glsl", x, {in("source", x)}, Combine::sum);
+}
+
+// Up to four dot products in one reduction: the first pass (reduce_dots.glsl) fuses the products
+// and writes one partial sum per channel of an RGBA32F texture whatever the fields' packing; the
+// next passes reduce the four channels together (reduce_sum.glsl compiled for RGBA); one read-back.
+std::vector<double> GpuBackend::dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs) {
+  SS_REQUIRE(!pairs.empty() && pairs.size() <= 4, "dots takes 1 to 4 pairs (got " << pairs.size() << ")");
+  const Vector& x = *pairs[0].first;
+  for (const auto& [a, b] : pairs) {
+    require_same_size(x, *a, "dots");
+    require_same_size(x, *b, "dots");
+  }
+  static const char* a_names[4] = {"a0", "a1", "a2", "a3"};
+  static const char* b_names[4] = {"b0", "b1", "b2", "b3"};
+  std::vector<KernelInput> inputs;
+  for (size_t k = 0; k < 4; ++k) {
+    const auto& pair = k < pairs.size() ? pairs[k] : pairs[0];  // unused channels: skipped by `dots`
+    inputs.push_back(in(a_names[k], *pair.first));
+    inputs.push_back(in(b_names[k], *pair.second));
+  }
+  const Layout& layout = x.layout();
+  const std::int64_t final_texels = std::int64_t(options_.rmin) * options_.rmin;
+  int in_w = layout.width, in_h = layout.height;
+  std::int64_t in_n = layout.n;
+  Texture current;
+  bool first_pass = true;
+  do {
+    const int fold = std::int64_t(in_w) * in_h > 4 * final_texels ? reduction_fold_ : 2;
+    const int out_w = (in_w + fold - 1) / fold, out_h = (in_h + fold - 1) / fold;
+    Texture out = pool_.take(out_w, out_h, TexelFormat::rgba32f);
+    Program& program = first_pass ? this->program("reduce_dots.glsl", layout.elements_per_texel, 1, true)
+                                   : this->program("reduce_sum.glsl", 4, 1);
+    program.set("ss_in_size", glm::ivec2(in_w, in_h));
+    program.set("ss_in_n", int(in_n));
+    program.set("ss_fold", fold);
+    if (first_pass) program.set("dots", int(pairs.size()));
+    std::vector<KernelInput> bound = first_pass ? inputs : std::vector<KernelInput>{{"source", &current}};
+    launcher_.run(program, bound, {&out}, std::int64_t(out_w) * out_h * 4);
+    pool_.give(std::move(current));
+    current = std::move(out);
+    in_w = out_w, in_h = out_h;
+    in_n = std::int64_t(out_w) * out_h * 4;
+    first_pass = false;
+  } while (std::int64_t(in_w) * in_h > final_texels);
+  std::vector<float> rest(static_cast<size_t>(in_n));
+  launcher_.read(current, rest.data());
+  pool_.give(std::move(current));
+  std::vector<double> result(pairs.size(), 0.0);
+  for (size_t t = 0; t < rest.size(); t += 4)
+    for (size_t k = 0; k < pairs.size(); ++k) result[k] += rest[t + k];
+  return result;
 }
 
 std::int64_t GpuBackend::count_nonfinite(const Vector& x) {

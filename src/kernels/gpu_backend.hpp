@@ -7,8 +7,20 @@
 //   axpy(a, x, y, z)      z = y + a·x     xpay(x, a, y, z)  z = x + a·y
 //   scale(a, x, z)        z = a·x         multiply(x, y, z) z = x∘y     divide(x, y, z) z = x/y
 //   linear_combination({c_k}, {x_k}, z)   z = Σ c_k·x_k (1..4 terms)
-//   update_pair(a, p, q, x, r)            x = x + a·p, r = r − a·q (one pass, two outputs)
+//   update_pair(a, p, q, x, r)            x = x + a·p, r = r − a·q
+//   xpay_pair(a, u, w, p, s)              p = u + a·p, s = w + a·s
+//                                         (both: one pass with two outputs, or two passes: see
+//                                         GpuOptions::two_output_updates)
 //   sum(x) dot(x, y) min(x) max(x) norm2(x) (= Σ x²) count_nonfinite(x)
+//   dots({{a0, b0}, ..})                  up to four dot products, one reduction, one read-back
+//
+// Precise vectors (the double-precision side of mixed-precision refinement, solver/refinement.hpp):
+//   PreciseVector                         doubles; on the GPU a float pair (hi + lo, ~48 bits)
+//   make_precise(n) upload_precise(host) download_precise(v)    to_precise(x, v)  v = x
+//   working(v)                            the working-precision vector nearest v (GPU: hi)
+//   accumulate_precise(v, d)              v = v + d (fp64)
+//   scatter_precise(v, idx, values)       v[idx[k]] = values[k] (exact doubles)
+//   mask_precise(m, v)                    v = m∘v for a 0/1 mask m
 //   scatter(z, idx, values)               z[idx[k]] = values[k] (later k wins for repeated idx)
 //   gather(x, idx, z)                     z[i] = x[idx[i]]
 //
@@ -32,12 +44,27 @@ class GlContext;
 struct GpuOptions {
   LaunchPath launch = LaunchPath::fragment;
   int local_size_x = 16, local_size_y = 16;  // compute work-group size
+  // update_pair / xpay_pair as one pass with two outputs (1) or two single-output passes (0); -1:
+  // by launch path. Measured on the H200 (README, Performance): one MRT pass is 1.0–1.28× faster
+  // than two passes on the compute path but 0.83–1.02× on the fragment path, so -1 picks two
+  // passes for fragment and one for compute.
+  int two_output_updates = -1;
+};
+
+// A double vector on the GPU as two float fields of the same layout: value = hi + lo with
+// hi = float(value) and lo = float(value − hi), ~48 significant bits. Kernels read both, compute in
+// fp64 (GLSL 4.0 `double`) and write both back (two outputs).
+struct PreciseField {
+  Field hi, lo;
+  std::int64_t size() const { return hi.size(); }
 };
 
 class GpuBackend {
 public:
   using Vector = Field;
   using IndexVector = IndexField;
+  using PreciseVector = PreciseField;
+  static constexpr bool working_is_precise = false;  // float32: refinement needs several corrections
   static constexpr const char* name = "gpu";
 
   // `options.max_size` is taken from the context; policy, R_min and packing from `options`; the
@@ -63,6 +90,17 @@ public:
   void divide(const Vector& x, const Vector& y, Vector& z);
   void linear_combination(const std::vector<double>& coefficients, const std::vector<const Vector*>& xs, Vector& z);
   void update_pair(double a, const Vector& p, const Vector& q, Vector& x, Vector& r);
+  void xpay_pair(double a, const Vector& u, const Vector& w, Vector& p, Vector& s);
+  bool two_output_updates() const;
+
+  PreciseVector make_precise(std::int64_t n);
+  PreciseVector upload_precise(const std::vector<double>& values);
+  std::vector<double> download_precise(const PreciseVector& v);
+  void to_precise(const Vector& x, PreciseVector& v);
+  const Vector& working(const PreciseVector& v) const { return v.hi; }
+  void accumulate_precise(PreciseVector& v, const Vector& d);
+  void scatter_precise(PreciseVector& v, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
+  void mask_precise(const Vector& mask, PreciseVector& v);
 
   double sum(const Vector& x);
   double dot(const Vector& x, const Vector& y);
@@ -70,6 +108,7 @@ public:
   double max(const Vector& x);
   double norm2(const Vector& x);
   std::int64_t count_nonfinite(const Vector& x);
+  std::vector<double> dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs);
 
   void scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
   void gather(const Vector& x, const IndexVector& indices, Vector& z);
@@ -98,7 +137,7 @@ private:
   double reduce(const char* first, const char* next, const Vector& x, const std::vector<KernelInput>& inputs,
                 Combine combine);
   void require_same_size(const Vector& a, const Vector& b, const char* op) const;
-  Program& program(const char* file, int elements_per_texel, int outputs);
+  Program& program(const char* file, int elements_per_texel, int outputs, bool vec4_output = false);
 
   LayoutOptions options_;
   GpuOptions gpu_options_;

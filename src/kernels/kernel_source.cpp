@@ -20,6 +20,7 @@ std::string KernelSpec::key() const {
   std::string key = kernel + "|p" + std::to_string(elements_per_texel) + "|o" + std::to_string(outputs) + "|" +
                     to_string(launch);
   if (launch == LaunchPath::compute) key += std::to_string(local_size_x) + "x" + std::to_string(local_size_y);
+  if (vec4_output) key += "|v4";
   return key;
 }
 
@@ -180,6 +181,11 @@ std::string prelude_source(const KernelSpec& spec) {
 static std::string fragment_epilogue(const KernelSpec& spec) {
   std::ostringstream s;
   s << "\n// ---- fragment launch (generated) ----\n";
+  if (spec.vec4_output) {
+    s << "layout(location = 0) out vec4 ss_out0;\n"
+      << "void main() { ss_out0 = kernel(ivec2(gl_FragCoord.xy)); }\n";
+    return s.str();
+  }
   for (int k = 0; k < spec.outputs; ++k) s << "layout(location = " << k << ") out SS_VALUE ss_out" << k << ";\n";
   s << "void main() {\n  ivec2 t = ivec2(gl_FragCoord.xy);\n";
   if (spec.outputs == 1) {
@@ -199,7 +205,7 @@ static std::string fragment_epilogue(const KernelSpec& spec) {
 // cover the output (ceil(W/lx) × ceil(H/ly)), invocations past its edge do nothing. Output k is
 // image unit k (Launcher::dispatch binds it), stored with the same mask as the fragment path.
 static std::string compute_epilogue(const KernelSpec& spec) {
-  const char* format = spec.elements_per_texel == 4 ? "rgba32f" : "r32f";
+  const char* format = spec.elements_per_texel == 4 || spec.vec4_output ? "rgba32f" : "r32f";
   std::ostringstream s;
   s << "\n// ---- compute launch (generated) ----\n"
     << "layout(local_size_x = " << spec.local_size_x << ", local_size_y = " << spec.local_size_y << ") in;\n";
@@ -207,7 +213,9 @@ static std::string compute_epilogue(const KernelSpec& spec) {
     s << "layout(" << format << ", binding = " << k << ") writeonly uniform image2D ss_image" << k << ";\n";
   s << "void main() {\n  ivec2 t = ivec2(gl_GlobalInvocationID.xy);\n"
     << "  if (any(greaterThanEqual(t, ss_size))) return;\n";
-  if (spec.outputs == 1) {
+  if (spec.vec4_output) {
+    s << "  imageStore(ss_image0, t, kernel(t));\n";
+  } else if (spec.outputs == 1) {
     s << "  imageStore(ss_image0, t, vec4(ss_mask(t, kernel(t))));\n";
   } else {
     for (int k = 0; k < spec.outputs; ++k) s << "  SS_VALUE v" << k << ";\n";

@@ -30,6 +30,9 @@ struct KernelSpec {
   int outputs = 1;              // render targets / images written (MRT when > 1)
   LaunchPath launch = LaunchPath::fragment;
   int local_size_x = 16, local_size_y = 16;  // compute work-group size (ignored by fragment)
+  // Outputs are vec4 / RGBA32F whatever the packing, written unmasked (`vec4 kernel(ivec2)`): the
+  // first pass of a multi-output reduction (reduce_dots.glsl) puts one partial sum per channel.
+  bool vec4_output = false;
 
   std::string key() const;
 };

@@ -111,6 +111,25 @@ void CpuHeatOperator::apply_system(double a, double s, const Vector& T, Vector& 
   out = std::move(result);
 }
 
+// The CPU twin of shaders/heat_residual_precise.glsl, in double.
+void CpuHeatOperator::residual_precise(double a, double s, const PreciseVector& f, const PreciseVector& X,
+                                       PreciseVector& out, bool fixed_rows) {
+  const std::int32_t n = data_.num_nodes;
+  require_size(f, n, "f", "node");
+  require_size(X, n, "X", "node");
+  Vector result(size_t(n), 0.0);
+  const std::vector<double>& fixed = dirichlet_.fixed;
+#pragma omp parallel for schedule(static)
+  for (std::int32_t i = 0; i < n; ++i) {
+    const double xi = X[size_t(i)];
+    result[size_t(i)] = fixed[size_t(i)] != 0
+                            ? (fixed_rows ? xi : 0.0)
+                            : f[size_t(i)] - (a * data_.mass[size_t(i)] * xi +
+                                              s * row_sum(data_.offsets, data_.neighbors, data_.coefficients, X, i));
+  }
+  out = std::move(result);
+}
+
 CpuHeatOperator::Vector CpuHeatOperator::system_diagonal(double a, double s) {
   Vector d(size_t(data_.num_nodes), 0.0);
   for (size_t i = 0; i < d.size(); ++i)

@@ -21,13 +21,23 @@ Field upload_nonempty(GpuBackend& gpu, const std::vector<double>& v) {
 // Uploads a neighbour CSR. With `quad_rows` (RGBA packing) every row is padded to a multiple of
 // four entries with (neighbour = the row's own node, coefficient 0), which add K·(T_i - T_i) = 0
 // (and 0 to the Dirichlet coupling), so the kernels read four ids and four coefficients per fetch.
+// The rounding error of each value's float: v − float(v), itself rounded to float by the upload.
+std::vector<double> low_parts(const std::vector<double>& v) {
+  std::vector<double> lo(v.size());
+  for (size_t i = 0; i < v.size(); ++i) lo[i] = v[i] - double(float(v[i]));
+  return lo;
+}
+
+// With `coefficients_lo`, also the lo parts of the (padded) coefficients, for fp64 kernels.
 void upload_csr(GpuBackend& gpu, bool quad_rows, const std::vector<std::int32_t>& offsets,
                 const std::vector<std::int32_t>& neighbors, const std::vector<double>& coefficients,
-                IndexField& gpu_offsets, IndexField& gpu_neighbors, Field& gpu_coefficients) {
+                IndexField& gpu_offsets, IndexField& gpu_neighbors, Field& gpu_coefficients,
+                Field* coefficients_lo = nullptr) {
   if (!quad_rows) {
     gpu_offsets = gpu.upload_indices(offsets);
     gpu_neighbors = upload_indices_nonempty(gpu, neighbors);
     gpu_coefficients = upload_nonempty(gpu, coefficients);
+    if (coefficients_lo) *coefficients_lo = upload_nonempty(gpu, low_parts(coefficients));
     return;
   }
   const size_t n = offsets.size() - 1;
@@ -50,6 +60,7 @@ void upload_csr(GpuBackend& gpu, bool quad_rows, const std::vector<std::int32_t>
   gpu_offsets = gpu.upload_indices(padded_offsets);
   gpu_neighbors = upload_indices_nonempty(gpu, padded_neighbors);
   gpu_coefficients = upload_nonempty(gpu, padded_coefficients);
+  if (coefficients_lo) *coefficients_lo = upload_nonempty(gpu, low_parts(padded_coefficients));
 }
 
 }  // namespace
@@ -59,9 +70,11 @@ GpuHeatOperator::GpuHeatOperator(GpuBackend& gpu, const LoadedMesh& mesh, const 
 
 GpuHeatOperator::GpuHeatOperator(GpuBackend& gpu, const HeatOperatorData& data)
     : gpu_(gpu), data_(data), quad_rows_(gpu.layout_options().packing == Packing::rgba32f) {
-  upload_csr(gpu_, quad_rows_, data_.offsets, data_.neighbors, data_.coefficients, offsets_, neighbors_, coefficients_);
+  upload_csr(gpu_, quad_rows_, data_.offsets, data_.neighbors, data_.coefficients, offsets_, neighbors_, coefficients_,
+             &coefficients_lo_);
   diagonal_ = gpu_.upload(data_.diagonal);
   mass_ = gpu_.upload(data_.mass);
+  mass_lo_ = gpu_.upload(low_parts(data_.mass));
   if (!data_.cell_nodes.empty()) {  // absent in the light tables of multigrid levels (no cell gradient)
     cell_nodes_ = gpu_.upload_indices(data_.cell_nodes);
     for (int d = 0; d < 3; ++d) grad_lambda_[d] = gpu_.upload(data_.grad_lambda[d]);
@@ -161,11 +174,44 @@ void GpuHeatOperator::dirichlet_rhs(const Vector& b, const Vector& T, double s, 
               {&out}, {uniform_float("stiffness_coefficient", s), uniform_int("quad_rows", quad_rows_)});
 }
 
+void GpuHeatOperator::write_dirichlet_values_precise(PreciseVector& X, const std::vector<double>& values) {
+  require_nodes(X.hi, "X");
+  SS_REQUIRE(values.size() == dirichlet_.nodes.size(),
+             "heat operator: " << values.size() << " Dirichlet values for " << dirichlet_.nodes.size() << " fixed nodes");
+  if (!values.empty()) gpu_.scatter_precise(X, dirichlet_.nodes, values);
+}
+
+void GpuHeatOperator::residual_precise(double a, double s, const PreciseVector& f, const PreciseVector& X,
+                                       PreciseVector& out, bool fixed_rows) {
+  require_nodes(f.hi, "f");
+  require_nodes(X.hi, "X");
+  require_nodes(out.hi, "output");
+  // a and s as float pairs too (1/Δt is no float).
+  const auto hi = [](double v) { return double(float(v)); };
+  gpu_.launch("heat_residual_precise.glsl",
+              {GpuBackend::in("f_hi", f.hi), GpuBackend::in("f_lo", f.lo), GpuBackend::in("x_hi", X.hi),
+               GpuBackend::in("x_lo", X.lo), GpuBackend::in("mass_hi", mass_), GpuBackend::in("mass_lo", mass_lo_),
+               GpuBackend::in("coefficients_hi", coefficients_), GpuBackend::in("coefficients_lo", coefficients_lo_),
+               GpuBackend::in("fixed_mask", fixed_), GpuBackend::in("offsets", offsets_),
+               GpuBackend::in("neighbors", neighbors_)},
+              {&out.hi, &out.lo},
+              {uniform_float("a_hi", hi(a)), uniform_float("a_lo", a - hi(a)), uniform_float("s_hi", hi(s)),
+               uniform_float("s_lo", s - hi(s)), uniform_int("fixed_rows", fixed_rows ? 1 : 0)});
+}
+
 // Bytes that must move, each table and field once (float32 values, int32 indices): the lower
 // bound a bandwidth figure is measured against.
 double GpuHeatOperator::apply_bytes() const {
   const double n = data_.num_nodes, nnz = double(data_.neighbors.size());
   return 4.0 * (n + 1) + 8.0 * nnz + 4.0 * n + 4.0 * n;  // offsets, neighbours + K_ij, T, K·T
+}
+double GpuHeatOperator::apply_system_bytes() const {
+  const double n = data_.num_nodes, nnz = double(dirichlet_.neighbors.size());
+  return 4.0 * (n + 1) + 8.0 * nnz + 4.0 * n * 5;  // K_FF CSR, T, mass, shift, mask, output
+}
+double GpuHeatOperator::residual_precise_bytes() const {
+  const double n = data_.num_nodes, nnz = double(data_.neighbors.size());
+  return 4.0 * (n + 1) + 12.0 * nnz + 8.0 * n * 4 + 4.0 * n;  // CSR (K pairs), f, x, m, out pairs, mask
 }
 double GpuHeatOperator::cell_gradient_bytes() const {
   const double n = data_.num_nodes, c = data_.num_cells;

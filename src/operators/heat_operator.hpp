@@ -108,11 +108,19 @@ std::vector<std::int32_t> boundary_group_nodes(const LoadedMesh& mesh, const std
 //   dirichlet_rhs(b, T, s, out)         b̃: out_F = b_F - s·K_FD T_D, out_D = T_D (T holds T_D on D)
 //   apply_node_cells(T, KT)             K·T as a gather over node→cells (measurement only)
 //
+// and in double precision on PreciseVector (the outer loop of mixed-precision refinement):
+//   write_dirichlet_values_precise(X, values)          X[nodes[k]] = values[k], exactly
+//   residual_precise(a, s, f, X, out, fixed_rows)       out = f − (a·M + s·K) X on free rows over the
+//        full CSR (= b̃ − K̃ X of the eliminated system when X_D = T_D); fixed rows: X if fixed_rows,
+//        else 0. With X = (T_D on fixed nodes, 0 elsewhere) and fixed_rows it is b̃ itself. GPU:
+//        shaders/heat_residual_precise.glsl (fp64 on float-pair data); CPU: the same in double.
+//
 // Outputs may alias inputs.
 
 class GpuHeatOperator {
 public:
   using Vector = GpuBackend::Vector;
+  using PreciseVector = GpuBackend::PreciseVector;
 
   GpuHeatOperator(GpuBackend& gpu, const LoadedMesh& mesh, const std::vector<double>& conductivity);
   GpuHeatOperator(GpuBackend& gpu, const HeatOperatorData& data);
@@ -135,6 +143,10 @@ public:
   Vector system_diagonal(double mass_coefficient, double stiffness_coefficient);
   void dirichlet_rhs(const Vector& b, const Vector& T, double stiffness_coefficient, Vector& out);
 
+  void write_dirichlet_values_precise(PreciseVector& X, const std::vector<double>& values);
+  void residual_precise(double mass_coefficient, double stiffness_coefficient, const PreciseVector& f,
+                        const PreciseVector& X, PreciseVector& out, bool fixed_rows);
+
   void apply_node_cells(const Vector& T, Vector& KT);
 
   // Bytes a pass must move at least (float values and int32 indices, each table and input read
@@ -142,6 +154,8 @@ public:
   double apply_bytes() const;
   double cell_gradient_bytes() const;
   double apply_node_cells_bytes() const;
+  double apply_system_bytes() const;     // the eliminated system (CG's operator)
+  double residual_precise_bytes() const;
 
 private:
   void require_nodes(const Vector& v, const char* what) const;
@@ -153,6 +167,7 @@ private:
   HeatDirichletData dirichlet_;
   IndexField offsets_, neighbors_;
   Field coefficients_, diagonal_, mass_;
+  Field coefficients_lo_, mass_lo_;  // lo parts of K_ij and m_i for the fp64 residual (float pairs)
   IndexField cell_nodes_;
   Field grad_lambda_[3];
   IndexField node_cell_offsets_, node_cells_;
@@ -166,6 +181,7 @@ private:
 class CpuHeatOperator {
 public:
   using Vector = CpuBackend::Vector;
+  using PreciseVector = CpuBackend::PreciseVector;
 
   CpuHeatOperator(const LoadedMesh& mesh, const std::vector<double>& conductivity);
   CpuHeatOperator(CpuBackend& cpu, const LoadedMesh& mesh, const std::vector<double>& conductivity);
@@ -188,6 +204,12 @@ public:
   void apply_dirichlet(const Vector& T, Vector& out) { apply_system(0.0, 1.0, T, out); }
   Vector system_diagonal(double mass_coefficient, double stiffness_coefficient);
   void dirichlet_rhs(const Vector& b, const Vector& T, double stiffness_coefficient, Vector& out);
+
+  void write_dirichlet_values_precise(PreciseVector& X, const std::vector<double>& values) {
+    write_dirichlet_values(X, values);
+  }
+  void residual_precise(double mass_coefficient, double stiffness_coefficient, const PreciseVector& f,
+                        const PreciseVector& X, PreciseVector& out, bool fixed_rows);
 
   void apply_node_cells(const Vector& T, Vector& KT);
 

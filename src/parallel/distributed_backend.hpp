@@ -20,6 +20,8 @@ class DistributedBackend {
 public:
   using Vector = typename Backend::Vector;
   using IndexVector = typename Backend::IndexVector;
+  using PreciseVector = typename Backend::PreciseVector;
+  static constexpr bool working_is_precise = Backend::working_is_precise;
 
   // `owner_marker`: one value per local entry, 1 where this rank owns it, else 0.
   DistributedBackend(Backend& local, const std::vector<double>& owner_marker, MPI_Comm comm)
@@ -43,6 +45,17 @@ public:
     local_.linear_combination(c, xs, z);
   }
   void update_pair(double a, const Vector& p, const Vector& q, Vector& x, Vector& r) { local_.update_pair(a, p, q, x, r); }
+  void xpay_pair(double a, const Vector& u, const Vector& w, Vector& p, Vector& s) { local_.xpay_pair(a, u, w, p, s); }
+  PreciseVector make_precise(std::int64_t n) { return local_.make_precise(n); }
+  PreciseVector upload_precise(const std::vector<double>& v) { return local_.upload_precise(v); }
+  std::vector<double> download_precise(const PreciseVector& v) { return local_.download_precise(v); }
+  void to_precise(const Vector& x, PreciseVector& v) { local_.to_precise(x, v); }
+  const Vector& working(const PreciseVector& v) const { return local_.working(v); }
+  void accumulate_precise(PreciseVector& v, const Vector& d) { local_.accumulate_precise(v, d); }
+  void scatter_precise(PreciseVector& v, const std::vector<std::int32_t>& idx, const std::vector<double>& values) {
+    local_.scatter_precise(v, idx, values);
+  }
+  void mask_precise(const Vector& mask, PreciseVector& v) { local_.mask_precise(mask, v); }
   void scatter(Vector& z, const std::vector<std::int32_t>& idx, const std::vector<double>& v) { local_.scatter(z, idx, v); }
   void gather(const Vector& x, const IndexVector& idx, Vector& z) { local_.gather(x, idx, z); }
   void finish() { local_.finish(); }
@@ -51,16 +64,30 @@ public:
   double sum(const Vector& x) { return global_sum(local_.sum(masked(x))); }
   double dot(const Vector& x, const Vector& y) { return global_sum(local_.dot(masked(x), y)); }
   double norm2(const Vector& x) { return global_sum(local_.dot(masked(x), x)); }
+  // Several dot products: local fused reductions of the owner-masked first factors, then ONE
+  // MPI_Allreduce of all of them (single-sync CG: one global synchronisation per iteration).
+  std::vector<double> dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs) {
+    std::vector<std::pair<const Vector*, const Vector*>> local_pairs;
+    for (size_t k = 0; k < pairs.size(); ++k) local_pairs.push_back({&masked(*pairs[k].first, k), pairs[k].second});
+    std::vector<double> local = local_.dots(local_pairs), global(local.size(), 0.0);
+    const auto t0 = std::chrono::steady_clock::now();
+    mpi_check(MPI_Allreduce(local.data(), global.data(), int(local.size()), MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
+    allreduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++allreduces_;
+    return global;
+  }
 
   // Seconds inside MPI_Allreduce (waiting for the slowest rank included) and how many.
   double allreduce_seconds() const { return allreduce_seconds_; }
   std::int64_t allreduces() const { return allreduces_; }
 
 private:
-  const Vector& masked(const Vector& x) {
-    if (!scratch_ || std::int64_t(scratch_->size()) != std::int64_t(x.size())) scratch_.emplace(local_.make_vector(std::int64_t(x.size())));
-    local_.multiply(marker_, x, *scratch_);
-    return *scratch_;
+  // marker∘x in scratch vector `slot` (one per factor of a fused dots call).
+  const Vector& masked(const Vector& x, size_t slot = 0) {
+    std::optional<Vector>& scratch = scratch_[slot];
+    if (!scratch || std::int64_t(scratch->size()) != std::int64_t(x.size())) scratch.emplace(local_.make_vector(std::int64_t(x.size())));
+    local_.multiply(marker_, x, *scratch);
+    return *scratch;
   }
   double global_sum(double local) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -74,7 +101,7 @@ private:
   Backend& local_;
   Vector marker_;
   MPI_Comm comm_;
-  std::optional<Vector> scratch_;
+  std::optional<Vector> scratch_[4];
   double allreduce_seconds_ = 0;
   std::int64_t allreduces_ = 0;
 };

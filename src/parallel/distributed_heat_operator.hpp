@@ -34,6 +34,7 @@ template <class Backend, class Operator>
 class DistributedHeatOperator {
 public:
   using Vector = typename Backend::Vector;
+  using PreciseVector = typename Backend::PreciseVector;
 
   // `data`: the operator data of the piece (the one `op` was built from); `fixed`: per local node 1
   // for a Dirichlet node (owned or ghost); `fixed_values`: its temperature (any value elsewhere).
@@ -151,6 +152,35 @@ public:
         values.push_back(values_[size_t(i)]);
       }
     if (!nodes.empty()) backend_.scatter(T, nodes, values);
+  }
+
+  // Prepares X (double) for a solve: Dirichlet values exactly on owned fixed nodes, ghosts 0.
+  void prepare_solution_precise(PreciseVector& X) {
+    backend_.mask_precise(free_owned_, X);
+    std::vector<std::int32_t> nodes;
+    std::vector<double> values;
+    for (std::int32_t i = 0; i < owned_; ++i)
+      if (fixed_[size_t(i)]) {
+        nodes.push_back(i);
+        values.push_back(values_[size_t(i)]);
+      }
+    if (!nodes.empty()) backend_.scatter_precise(X, nodes, values);
+  }
+
+  // out = f − (a·M + s·K) X in double on owned free rows (heat_operator.hpp, residual_precise): X's
+  // ghost entries are brought up to date first (both halves of a float pair travel exactly as
+  // doubles), then the local operator's full-CSR rows are exact on owned nodes. Ghost rows are
+  // "fixed" in the local operator: X's ghost values with fixed_rows, else 0 (masked out of every
+  // reduction). Once per correction, so no overlap.
+  void residual_precise(double a, double s, const PreciseVector& f, PreciseVector& X, PreciseVector& out,
+                        bool fixed_rows) {
+    if constexpr (std::is_same_v<Backend, GpuBackend>) {
+      halo_.update(X.hi);
+      halo_.update(X.lo);
+    } else {
+      halo_.update(X);
+    }
+    op_.residual_precise(a, s, f, X, out, fixed_rows);
   }
 
   // Seconds of the boundary completion (halo term, scatter, add) — communication-side work.

@@ -90,6 +90,11 @@ HeatCase heat_case_from(const CaseFile& file) {
     const std::string preconditioner = t.choice("preconditioner", "jacobi", {"jacobi", "multigrid", "none"});
     c.jacobi = preconditioner == "jacobi";
     c.multigrid = preconditioner == "multigrid";
+    c.variant = t.choice("variant", c.variant, {"textbook", "single_sync"});
+    c.mixed = t.choice("precision", "mixed", {"mixed", "float"}) == "mixed";
+    c.inner_tolerance = t.number("inner_tolerance", c.inner_tolerance);
+    SS_REQUIRE(c.inner_tolerance > 0.0 && c.inner_tolerance < 1.0,
+               t.where_key("inner_tolerance") << ": [solver] inner_tolerance must be in (0, 1)");
   });
 
   read_table(top, "time", "time", [&](TableReader& t) {

@@ -97,6 +97,9 @@ HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m) {
   p.max_iterations = c.max_iterations;
   p.jacobi = c.jacobi;
   p.multigrid = c.multigrid;
+  p.mixed = c.mixed;
+  p.inner_tolerance = c.inner_tolerance;
+  p.variant = parse_cg_variant(c.variant);
 
   const auto line = [&](int l) { return c.path + ":" + std::to_string(l); };
 

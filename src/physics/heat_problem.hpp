@@ -18,6 +18,7 @@
 #include "mesh/load_mesh.hpp"
 #include "operators/heat_operator.hpp"
 #include "physics/heat_case.hpp"
+#include "solver/cg.hpp"
 
 namespace ss {
 
@@ -33,6 +34,9 @@ struct HeatProblem {
   int max_iterations = 20000;
   bool jacobi = true;
   bool multigrid = false;  // the caller supplies the multigrid preconditioner (needs the mesh levels)
+  bool mixed = true;               // [solver] precision = "mixed" | "float"
+  double inner_tolerance = 1e-5;
+  CgVariant variant = CgVariant::single_sync;
 };
 
 // Resolves the case's groups against the mesh (names or numbers; an unknown group is an error

@@ -1,8 +1,16 @@
 #pragma once
 // Preconditioned Conjugate Gradient, written once for any backend (GpuBackend or CpuBackend; see the
 // interface list in src/kernels/gpu_backend.hpp) and any symmetric positive definite operator
-// `apply(x, y)` computing y = A·x. It reads like Algorithm 1 of thesis ch. 6, with the Jacobi
-// preconditioner M = diag(A) given as its inverse.
+// `apply(x, y)` computing y = A·x, in two variants (CgOptions::variant):
+//   textbook     Algorithm 1 of thesis ch. 6: three reductions (p·Ap, ||r||², r·z), each with its
+//                own read-back (its own MPI_Allreduce under MPI) per iteration;
+//   single_sync  Chronopoulos–Gear CG: the same iterates in exact arithmetic, rearranged so that
+//                r·u, Au·u and ||r||² come from ONE fused reduction (backend.dots: one pass family,
+//                one read-back, one MPI_Allreduce) per iteration, at the price of one more vector
+//                recurrence (s = A p) and its update.
+// Both take any SPD preconditioner `precondition(r, z)` (z = M⁻¹ r); conjugate_gradient() below
+// gives Jacobi (M = diag(A), as its inverse) or none.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -13,9 +21,23 @@
 
 namespace ss {
 
+enum class CgVariant { textbook, single_sync };
+
+inline CgVariant parse_cg_variant(const std::string& name) {
+  if (name == "textbook") return CgVariant::textbook;
+  if (name == "single_sync") return CgVariant::single_sync;
+  SS_THROW("unknown CG variant '" << name << "' (expected textbook or single_sync)");
+}
+inline const char* to_string(CgVariant v) { return v == CgVariant::single_sync ? "single_sync" : "textbook"; }
+
 struct CgOptions {
   double tolerance = 1e-6;     // stop when ||r|| / ||b|| <= tolerance
   int max_iterations = 20000;
+  CgVariant variant = CgVariant::textbook;
+  // single_sync: when the recursive residual says converged, r = b − A x is recomputed once; if it
+  // is more than 10× the recursive one (the recurrences drifted apart), r is replaced by it and the
+  // iteration restarts from it, at most this many times (the stability guard).
+  int max_replacements = 3;
   // Called every iteration with (iteration, relative residual, elapsed seconds); the caller decides
   // how often to print.
   std::function<void(int, double, double)> progress;
@@ -28,7 +50,14 @@ struct CgResult {
   std::string stop_reason;          // "converged", "max_iterations", "breakdown: ..."
   std::vector<double> history;      // relative residual after each iteration (index 0: start)
   double seconds = 0.0;
+  int replacements = 0;             // single_sync: residual replacements (restarts) done
+  int restarts = 0;                 // single_sync: direction restarts (non-positive α denominator)
 };
+
+template <class Backend, class Apply, class Precondition>
+CgResult single_sync_conjugate_gradient(Backend& backend, Apply&& apply, const typename Backend::Vector& b,
+                                        typename Backend::Vector& x, Precondition&& precondition,
+                                        const CgOptions& options);
 
 // Solves A x = b from the initial guess in x with any symmetric positive definite preconditioner
 // `precondition(r, z)` computing z = M⁻¹ r. All vectors have the same size.
@@ -36,6 +65,8 @@ template <class Backend, class Apply, class Precondition>
 CgResult preconditioned_conjugate_gradient(Backend& backend, Apply&& apply, const typename Backend::Vector& b,
                                            typename Backend::Vector& x, Precondition&& precondition,
                                            const CgOptions& options) {
+  if (options.variant == CgVariant::single_sync)
+    return single_sync_conjugate_gradient(backend, apply, b, x, precondition, options);
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
@@ -95,6 +126,123 @@ CgResult preconditioned_conjugate_gradient(Backend& backend, Apply&& apply, cons
     const double rho_new = backend.dot(r, z);
     backend.xpay(z, rho_new / rho, p, p);
     rho = rho_new;
+  }
+  if (result.stop_reason.empty()) result.stop_reason = "max_iterations";
+  result.relative_residual = residual;
+  result.seconds = elapsed();
+  return result;
+}
+
+// Chronopoulos–Gear CG (see the top of this file). With u = M⁻¹r, w = A u:
+//   γ_k = r_k·u_k,  δ_k = w_k·u_k,  β_k = γ_k / γ_{k−1},  α_k = γ_k / (δ_k − β_k γ_k / α_{k−1})
+//   p_k = u_k + β_k p_{k−1},  s_k = w_k + β_k s_{k−1}  (s = A p),  x += α_k p_k,  r −= α_k s_k
+// (α_0 = γ_0/δ_0, p_0 = u_0, s_0 = w_0). γ, δ and ||r||² are one backend.dots() call.
+template <class Backend, class Apply, class Precondition>
+CgResult single_sync_conjugate_gradient(Backend& backend, Apply&& apply, const typename Backend::Vector& b,
+                                        typename Backend::Vector& x, Precondition&& precondition,
+                                        const CgOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  const std::int64_t n = std::int64_t(b.size());
+  CgResult result;
+
+  auto r = backend.make_vector(n), u = backend.make_vector(n), w = backend.make_vector(n), p = backend.make_vector(n),
+       s = backend.make_vector(n);
+
+  // r₀ = b − A x₀  (w as scratch)
+  apply(x, w);
+  backend.axpy(-1.0, w, b, r);
+  const double b_norm = std::sqrt(backend.norm2(b));
+  const double scale = b_norm > 0.0 ? b_norm : 1.0;
+
+  double gamma = 0, delta = 0, residual = 0;
+  // u = M⁻¹ r,  w = A u,  (γ, δ, ||r||²) in one reduction
+  const auto reduce = [&] {
+    precondition(r, u);
+    apply(u, w);
+    const std::vector<double> d = backend.dots({{&r, &u}, {&w, &u}, {&r, &r}});
+    gamma = d[0];
+    delta = d[1];
+    residual = std::sqrt(std::max(d[2], 0.0)) / scale;
+    return std::isfinite(d[0]) && std::isfinite(d[1]) && std::isfinite(d[2]);
+  };
+  bool finite = reduce();
+  result.history.push_back(residual);
+  if (b_norm == 0.0 && residual == 0.0) {
+    result.converged = true;
+    result.stop_reason = "converged";
+    result.seconds = elapsed();
+    return result;
+  }
+  // p₀ = u₀, s₀ = w₀, α₀ = γ₀ / δ₀
+  const auto restart_directions = [&] {
+    backend.copy(u, p);
+    backend.copy(w, s);
+  };
+  restart_directions();
+  double alpha = 0, gamma_old = gamma;
+  const auto first_alpha = [&] {
+    if (!finite) {
+      result.stop_reason = "breakdown: non-finite value in r·M⁻¹r or Au·u (diverging or invalid input)";
+      return false;
+    }
+    if (delta <= 0.0) {
+      result.stop_reason = "breakdown: u·Au <= 0 (operator not positive definite)";
+      return false;
+    }
+    alpha = gamma / delta;
+    gamma_old = gamma;
+    return true;
+  };
+  bool ok = first_alpha();
+
+  for (int k = 1; ok && k <= options.max_iterations; ++k) {
+    // x ← x + α p,  r ← r − α s
+    backend.update_pair(alpha, p, s, x, r);
+    // u = M⁻¹ r,  w = A u,  γ = r·u,  δ = w·u,  ||r||²  — the iteration's one synchronisation
+    finite = reduce();
+    result.iterations = k;
+    result.history.push_back(residual);
+    if (options.progress) options.progress(k, residual, elapsed());
+    if (!finite || !std::isfinite(residual)) {
+      result.stop_reason = "breakdown: non-finite residual";
+      break;
+    }
+    if (residual <= options.tolerance) {
+      // Stability guard: compare with the recomputed residual b − A x (w as scratch).
+      apply(x, w);
+      backend.axpy(-1.0, w, b, w);
+      const double true_residual = std::sqrt(backend.norm2(w)) / scale;
+      // Within 10× of the recursive residual is the working precision's rounding, as textbook CG
+      // would stop (it reports the recursive residual too); beyond that the recurrences drifted.
+      const bool consistent = true_residual <= std::max(options.tolerance, 10.0 * residual);
+      if (consistent || result.replacements >= options.max_replacements) {
+        result.converged = consistent;
+        result.stop_reason = consistent ? "converged" : "breakdown: recursive and true residual drifted apart";
+        break;
+      }
+      // Replace r by the true residual and restart the directions from it.
+      backend.copy(w, r);
+      ++result.replacements;
+      finite = reduce();
+      restart_directions();
+      ok = first_alpha();
+      continue;
+    }
+    // β = γ / γ_old,  α = γ / (δ − β γ / α_old);  a non-positive denominator restarts the directions
+    const double beta = gamma / gamma_old;
+    const double denominator = delta - beta * gamma / alpha;
+    if (!(denominator > 0.0) || !std::isfinite(denominator)) {
+      ++result.restarts;
+      restart_directions();
+      ok = first_alpha();
+      continue;
+    }
+    alpha = gamma / denominator;
+    gamma_old = gamma;
+    // p ← u + β p,  s ← w + β s
+    backend.xpay_pair(beta, u, w, p, s);
   }
   if (result.stop_reason.empty()) result.stop_reason = "max_iterations";
   result.relative_residual = residual;

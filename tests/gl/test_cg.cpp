@@ -9,6 +9,7 @@
 #include "gl_test_base.hpp"
 #include "solver/cg.hpp"
 #include "test_data.hpp"
+#include "util/error.hpp"
 
 namespace ss::test {
 namespace {
@@ -103,6 +104,64 @@ TEST_F(CgTest, JacobiPreconditionerGivesTheSameSolution) {
   ASSERT_TRUE(r.converged) << r.stop_reason;
   EXPECT_LE(true_residual(gpu.download(x), hb), 1e-4);
   EXPECT_EQ(r.history.size(), size_t(r.iterations) + 1);
+}
+
+// Single-sync (Chronopoulos–Gear) CG: the same iterates as textbook CG in exact arithmetic, so about
+// the same iteration count; GPU (both packings, both launch paths) against its CPU twin.
+TEST_F(CgTest, SingleSyncConvergesLikeTextbookAndMatchesTheCpuTwin) {
+  const std::int64_t n = 4099;
+  const std::vector<double> hb = mixed_values(n, 13, 0, 0);
+  const std::vector<double> inverse_diagonal(size_t(n), 1.0 / 3.0);
+  CgOptions options;
+  options.tolerance = 1e-5;
+  CpuBackend cpu;
+  PeriodicOperator<CpuBackend> cpu_op(cpu, n);
+  std::vector<double> textbook_x(size_t(n), 0.0), single_x(size_t(n), 0.0);
+  const CgResult textbook = conjugate_gradient(cpu, cpu_op, hb, textbook_x, &inverse_diagonal, options);
+  options.variant = CgVariant::single_sync;
+  const CgResult single = conjugate_gradient(cpu, cpu_op, hb, single_x, &inverse_diagonal, options);
+  ASSERT_TRUE(textbook.converged && single.converged) << textbook.stop_reason << " / " << single.stop_reason;
+  EXPECT_LE(std::abs(single.iterations - textbook.iterations), 1) << single.iterations << " vs " << textbook.iterations;
+  EXPECT_LE(true_residual(single_x, hb), 1e-5);
+  EXPECT_EQ(single.history.size(), size_t(single.iterations) + 1);
+  for (size_t k = 0; k < single.history.size(); ++k)  // the same residual history in double
+    EXPECT_NEAR(single.history[k], textbook.history[k], 1e-8 * textbook.history[0]) << "iteration " << k;
+
+  for (Packing packing : {Packing::r32f, Packing::rgba32f}) {
+    for (bool compute : {false, true}) {
+      SCOPED_TRACE(std::string(to_string(packing)) + (compute ? " compute" : " fragment"));
+      LayoutOptions layout;
+      layout.packing = packing;
+      GpuBackend gpu = compute ? make_gpu(layout, compute_launch()) : make_gpu(layout);
+      PeriodicOperator<GpuBackend> gpu_op(gpu, n);
+      auto b = gpu.upload(hb), x = gpu.make_vector(n), d = gpu.upload(inverse_diagonal);
+      const CgResult r = conjugate_gradient(gpu, gpu_op, b, x, &d, options);
+      ASSERT_TRUE(r.converged) << r.stop_reason;
+      EXPECT_LE(std::abs(r.iterations - single.iterations), 2);
+      const std::vector<double> gx = gpu.download(x);
+      EXPECT_LE(true_residual(gx, hb), 1e-4);
+      EXPECT_LE(max_rel_diff(gx, single_x), 1e-4);
+    }
+  }
+}
+
+TEST_F(CgTest, SingleSyncStopsWithAReasonOnBreakdown) {
+  CpuBackend cpu;
+  const std::vector<double> b(10, 1.0);
+  std::vector<double> x(10, 0.0);
+  CgOptions options;
+  options.variant = CgVariant::single_sync;
+  auto negative = [&](const std::vector<double>& in, std::vector<double>& out) { cpu.scale(-1.0, in, out); };
+  CgResult r = conjugate_gradient(cpu, negative, b, x, nullptr, options);
+  EXPECT_FALSE(r.converged);
+  EXPECT_NE(r.stop_reason.find("positive definite"), std::string::npos) << r.stop_reason;
+  auto nan_op = [&](const std::vector<double>& in, std::vector<double>& out) { cpu.scale(std::nan(""), in, out); };
+  std::fill(x.begin(), x.end(), 0.0);
+  r = conjugate_gradient(cpu, nan_op, b, x, nullptr, options);
+  EXPECT_FALSE(r.converged);
+  EXPECT_NE(r.stop_reason.find("non-finite"), std::string::npos) << r.stop_reason;
+  EXPECT_EQ(parse_cg_variant("single_sync"), CgVariant::single_sync);
+  EXPECT_THROW(parse_cg_variant("pipelined"), Error);
 }
 
 TEST_F(CgTest, StopsWithAReasonOnBreakdown) {

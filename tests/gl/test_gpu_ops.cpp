@@ -239,6 +239,137 @@ INSTANTIATE_TEST_SUITE_P(AwkwardSizes, GpuOps, ::testing::Combine(::testing::Val
                            return config_name(std::get<0>(info.param)) + "_n" + std::to_string(std::get<1>(info.param));
                          });
 
+// ---- the kernels of single-sync CG and mixed precision: both packings, both launch paths ----
+
+struct SolverConfig {
+  Packing packing;
+  LaunchPath launch;
+};
+
+class SolverOps : public GlTest, public ::testing::WithParamInterface<std::tuple<SolverConfig, std::int64_t>> {
+protected:
+  void SetUp() override {
+    GlTest::SetUp();
+    const auto [config, size] = GetParam();
+    options.packing = config.packing;
+    gpu_options.launch = config.launch;
+    n = size;
+  }
+  GpuBackend make_gpu(int two_output_updates = -1) {
+    GpuOptions g = gpu_options;
+    g.two_output_updates = two_output_updates;
+    return GlTest::make_gpu(options, g);
+  }
+  LayoutOptions options;
+  GpuOptions gpu_options;
+  std::int64_t n = 0;
+  CpuBackend cpu;
+};
+
+// One fused reduction of 1..4 dot products (one read-back) against the CPU twin's one sweep.
+TEST_P(SolverOps, MultiDotIsEquivalentToRef) {
+  GpuBackend gpu = make_gpu();
+  std::vector<std::vector<double>> h;
+  std::vector<Field> g;
+  for (int k = 0; k < 5; ++k) h.push_back(mixed_values(n, 40 + k + n));
+  for (const auto& v : h) g.push_back(gpu.upload(v));
+  const int pair_index[4][2] = {{0, 1}, {2, 1}, {0, 0}, {3, 4}};  // as CG uses them: shared and squared factors
+  for (size_t m = 1; m <= 4; ++m) {
+    std::vector<std::pair<const Field*, const Field*>> gp;
+    std::vector<std::pair<const std::vector<double>*, const std::vector<double>*>> cp;
+    for (size_t k = 0; k < m; ++k) {
+      gp.push_back({&g[size_t(pair_index[k][0])], &g[size_t(pair_index[k][1])]});
+      cp.push_back({&h[size_t(pair_index[k][0])], &h[size_t(pair_index[k][1])]});
+    }
+    const std::vector<double> got = gpu.dots(gp), expect = cpu.dots(cp);
+    ASSERT_EQ(got.size(), m);
+    ASSERT_EQ(expect.size(), m);
+    for (size_t k = 0; k < m; ++k) {
+      double magnitude = 0;
+      for (std::int64_t i = 0; i < n; ++i) magnitude += std::fabs((*cp[k].first)[size_t(i)] * (*cp[k].second)[size_t(i)]);
+      EXPECT_NEAR(expect[k], cpu.dot(*cp[k].first, *cp[k].second), 1e-12 * magnitude + 1e-300) << "cpu twin " << k;
+      EXPECT_NEAR(got[k], expect[k], reduction_error_bound(n, 2 * magnitude)) << m << " dots, dot " << k;
+    }
+  }
+}
+
+// p = u + a·p, s = w + a·s (and CG's update_pair) as one two-output pass and as two passes.
+TEST_P(SolverOps, XpayPairIsEquivalentToRef) {
+  const double a = -0.8125;
+  const auto hu = mixed_values(n, 50 + n), hw = mixed_values(n, 51 + n), hp = mixed_values(n, 52 + n),
+             hs = mixed_values(n, 53 + n);
+  std::vector<double> cp = hp, cs = hs;
+  cpu.xpay_pair(a, hu, hw, cp, cs);
+  for (int two_outputs : {0, 1}) {
+    GpuBackend gpu = make_gpu(two_outputs);
+    EXPECT_EQ(gpu.two_output_updates(), two_outputs == 1);
+    auto u = gpu.upload(hu), w = gpu.upload(hw), p = gpu.upload(hp), s = gpu.upload(hs);
+    gpu.xpay_pair(a, u, w, p, s);
+    expect_close(gpu.download(p), cp, magnitude(hu, 1.0, hp, a), 2, "xpay_pair p");
+    expect_close(gpu.download(s), cs, magnitude(hw, 1.0, hs, a), 2, "xpay_pair s");
+    auto x = gpu.upload(hp), r = gpu.upload(hs);
+    std::vector<double> rx = hp, rr = hs;
+    gpu.update_pair(a, u, w, x, r);
+    cpu.update_pair(a, hu, hw, rx, rr);
+    expect_close(gpu.download(x), rx, magnitude(hp, 1.0, hu, a), 2, "update_pair x");
+    expect_close(gpu.download(r), rr, magnitude(hs, 1.0, hw, a), 2, "update_pair r");
+  }
+}
+
+// Precise vectors (float pairs, fp64 kernels): upload/download to 2^-47, x += d in double, the
+// exact scatter of doubles, masking; against the CPU twin (plain doubles).
+TEST_P(SolverOps, PreciseOpsIsEquivalentToRef) {
+  GpuBackend gpu = make_gpu();
+  std::vector<double> hx(static_cast<size_t>(n));
+  const std::vector<double> noise = mixed_values(n, 60 + n);
+  for (size_t i = 0; i < hx.size(); ++i) hx[i] = 100.0 + noise[i] / 3.0;  // no float values
+  const auto hd = mixed_values(n, 61 + n, -9, -3);
+  auto X = gpu.upload_precise(hx);
+  std::vector<double> cx = hx;
+  const auto within = [](const std::vector<double>& got, const std::vector<double>& expect, double relative, const char* what) {
+    ASSERT_EQ(got.size(), expect.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_LE(std::fabs(got[i] - expect[i]), relative * std::fabs(expect[i]) + 1e-300)
+          << what << " at " << i << ": " << got[i] << " vs " << expect[i];
+  };
+  within(gpu.download_precise(X), hx, 0x1p-47, "upload_precise");
+  EXPECT_EQ(gpu.download(gpu.working(X)), std::vector<double>(gpu.download(gpu.upload(hx)))) << "working = nearest float";
+  auto d = gpu.upload(hd);
+  for (int k = 0; k < 3; ++k) {
+    gpu.accumulate_precise(X, d);
+    cpu.accumulate_precise(cx, hd);
+  }
+  within(gpu.download_precise(X), cx, 0x1p-45, "accumulate_precise");  // four roundings to 2^-48
+  std::vector<std::int32_t> idx;
+  std::vector<double> vals;
+  for (std::int64_t i = 0; i < n; i += 5) idx.push_back(std::int32_t(i)), vals.push_back(20.0 + 1.0 / double(3 + i));
+  gpu.scatter_precise(X, idx, vals);
+  cpu.scatter_precise(cx, idx, vals);
+  within(gpu.download_precise(X), cx, 0x1p-47, "scatter_precise");
+  std::vector<double> mask(static_cast<size_t>(n));
+  for (size_t i = 0; i < mask.size(); ++i) mask[i] = i % 3 == 1 ? 0.0 : 1.0;
+  gpu.mask_precise(gpu.upload(mask), X);
+  cpu.mask_precise(mask, cx);
+  within(gpu.download_precise(X), cx, 0x1p-47, "mask_precise");
+  auto x = gpu.upload(hd);
+  gpu.to_precise(x, X);
+  EXPECT_EQ(gpu.download_precise(X), gpu.download(x)) << "to_precise";
+}
+
+const std::int64_t kSolverSizes[] = {1, 2, 3, 7, 1023, 1025, 65537, 999'983};
+const SolverConfig kSolverConfigs[] = {{Packing::r32f, LaunchPath::fragment},
+                                       {Packing::rgba32f, LaunchPath::fragment},
+                                       {Packing::r32f, LaunchPath::compute},
+                                       {Packing::rgba32f, LaunchPath::compute}};
+
+INSTANTIATE_TEST_SUITE_P(AwkwardSizes, SolverOps,
+                         ::testing::Combine(::testing::ValuesIn(kSolverConfigs), ::testing::ValuesIn(kSolverSizes)),
+                         [](const auto& info) {
+                           const SolverConfig& c = std::get<0>(info.param);
+                           return std::string(to_string(c.packing)) + "_" + to_string(c.launch) + "_n" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
+
 // ---- sizes and errors that need no parameter sweep ----
 
 class GpuOpsSingle : public GlTest {};

@@ -397,6 +397,59 @@ TEST_P(HeatOperatorGpu, IsEquivalentToRef) {
   check(gpu.download(T), cpu_out, "apply in place");
 }
 
+// The double-precision residual (mixed-precision refinement): fp64 on float pairs on the GPU
+// against the CPU twin in double, on a temperature-like field (100 + small variations: the
+// cancellation the outer loop exists for), non-float values everywhere, both fixed-row modes.
+TEST_P(HeatOperatorGpu, ResidualPreciseIsEquivalentToRef) {
+  const auto [mesh_case, packing, launch] = GetParam();
+  const LoadedMesh& mesh = mesh_for(mesh_case);
+  LayoutOptions options;
+  options.packing = packing;
+  GpuOptions gpu_options;
+  gpu_options.launch = launch;
+  GpuBackend gpu = make_gpu(options, gpu_options);
+  const HeatOperatorData data = assemble_heat_operator(mesh, conductivity_for(mesh));
+  GpuHeatOperator gop(gpu, data);
+  CpuHeatOperator cop(data);
+  const auto fixed_nodes = test_dirichlet_nodes(mesh);
+  gop.set_dirichlet(fixed_nodes);
+  cop.set_dirichlet(fixed_nodes);
+  const size_t n = size_t(gop.num_nodes());
+  std::vector<double> hx = random_values(n, 31, 99.9, 100.1), hf = random_values(n, 32, -1e-3, 1e-3);
+  const std::vector<double> values = random_values(fixed_nodes.size(), 33, 99.0, 101.0);
+  GpuBackend::PreciseVector X = gpu.upload_precise(hx), F = gpu.upload_precise(hf), out = gpu.make_precise(std::int64_t(n));
+  // Float pairs hold ~48 bits: the round trip is exact to 2^-47 relative.
+  const std::vector<double> back = gpu.download_precise(X);
+  for (size_t i = 0; i < n; ++i) ASSERT_LE(std::fabs(back[i] - hx[i]), 0x1p-47 * std::fabs(hx[i])) << "round trip " << i;
+  gop.write_dirichlet_values_precise(X, values);
+  cop.write_dirichlet_values_precise(hx, values);
+  const std::vector<double> written = gpu.download_precise(X);
+  for (size_t k = 0; k < fixed_nodes.size(); ++k) {
+    const size_t i = size_t(fixed_nodes[k]);
+    ASSERT_LE(std::fabs(written[i] - values[k]), 0x1p-47 * std::fabs(values[k])) << "fixed value " << k;
+  }
+  // |Σ terms| each row: the scale the rounding of the row is relative to.
+  std::vector<double> magnitude(n, 0.0);
+  const double a = 1.0 / 3.0, s = 0.7;  // neither is a float
+  for (size_t i = 0; i < n; ++i) {
+    double m = std::fabs(hf[i]) + std::fabs(a * data.mass[i] * hx[i]) + std::fabs(hx[i]);
+    for (std::int32_t k = data.offsets[i]; k < data.offsets[i + 1]; ++k)
+      m += s * std::fabs(data.coefficients[size_t(k)]) * (std::fabs(hx[size_t(data.neighbors[size_t(k)])]) + std::fabs(hx[i]));
+    magnitude[i] = m;
+  }
+  for (bool fixed_rows : {false, true}) {
+    std::vector<double> expect;
+    gop.residual_precise(a, s, F, X, out, fixed_rows);
+    cop.residual_precise(a, s, hf, hx, expect, fixed_rows);
+    const std::vector<double> got = gpu.download_precise(out);
+    double worst = 0;
+    for (size_t i = 0; i < n; ++i) worst = std::max(worst, std::fabs(got[i] - expect[i]) / magnitude[i]);
+    std::printf("  residual_precise (fixed rows %d): max |gpu - cpu| / row magnitude %.3g\n", int(fixed_rows), worst);
+    // Float pairs (2^-48) over ~15 fp64 terms: ~1e-13; a float32 evaluation would be ~1e-7.
+    EXPECT_LE(worst, 1e-11) << "fixed_rows " << fixed_rows;
+  }
+}
+
 std::string gpu_name(const ::testing::TestParamInfo<std::tuple<MeshCase, Packing, LaunchPath>>& info) {
   std::string name = std::string(std::get<0>(info.param).name) + "_" + to_string(std::get<1>(info.param));
   if (std::get<2>(info.param) == LaunchPath::compute) name += "_compute";

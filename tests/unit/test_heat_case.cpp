@@ -33,6 +33,9 @@ value = 1.5
 tolerance = 1e-8
 max_iterations = 500
 preconditioner = "none"
+variant = "textbook"
+precision = "float"
+inner_tolerance = 1e-3
 [time]
 dt = 0.01
 steps = 100
@@ -61,6 +64,9 @@ TEST(HeatCase, ParsesEveryKey) {
   EXPECT_EQ(c.tolerance, 1e-8);
   EXPECT_EQ(c.max_iterations, 500);
   EXPECT_FALSE(c.jacobi);
+  EXPECT_EQ(c.variant, "textbook");
+  EXPECT_FALSE(c.mixed);
+  EXPECT_EQ(c.inner_tolerance, 1e-3);
   ASSERT_TRUE(c.time.has_value());
   EXPECT_EQ(c.time->dt, 0.01);
   EXPECT_EQ(c.time->steps, 100);
@@ -90,6 +96,9 @@ value = 1
   EXPECT_EQ(c.tolerance, 1e-6);
   EXPECT_EQ(c.max_iterations, 20000);
   EXPECT_TRUE(c.jacobi);
+  EXPECT_EQ(c.variant, "single_sync");
+  EXPECT_TRUE(c.mixed);
+  EXPECT_EQ(c.inner_tolerance, 1e-5);
   EXPECT_FALSE(c.time.has_value());
   EXPECT_EQ(c.output_directory, std::string(SS_SOURCE_DIR) + "/meshes/out");
 }
@@ -157,6 +166,9 @@ const std::string duplicate = std::string(kMesh) + kLeft + kLeft;
 const std::string steady_no_dirichlet = std::string(kMesh) + "[[boundary]]\ngroup = 1\ntype = \"neumann\"\nvalue = 1\n";
 const std::string bad_solver = std::string(kMesh) + kLeft + "[solver]\npreconditioner = \"ilu\"\n";
 const std::string bad_tolerance = std::string(kMesh) + kLeft + "[solver]\ntolerance = 2\n";
+const std::string bad_variant = std::string(kMesh) + kLeft + "[solver]\nvariant = \"pipelined\"\n";
+const std::string bad_precision = std::string(kMesh) + kLeft + "[solver]\nprecision = \"double\"\n";
+const std::string bad_inner = std::string(kMesh) + kLeft + "[solver]\ninner_tolerance = 0\n";
 const std::string bad_theta = std::string(kMesh) + kLeft + "[time]\ndt = 0.1\nsteps = 3\ntheta = 0.2\n";
 const std::string no_dt = std::string(kMesh) + kLeft + "[time]\nsteps = 3\n";
 const std::string unknown_table = std::string(kMesh) + kLeft + "[solverr]\ntolerance = 1e-6\n";
@@ -183,6 +195,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"steady_no_dirichlet", steady_no_dirichlet.c_str(), "steady case needs at least one"},
                       BadCase{"bad_solver", bad_solver.c_str(), "preconditioner must be"},
                       BadCase{"bad_tolerance", bad_tolerance.c_str(), "tolerance must be in (0, 1)"},
+                      BadCase{"bad_variant", bad_variant.c_str(), "variant must be \"textbook\" or \"single_sync\""},
+                      BadCase{"bad_precision", bad_precision.c_str(), "precision must be \"mixed\" or \"float\""},
+                      BadCase{"bad_inner", bad_inner.c_str(), "inner_tolerance must be in (0, 1)"},
                       BadCase{"bad_theta", bad_theta.c_str(), "theta must be in [0.5, 1]"},
                       BadCase{"no_dt", no_dt.c_str(), "[time] needs dt and steps"},
                       BadCase{"unknown_table", unknown_table.c_str(), "unknown key 'solverr'"},
