@@ -73,7 +73,8 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
                            {"pressure", per_step(t.pressure_seconds)},
                            {"projection", per_step(t.projection_seconds)},
                            {"diagnostics", per_step(t.diagnostics_seconds)},
-                           {"total", per_step(r.seconds)}};
+                           {"total", per_step(r.seconds - r.start_seconds)}};
+  j["start_seconds"] = r.start_seconds;
   j["run_seconds"] = r.seconds;
   return j;
 }
@@ -191,7 +192,7 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
   const FlowRunResult& r = primary.result;
   std::printf("flow: %s on %s: %d steps to t = %g, kinetic energy %.6e, max div %.2e, %.3f s per step\n",
               primary.backend.c_str(), primary.device.c_str(), r.state.step, r.state.time, r.last.kinetic_energy,
-              r.last.max_divergence, r.totals.steps > 0 ? r.seconds / r.totals.steps : 0.0);
+              r.last.max_divergence, r.totals.steps > 0 ? (r.seconds - r.start_seconds) / r.totals.steps : 0.0);
   std::printf("wrote %s\n", out_dir.c_str());
 }
 

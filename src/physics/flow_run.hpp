@@ -23,6 +23,7 @@ struct FlowRunResult {
   FlowTotals totals;     // of the steps this run took
   int first_step = 0;    // the step it started from (0, or the checkpoint's)
   double seconds = 0;    // wall time of start and steps
+  double start_seconds = 0;  // of which the start (or restore)
 };
 
 template <class Backend, class FlowOps>
@@ -37,6 +38,7 @@ FlowRunResult run_flow(Backend& backend, FlowOps& ops, const FlowProblem& proble
   if (initial) solver.restore(*initial);
   else solver.start();
   result.first_step = solver.step_count();
+  result.start_seconds = seconds();
   result.last = solver.diagnostics();
   if (hooks.snapshot && hooks.every > 0 && !initial) hooks.snapshot(solver.state());
   while (!solver.finished()) {
