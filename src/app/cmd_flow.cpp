@@ -96,7 +96,7 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
                                       : ("to t = " + std::to_string(problem.time.end_time)).c_str());
 
   // 2. Output directory: a fresh run clears the previous one's series; --restart continues it.
-  const std::string out_dir = prepare_output_directory(o, flow_case.output_directory);
+  const std::string out_dir = prepare_output_directory(o.out, flow_case.output_directory);
   FlowCheckpoints checkpoints(out_dir);
   std::optional<FlowState> initial;
   if (o.restart) {

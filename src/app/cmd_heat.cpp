@@ -139,7 +139,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   // 4. The conduction operator in double; its lumped mass weighted by ρc per cell.
   const HeatOperatorData data = assemble_heat_system(mesh, problem);
 
-  const std::string out_dir = prepare_output_directory(o, heat_case.output_directory);
+  const std::string out_dir = prepare_output_directory(o.out, heat_case.output_directory);
 
   // --window: one visible GLFW context for the solve (GPU backend) and the live view.
   std::optional<GlContext> context;

@@ -29,8 +29,8 @@ std::string cpu_device_name() {
   return "CPU reference (double, " + std::to_string(omp_get_max_threads()) + " threads)";
 }
 
-std::string prepare_output_directory(const SolveOptions& o, const std::string& case_directory) {
-  const std::string dir = o.out.empty() ? case_directory : o.out;
+std::string prepare_output_directory(const std::string& out_option, const std::string& case_directory) {
+  const std::string dir = out_option.empty() ? case_directory : out_option;
   std::error_code ec;
   fs::create_directories(dir, ec);
   SS_REQUIRE(!ec, "cannot create output directory '" << dir << "': " << ec.message());

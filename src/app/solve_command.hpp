@@ -34,7 +34,7 @@ std::string other_backend(const std::string& backend);
 std::string cpu_device_name();
 
 // --out if given, else the case file's output directory; created (an error names it when it cannot be).
-std::string prepare_output_directory(const SolveOptions& options, const std::string& case_directory);
+std::string prepare_output_directory(const std::string& out_option, const std::string& case_directory);
 // `option` if given, else <out_dir>/<default_name>.
 std::string output_path(const std::string& option, const std::string& out_dir, const std::string& default_name);
 
