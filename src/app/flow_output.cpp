@@ -43,7 +43,7 @@ void FlowCheckpoints::clear_previous_run() {
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(directory_, ec))
     if (snapshot_step(entry.path().filename().string(), series_) >= 0) remove_file(entry.path());
-  remove_file(fs::path(directory_) / "flow.pvd");
+  for (const char* name : {"flow.pvd", "flow.vtu", "flow.json", "flow.png"}) remove_file(fs::path(directory_) / name);
 }
 
 FlowState FlowCheckpoints::resume() {

@@ -16,8 +16,9 @@ class FlowCheckpoints {
 public:
   explicit FlowCheckpoints(std::string directory) : directory_(std::move(directory)), series_(directory_, "flow") {}
 
-  // A fresh run: removes the snapshots, checkpoints and temporaries a previous run left here, so a
-  // later --restart cannot pick up a checkpoint of another run.
+  // A fresh run: removes the snapshots, checkpoints, temporaries and final files (flow.vtu/json/png
+  // under their default names) a previous run left here, so a later --restart cannot pick up a
+  // checkpoint of another run and a failed run leaves no older result that looks like its own.
   void clear_previous_run();
   // --restart: the last checkpoint (an error when there is none); the series keeps the snapshots up
   // to it; later snapshots (written before a kill, without their checkpoint) and temporaries go.
