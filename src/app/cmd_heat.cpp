@@ -8,10 +8,10 @@
 #include <optional>
 
 #include <nlohmann/json.hpp>
-#include <omp.h>
 
 #include "app/commands.hpp"
 #include "app/heat_distributed.hpp"
+#include "app/solve_command.hpp"
 #include "gl/context.hpp"
 #include "mesh/load_mesh.hpp"
 #include "mesh/mesh_hierarchy.hpp"
@@ -33,15 +33,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct HeatOptions {
-  std::string case_file;
-  std::string backend = "gpu";
-  bool compare = false;
-  std::optional<int> refine;
-  std::string out;
-  std::string json;
-  std::string png;
-  bool no_png = false;
+struct HeatOptions : SolveOptions {
   std::string format = "R32F";
   bool distributed = false;  // the MPI path even on one rank (tests)
 };
@@ -51,16 +43,15 @@ class ProgressPrinter {
 public:
   explicit ProgressPrinter(std::string label) : label_(std::move(label)) {}
   void operator()(int iteration, double residual, double seconds) {
-    if (seconds - last_ < 0.25 && iteration > 1) return;
-    last_ = seconds;
+    if (!throttle_.due(seconds, iteration <= 1)) return;
     std::fprintf(stderr, "streamsolve: %s: CG iteration %d, relative residual %.3e, %.2f s\n", label_.c_str(), iteration,
                  residual, seconds);
   }
-  void reset() { last_ = -1.0; }
+  void reset() { throttle_.reset(); }
 
 private:
   std::string label_;
-  double last_ = -1.0;
+  ProgressThrottle throttle_;
 };
 
 struct BackendRun {
@@ -130,7 +121,6 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   // 1. Read and check the case file: every mistake stops here, before any work.
   HeatCase heat_case = read_heat_case(o.case_file);
   if (o.refine) heat_case.refine = *o.refine;
-  const std::string out_dir = o.out.empty() ? heat_case.output_directory : o.out;
 
   // 2. Load, validate and prepare the mesh; 3. resolve groups and assemble materials and loads.
   LoadOptions load;
@@ -149,9 +139,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   // 4. The conduction operator in double; its lumped mass weighted by ρc per cell.
   const HeatOperatorData data = assemble_heat_system(mesh, problem);
 
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  SS_REQUIRE(!ec, "cannot create output directory '" << out_dir << "': " << ec.message());
+  const std::string out_dir = prepare_output_directory(o.out, heat_case.output_directory);
 
   // --window: one visible GLFW context for the solve (GPU backend) and the live view.
   std::optional<GlContext> context;
@@ -165,18 +153,14 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   }
 
   // Transient runs write a VTU every `every` steps from the primary backend, and a PVD index.
-  std::vector<PvdEntry> series;
+  TimeSeries series(out_dir, "heat");
   HeatSolveHooks primary_hooks;
   ProgressPrinter progress(o.backend);
   primary_hooks.progress = [&](int k, double r, double s) { progress(k, r, s); };
   if (problem.time) {
     primary_hooks.every = heat_case.output_every;
     primary_hooks.snapshot = [&](int step, double time, const std::vector<double>& T) {
-      char name[64];
-      std::snprintf(name, sizeof name, "heat_%06d.vtu", step);
-      write_vtu((fs::path(out_dir) / name).string(), mesh.mesh, {VtuArray::scalars("temperature", T)}, {});
-      series.push_back({time, name});
-      write_pvd((fs::path(out_dir) / "heat.pvd").string(), series);
+      series.add(step, time, mesh.mesh, {VtuArray::scalars("temperature", T)}, {});
       if (viewer) viewer->update(T);
     };
   }
@@ -203,13 +187,13 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
     CpuBackend cpu;
     CpuHeatOperator op(data);
     BackendRun run = run_backend(cpu, op, problem, data, "cpu", hooks, &levels);
-    run.device = "CPU reference (double, " + std::to_string(omp_get_max_threads()) + " threads)";
+    run.device = cpu_device_name();
     return run;
   };
   runs.push_back(o.backend == "gpu" ? run_gpu(primary_hooks) : run_cpu(primary_hooks));
   if (o.compare) {
     HeatSolveHooks quiet;
-    ProgressPrinter other_progress(o.backend == "gpu" ? "cpu" : "gpu");
+    ProgressPrinter other_progress(other_backend(o.backend));
     quiet.progress = [&](int k, double r, double s) { other_progress(k, r, s); };
     runs.push_back(o.backend == "gpu" ? run_cpu(quiet) : run_gpu(quiet));
   }
@@ -221,9 +205,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   summary["case"] = heat_case.path;
   summary["mesh"] = {{"file", heat_case.mesh_file}, {"nodes", mesh.mesh.nodes.size()}, {"tets", mesh.mesh.tets.size()},
                      {"refine", heat_case.refine}};
-  summary["backend"] = primary.backend;
-  summary["device"] = primary.device;
-  if (primary.backend == "gpu") summary["launch"] = to_string(globals.gpu_options().launch);
+  describe_backend(summary, primary.backend, primary.device, globals);
   summary["steps"] = primary.report.steps;
   summary["iterations"] = primary.report.iterations;
   summary["relative_residual"] = primary.report.relative_residual;
@@ -254,7 +236,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
     std::printf("compare: max |T_%s - T_%s| = %.3e (%.3e of the range of T)\n", primary.backend.c_str(),
                 other.backend.c_str(), max_abs, range > 0 ? max_abs / range : max_abs);
   }
-  const std::string json_path = o.json.empty() ? (fs::path(out_dir) / "heat.json").string() : o.json;
+  const std::string json_path = output_path(o.json, out_dir, "heat.json");
   write_file_atomically(json_path, summary.dump(2) + "\n");
   for (const BackendRun& run : runs)
     SS_REQUIRE(run.report.converged, run.backend << " solve did not converge: " << run.report.stop_reason << " after "
@@ -263,8 +245,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   else write_heat_vtu((fs::path(out_dir) / "heat_final.vtu").string(), mesh, primary);
 
   if (!o.no_png) {
-    const std::string png = o.png.empty() ? (fs::path(out_dir) / "heat.png").string() : o.png;
-    render_surface_png(mesh, primary.temperature, view, png);
+    render_surface_png(mesh, primary.temperature, view, output_path(o.png, out_dir, "heat.png"));
   }
   if (viewer) {
     viewer->update(primary.temperature);
@@ -283,15 +264,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
 void add_heat_command(CLI::App& app, GlobalOptions& globals) {
   static HeatOptions o;
   auto* heat = app.add_subcommand("heat", "node-based heat conduction from a case file (steady or transient)");
-  heat->add_option("case", o.case_file, "the case file (TOML)")->required();
-  heat->add_option("--backend", o.backend, "gpu (fragment shaders) or cpu (double-precision reference)")
-      ->check(CLI::IsMember({"gpu", "cpu"}));
-  heat->add_flag("--compare", o.compare, "also solve on the other backend and report the difference");
-  heat->add_option("--refine", o.refine, "uniform refinement levels (overrides the case file)")->check(CLI::Range(0, 6));
-  heat->add_option("--out", o.out, "output directory (overrides the case file)");
-  heat->add_option("--json", o.json, "summary JSON (default: <out>/heat.json)");
-  heat->add_option("--png", o.png, "picture of the surface temperature (default: <out>/heat.png)");
-  heat->add_flag("--no-png", o.no_png, "do not render the PNG (needs no GL context with --backend cpu)");
+  add_solve_options(*heat, o, "heat", "the surface temperature");
   heat->add_option("--format", o.format, "GPU texture format: R32F or RGBA32F")->check(CLI::IsMember({"R32F", "RGBA32F"}));
   heat->add_flag("--distributed", o.distributed,
                  "solve through the MPI path (partition, halo exchange) even on one rank; implied under mpirun -np N > 1");

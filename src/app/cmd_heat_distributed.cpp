@@ -19,9 +19,9 @@
 
 #include <mpi.h>
 #include <nlohmann/json.hpp>
-#include <omp.h>
 
 #include "app/heat_distributed.hpp"
+#include "app/solve_command.hpp"
 #include "gl/context.hpp"
 #include "mesh/load_mesh.hpp"
 #include "mesh/vtu.hpp"
@@ -368,7 +368,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
     context.emplace(gl);
     device = context->info().renderer + " (" + context->info().device + ")";
   } else {
-    device = "CPU reference (double, " + std::to_string(omp_get_max_threads()) + " threads)";
+    device = cpu_device_name();
   }
 
   // 2. Rank 0 reads, partitions and sends; the others receive their piece.
@@ -380,12 +380,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   } else {
     h = unpack(recv_bytes(0, piece_tag, MPI_COMM_WORLD));
   }
-  const std::string out_dir = rank == 0 ? (o.out.empty() ? root->heat_case.output_directory : o.out) : std::string();
-  if (rank == 0) {
-    std::error_code ec;
-    fs::create_directories(out_dir, ec);
-    SS_REQUIRE(!ec, "cannot create output directory '" << out_dir << "': " << ec.message());
-  }
+  const std::string out_dir = rank == 0 ? prepare_output_directory(o.out, root->heat_case.output_directory) : std::string();
 
   // 3. The piece: topology and geometry (no renumbering: owned nodes stay first), the operator in
   //    double with the lumped heat capacity.
@@ -403,18 +398,14 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   const double prepare_seconds = since(t_prepare);
 
   // Transient snapshots: gathered at rank 0, one VTU each and the PVD index.
-  std::vector<PvdEntry> series;
+  TimeSeries series(out_dir, "heat");
   const std::int32_t owned_nodes = h.piece.part.owned_nodes;
   SnapshotHook snapshot = [&](int step, double time, const std::vector<double>& T) {
     std::vector<double> mine(T.begin(), T.begin() + owned_nodes);
     const std::vector<double> all =
         gather_to_root(mine, root ? &root->owned_node_ids : nullptr, root ? root->mesh.mesh.nodes.size() : 0);
     if (rank != 0) return;
-    char name[64];
-    std::snprintf(name, sizeof name, "heat_%06d.vtu", step);
-    write_vtu((fs::path(out_dir) / name).string(), root->mesh.mesh, {VtuArray::scalars("temperature", all)}, {});
-    series.push_back({time, name});
-    write_pvd((fs::path(out_dir) / "heat.pvd").string(), series);
+    series.add(step, time, root->mesh.mesh, {VtuArray::scalars("temperature", all)}, {});
   };
   if (!h.transient) snapshot = nullptr;
 
@@ -535,7 +526,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
                               {"distribute", root->distribute_seconds},
                               {"prepare_rank0", prepare_seconds}};
   summary["temperature"] = {{"min", *t_min}, {"max", *t_max}};
-  const std::string json_path = o.json.empty() ? (fs::path(out_dir) / "heat.json").string() : o.json;
+  const std::string json_path = output_path(o.json, out_dir, "heat.json");
   write_file_atomically(json_path, summary.dump(2) + "\n");
   SS_REQUIRE(report.converged, "solve did not converge: " << report.stop_reason << " after " << report.iterations
                                                           << " CG iterations (summary in " << json_path << ")");
@@ -549,7 +540,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
     view.title = "temperature";
     view.subtitle = fs::path(root->heat_case.path).filename().string() + ", " + o.backend + ", " + std::to_string(ranks) +
                     " ranks";
-    render_surface_png(mesh, T, view, o.png.empty() ? (fs::path(out_dir) / "heat.png").string() : o.png);
+    render_surface_png(mesh, T, view, output_path(o.png, out_dir, "heat.png"));
   }
   std::printf("heat: %s on %d ranks: %d CG iterations, relative residual %.2e (true %.2e), %.3f s in CG, "
               "%.3f ms per iteration, communication %.1f%% (halo %.3f s, allreduce %.3f s), T in [%g, %g]\n",

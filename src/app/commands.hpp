@@ -29,6 +29,8 @@ void add_bench_operator_commands(CLI::App& bench, GlobalOptions& globals);
 void add_bench_cg_command(CLI::App& bench, GlobalOptions& globals);
 // heat CASE.toml
 void add_heat_command(CLI::App& app, GlobalOptions& globals);
+// flow CASE.toml (cmd_flow.cpp)
+void add_flow_command(CLI::App& app, GlobalOptions& globals);
 // mesh-info, convert (no GL context).
 void add_mesh_commands(CLI::App& app);
 

@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   ss::add_bench_commands(app, globals);
   ss::add_mesh_commands(app);
   ss::add_heat_command(app, globals);
+  ss::add_flow_command(app, globals);
 
   // Under mpirun/mpiexec every rank runs this same main (thesis §8.1); MPI is not touched otherwise.
   ss::mpi::init(&argc, &argv);

@@ -1,53 +1,14 @@
 #include "physics/heat_problem.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <map>
-#include <sstream>
 
+#include "physics/mesh_groups.hpp"
 #include "util/error.hpp"
 
 namespace ss {
 namespace {
-
-std::string list_groups(const std::map<std::int32_t, std::string>& names, const std::vector<std::int32_t>& ids) {
-  std::ostringstream s;
-  bool first = true;
-  for (std::int32_t id : ids) {
-    auto it = names.find(id);
-    s << (first ? "" : ", ") << (it != names.end() && !it->second.empty() ? it->second + " (" + std::to_string(id) + ")"
-                                                                           : std::to_string(id));
-    first = false;
-  }
-  return s.str();
-}
-
-std::int32_t resolve_group(const std::map<std::int32_t, std::string>& names, const std::vector<std::int32_t>& present,
-                           const std::string& spec, const std::string& where, const char* kind) {
-  for (const auto& [id, name] : names)
-    if (name == spec && std::count(present.begin(), present.end(), id)) return id;
-  std::int32_t id = 0;
-  const auto [end, error] = std::from_chars(spec.data(), spec.data() + spec.size(), id);
-  if (error == std::errc() && end == spec.data() + spec.size() && std::count(present.begin(), present.end(), id))
-    return id;
-  SS_THROW(where << ": unknown " << kind << " group '" << spec << "'; the mesh has " << list_groups(names, present));
-}
-
-std::vector<std::int32_t> present_surface_groups(const LoadedMesh& m) {
-  std::vector<std::int32_t> ids;
-  for (std::int32_t f : m.topology.boundary_faces) ids.push_back(m.topology.face_groups[f]);
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  return ids;
-}
-
-std::vector<std::int32_t> present_volume_groups(const TetMesh& m) {
-  std::vector<std::int32_t> ids = m.tet_groups;
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  return ids;
-}
 
 // e(p), which must be finite: "<where>: <what> = "<text>" is <v> at (x, y, z)" otherwise.
 double evaluate_finite(const Expression& e, const glm::dvec3& p, const std::string& where, const char* what) {
@@ -58,10 +19,6 @@ double evaluate_finite(const Expression& e, const glm::dvec3& p, const std::stri
 }
 
 }  // namespace
-
-std::int32_t resolve_volume_group(const TetMesh& mesh, const std::string& spec, const std::string& where) {
-  return resolve_group(mesh.volume_group_names, present_volume_groups(mesh), spec, where, "volume");
-}
 
 void add_boundary_flux(const LoadedMesh& mesh, std::int32_t group, const Expression& q, std::vector<double>& load) {
   const Topology& topo = mesh.topology;
@@ -130,12 +87,11 @@ HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m) {
   add_cell_source(m, source, p.load);
 
   // Boundary conditions, in case-file order.
-  const std::vector<std::int32_t> present = present_surface_groups(m);
   std::vector<double> fixed_value(nodes, 0.0);
   std::vector<char> fixed(nodes, 0);
   for (const BoundaryCondition& bc : c.boundaries) {
     const std::string where = c.path + ":" + std::to_string(bc.line);
-    const std::int32_t group = resolve_group(m.mesh.surface_group_names, present, bc.group, where, "boundary");
+    const std::int32_t group = resolve_surface_group(m, bc.group, where);
     if (bc.type == BoundaryCondition::Type::neumann) {
       for (std::int32_t f : m.topology.boundary_faces)
         if (m.topology.face_groups[f] == group)

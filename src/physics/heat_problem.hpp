@@ -19,6 +19,7 @@
 #include "operators/heat_operator.hpp"
 #include "physics/heat_case.hpp"
 #include "solver/cg.hpp"
+#include "physics/mesh_groups.hpp"  // resolve_volume_group, resolve_surface_group
 
 namespace ss {
 
@@ -50,9 +51,6 @@ HeatProblem build_heat_problem(const HeatCase& heat_case, const LoadedMesh& mesh
 // The conduction operator of the problem in double (K with its k per cell) and its lumped heat
 // capacity M_ii = Σ_c (ρc)_c V_c / 4 in place of the plain dual volumes.
 HeatOperatorData assemble_heat_system(const LoadedMesh& mesh, const HeatProblem& problem);
-
-// The volume group a case file means by `spec` (a name, or a number); throws naming `where`.
-std::int32_t resolve_volume_group(const TetMesh& mesh, const std::string& spec, const std::string& where);
 
 // Adds q·A/3 to each vertex of every boundary face of `group` (heat flux q into the body, evaluated
 // at the face's centroid; a plain number converts to a constant Expression).

@@ -1,0 +1,209 @@
+// `streamsolve flow CASE.toml`: incompressible Navier–Stokes by the classical fractional-step method
+// (physics/flow_solver.hpp) on the GPU or the CPU reference (or both, compared), with VTU/PVD
+// snapshots and checkpoints (--restart continues from the last), a slice PNG and a JSON summary.
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "app/commands.hpp"
+#include "app/flow_output.hpp"
+#include "app/solve_command.hpp"
+#include "gl/context.hpp"
+#include "mesh/load_mesh.hpp"
+#include "operators/flow_operators.hpp"
+#include "parallel/mpi_env.hpp"
+#include "physics/flow_case.hpp"
+#include "physics/flow_case_problem.hpp"
+#include "physics/flow_fields.hpp"
+#include "physics/flow_run.hpp"
+#include "render/render_slice.hpp"
+#include "util/atomic_file.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct FlowOptions : SolveOptions {
+  bool restart = false;
+};
+
+struct BackendFlowRun {
+  std::string backend, device;
+  FlowRunResult result;
+  FlowFields fields;
+};
+
+// "streamsolve: flow: cpu step 12/400, t = 0.06, dt = 0.005, CFL 0.31, kinetic energy 1.2e-02, max div 3e-08,
+//  iterations momentum 5 pressure 40, 0.52 s"
+void print_progress(const std::string& backend, const FlowStepInfo& i, const FlowTimeSettings& time, double seconds) {
+  const std::string of = time.steps > 0 ? "/" + std::to_string(time.steps) : "";
+  std::fprintf(stderr,
+               "streamsolve: flow: %s step %d%s, t = %.6g, dt = %.4g, CFL %.3f, kinetic energy %.6e, max div %.2e, "
+               "iterations momentum %d pressure %d, %.2f s\n",
+               backend.c_str(), i.step, of.c_str(), i.time, i.dt, i.cfl, i.kinetic_energy, i.max_divergence,
+               i.momentum_iterations, i.pressure_iterations, seconds);
+}
+
+nlohmann::json iteration_summary(int last, long total, int max, int steps) {
+  return {{"last", last}, {"mean", steps > 0 ? double(total) / steps : 0.0}, {"max", max}};
+}
+
+nlohmann::json run_summary(const BackendFlowRun& run) {
+  const FlowRunResult& r = run.result;
+  const FlowTotals& t = r.totals;
+  const int n = t.steps;
+  const auto per_step = [n](double seconds) { return n > 0 ? seconds / n : 0.0; };
+  nlohmann::json j;
+  j["steps"] = r.state.step;
+  j["steps_this_run"] = n;
+  j["time"] = r.state.time;
+  j["dt"] = r.state.dt;
+  j["cfl"] = r.last.cfl;
+  j["kinetic_energy"] = r.last.kinetic_energy;
+  j["max_divergence"] = r.last.max_divergence;
+  j["iterations"] = {
+      {"momentum", iteration_summary(r.last.momentum_iterations, t.momentum_iterations, t.max_momentum_iterations, n)},
+      {"pressure", iteration_summary(r.last.pressure_iterations, t.pressure_iterations, t.max_pressure_iterations, n)}};
+  j["seconds_per_step"] = {{"convection", per_step(t.convection_seconds)},
+                           {"momentum", per_step(t.momentum_seconds)},
+                           {"pressure", per_step(t.pressure_seconds)},
+                           {"projection", per_step(t.projection_seconds)},
+                           {"diagnostics", per_step(t.diagnostics_seconds)},
+                           {"total", per_step(r.seconds - r.start_seconds)}};
+  j["start_seconds"] = r.start_seconds;
+  j["run_seconds"] = r.seconds;
+  return j;
+}
+
+void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
+  SS_REQUIRE(mpi::size() == 1, "flow runs on one process (it has no MPI path yet); start it without mpirun");
+  SS_REQUIRE(!globals.gl.window, "flow has no live window; drop --window (flow.png and the VTU files show the result)");
+  // 1. Case file, mesh, problem: every mistake stops here, before any work.
+  FlowCase flow_case = read_flow_case(o.case_file);
+  if (o.refine) flow_case.refine = *o.refine;
+  const LoadedMesh mesh = load_mesh(flow_case.mesh_file, flow_case.refine);
+  const FlowProblem problem = build_flow_problem(flow_case, mesh);
+  const MeshOperatorTables tables = build_mesh_operator_tables(mesh.topology, mesh.geometry);
+  const FlowOperatorData data = build_flow_operator_data(tables, problem.boundary_kinds());
+  std::fprintf(stderr, "streamsolve: flow: %zu nodes, %d cells, %d faces (%zu on the boundary), nu = %g, %s\n",
+               mesh.mesh.nodes.size(), mesh.topology.num_cells, mesh.topology.num_faces,
+               mesh.topology.boundary_faces.size(), problem.viscosity,
+               problem.time.steps > 0 ? (std::to_string(problem.time.steps) + " steps").c_str()
+                                      : ("to t = " + std::to_string(problem.time.end_time)).c_str());
+
+  // 2. Output directory: a fresh run clears the previous one's series; --restart continues it.
+  const std::string out_dir = prepare_output_directory(o.out, flow_case.output_directory);
+  FlowCheckpoints checkpoints(out_dir);
+  std::optional<FlowState> initial;
+  if (o.restart) {
+    initial = checkpoints.resume();
+    std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", initial->step, initial->time);
+  } else {
+    checkpoints.clear_previous_run();
+  }
+  CpuMeshOperators output_ops(mesh);
+  FlowRunHooks primary_hooks;
+  primary_hooks.every = flow_case.output_every;
+  primary_hooks.snapshot = [&](const FlowState& s) {
+    checkpoints.write(s, mesh, compute_flow_fields(output_ops, mesh, problem, s));
+  };
+  const auto progress_hooks = [&](const std::string& backend) {
+    FlowRunHooks hooks;
+    hooks.progress = [backend, throttle = ProgressThrottle(), &problem](const FlowStepInfo& info, double seconds,
+                                                                       bool force) mutable {
+      if (throttle.due(seconds, force || info.step == 1)) print_progress(backend, info, problem.time, seconds);
+    };
+    return hooks;
+  };
+
+  // 3. Run on the chosen backend, and on the other one too with --compare (from the same start).
+  std::optional<GlContext> context;
+  const auto run_gpu = [&](FlowRunHooks hooks) {
+    if (!context) context.emplace(globals.gl);
+    GpuBackend gpu(*context, LayoutOptions{}, globals.gpu_options());
+    GpuMeshOperators mesh_ops(gpu, tables);
+    GpuFlowOperators ops(gpu, mesh_ops, data);
+    return BackendFlowRun{"gpu", context->info().renderer,
+                          run_flow(gpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "gpu"), {}};
+  };
+  const auto run_cpu = [&](FlowRunHooks hooks) {
+    CpuBackend cpu;
+    CpuMeshOperators mesh_ops(mesh);
+    CpuFlowOperators ops(mesh_ops, data);
+    return BackendFlowRun{"cpu", cpu_device_name(),
+                          run_flow(cpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "cpu"), {}};
+  };
+  const auto run_backend = [&](const std::string& backend, const FlowRunHooks& extra) {
+    FlowRunHooks hooks = progress_hooks(backend);
+    hooks.every = extra.every;
+    hooks.snapshot = extra.snapshot;
+    BackendFlowRun run = backend == "gpu" ? run_gpu(hooks) : run_cpu(hooks);
+    run.fields = compute_flow_fields(output_ops, mesh, problem, run.result.state);
+    return run;
+  };
+  std::vector<BackendFlowRun> runs;
+  runs.push_back(run_backend(o.backend, primary_hooks));
+  if (o.compare) runs.push_back(run_backend(other_backend(o.backend), FlowRunHooks{}));
+  const BackendFlowRun& primary = runs[0];
+
+  // 4. Outputs (only after every run finished): summary, fields, picture.
+  nlohmann::json summary = run_summary(primary);
+  summary["problem"] = "flow";
+  summary["case"] = flow_case.path;
+  summary["mesh"] = {{"file", flow_case.mesh_file},           {"nodes", mesh.mesh.nodes.size()},
+                     {"cells", mesh.topology.num_cells},       {"faces", mesh.topology.num_faces},
+                     {"boundary_faces", mesh.topology.boundary_faces.size()}, {"refine", flow_case.refine}};
+  describe_backend(summary, primary.backend, primary.device, globals);
+  summary["restarted_from"] = initial ? nlohmann::json(initial->step) : nlohmann::json(nullptr);
+  const FlowDifference self = compare_flow_fields(primary.fields, primary.fields);
+  summary["max_speed"] = self.max_speed;
+  summary["pressure_range"] = self.pressure_range;
+  if (o.compare) {
+    const BackendFlowRun& other = runs[1];
+    const FlowDifference d = compare_flow_fields(primary.fields, other.fields);
+    nlohmann::json side = run_summary(other);
+    side["backend"] = other.backend;
+    side["device"] = other.device;
+    summary["compare"] = {{"backend", other.backend},
+                          {"max_velocity_diff", d.max_velocity_diff},
+                          {"max_pressure_diff", d.max_pressure_diff},
+                          {"runs", {{primary.backend, run_summary(primary)}, {other.backend, side}}}};
+    std::printf("compare: max |u_%s - u_%s| = %.3e of the max speed, max |p_%s - p_%s| = %.3e of the pressure range\n",
+                primary.backend.c_str(), other.backend.c_str(), d.max_velocity_diff, primary.backend.c_str(),
+                other.backend.c_str(), d.max_pressure_diff);
+  }
+  write_flow_vtu((fs::path(out_dir) / "flow.vtu").string(), mesh, primary.fields);
+  if (!o.no_png) {
+    SliceOptions slice;
+    slice.origin = flow_case.slice_origin ? *flow_case.slice_origin : default_slice_origin(mesh);
+    slice.normal = flow_case.slice_normal;
+    char subtitle[160];
+    std::snprintf(subtitle, sizeof subtitle, "%s, %s, t = %g", fs::path(flow_case.path).filename().string().c_str(),
+                  primary.backend.c_str(), primary.result.state.time);
+    slice.subtitle = subtitle;
+    render_slice_png(mesh, magnitudes(primary.fields.node_velocity), slice, output_path(o.png, out_dir, "flow.png"));
+  }
+  write_file_atomically(output_path(o.json, out_dir, "flow.json"), summary.dump(2) + "\n");
+
+  const FlowRunResult& r = primary.result;
+  std::printf("flow: %s on %s: %d steps to t = %g, kinetic energy %.6e, max div %.2e, %.3f s per step\n",
+              primary.backend.c_str(), primary.device.c_str(), r.state.step, r.state.time, r.last.kinetic_energy,
+              r.last.max_divergence, r.totals.steps > 0 ? (r.seconds - r.start_seconds) / r.totals.steps : 0.0);
+  std::printf("wrote %s\n", out_dir.c_str());
+}
+
+}  // namespace
+
+void add_flow_command(CLI::App& app, GlobalOptions& globals) {
+  static FlowOptions o;
+  auto* flow = app.add_subcommand("flow", "incompressible Navier-Stokes (fractional step) from a case file");
+  add_solve_options(*flow, o, "flow", "the velocity magnitude on a slice");
+  flow->add_flag("--restart", o.restart, "continue from the last checkpoint (flow_NNNNNN.state) in the output directory");
+  flow->callback([&globals] { run_flow_command(o, globals); });
+}
+
+}  // namespace ss

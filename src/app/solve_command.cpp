@@ -1,0 +1,70 @@
+#include "app/solve_command.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include <omp.h>
+
+#include "util/error.hpp"
+
+namespace ss {
+
+namespace fs = std::filesystem;
+
+void add_solve_options(CLI::App& command, SolveOptions& o, const std::string& name, const std::string& png_what) {
+  command.add_option("case", o.case_file, "the case file (TOML)")->required();
+  command.add_option("--backend", o.backend, "gpu (fragment shaders) or cpu (double-precision reference)")
+      ->check(CLI::IsMember({"gpu", "cpu"}));
+  command.add_flag("--compare", o.compare, "also solve on the other backend and report the difference");
+  command.add_option("--refine", o.refine, "uniform refinement levels (overrides the case file)")->check(CLI::Range(0, 6));
+  command.add_option("--out", o.out, "output directory (overrides the case file)");
+  command.add_option("--json", o.json, "summary JSON (default: <out>/" + name + ".json)");
+  command.add_option("--png", o.png, "picture of " + png_what + " (default: <out>/" + name + ".png)");
+  command.add_flag("--no-png", o.no_png, "do not render the PNG (needs no GL context with --backend cpu)");
+}
+
+std::string other_backend(const std::string& backend) { return backend == "gpu" ? "cpu" : "gpu"; }
+
+std::string cpu_device_name() {
+  return "CPU reference (double, " + std::to_string(omp_get_max_threads()) + " threads)";
+}
+
+std::string prepare_output_directory(const std::string& out_option, const std::string& case_directory) {
+  const std::string dir = out_option.empty() ? case_directory : out_option;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  SS_REQUIRE(!ec, "cannot create output directory '" << dir << "': " << ec.message());
+  return dir;
+}
+
+std::string output_path(const std::string& option, const std::string& out_dir, const std::string& default_name) {
+  return option.empty() ? (fs::path(out_dir) / default_name).string() : option;
+}
+
+void describe_backend(nlohmann::json& summary, const std::string& backend, const std::string& device,
+                      const GlobalOptions& globals) {
+  summary["backend"] = backend;
+  summary["device"] = device;
+  if (backend == "gpu") summary["launch"] = to_string(globals.gpu_options().launch);
+}
+
+std::string TimeSeries::snapshot_name(int step) const {
+  char number[16];
+  std::snprintf(number, sizeof number, "_%06d.vtu", step);
+  return prefix_ + number;
+}
+
+std::string TimeSeries::path(const std::string& name) const { return (fs::path(directory_) / name).string(); }
+
+void TimeSeries::add(int step, double time, const TetMesh& mesh, const std::vector<VtuArray>& point_data,
+                     const std::vector<VtuArray>& cell_data) {
+  write_vtu(path(snapshot_name(step)), mesh, point_data, cell_data);
+  add_written(step, time);
+}
+
+void TimeSeries::add_written(int step, double time) {
+  entries_.push_back({time, snapshot_name(step)});
+  write_pvd(path(prefix_ + ".pvd"), entries_);
+}
+
+}  // namespace ss

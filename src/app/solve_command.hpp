@@ -1,0 +1,79 @@
+#pragma once
+// What the solve commands (heat, flow) share above the physics: their common options, the output
+// folder and file names, the device line of the JSON summary, progress throttling on stderr, and
+// VTU time series with their PVD index.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "app/commands.hpp"
+#include "mesh/vtu.hpp"
+
+namespace ss {
+
+// CASE.toml [--backend gpu|cpu] [--compare] [--refine K] [--out DIR] [--json FILE] [--png FILE | --no-png]
+struct SolveOptions {
+  std::string case_file;
+  std::string backend = "gpu";
+  bool compare = false;
+  std::optional<int> refine;
+  std::string out, json, png;
+  bool no_png = false;
+};
+
+// Registers the options above on `command`; `name` ("heat", "flow") names the default files in the help.
+void add_solve_options(CLI::App& command, SolveOptions& options, const std::string& name,
+                       const std::string& png_what);
+
+// "cpu" for "gpu" and back: the backend --compare runs second.
+std::string other_backend(const std::string& backend);
+// "CPU reference (double, N threads)"
+std::string cpu_device_name();
+
+// --out if given, else the case file's output directory; created (an error names it when it cannot be).
+std::string prepare_output_directory(const std::string& out_option, const std::string& case_directory);
+// `option` if given, else <out_dir>/<default_name>.
+std::string output_path(const std::string& option, const std::string& out_dir, const std::string& default_name);
+
+// summary["backend"], ["device"] and, for the GPU, ["launch"].
+void describe_backend(nlohmann::json& summary, const std::string& backend, const std::string& device,
+                      const GlobalOptions& globals);
+
+// Decides when a progress line is worth printing: at most four a second, and always when forced
+// (first and last lines, output steps).
+class ProgressThrottle {
+public:
+  bool due(double seconds, bool force) {
+    if (!force && seconds - last_ < 0.25) return false;
+    last_ = seconds;
+    return true;
+  }
+  void reset() { last_ = -1.0; }
+
+private:
+  double last_ = -1.0;
+};
+
+// <dir>/<prefix>_NNNNNN.vtu snapshots and <dir>/<prefix>.pvd listing them, all written atomically.
+class TimeSeries {
+public:
+  TimeSeries(std::string directory, std::string prefix) : directory_(std::move(directory)), prefix_(std::move(prefix)) {}
+  std::string snapshot_name(int step) const;  // "<prefix>_000120.vtu"
+  std::string path(const std::string& name) const;
+  // Writes the snapshot of `step`, then the index with it.
+  void add(int step, double time, const TetMesh& mesh, const std::vector<VtuArray>& point_data,
+           const std::vector<VtuArray>& cell_data);
+  // Records a snapshot written elsewhere (write_snapshot), then the index with it.
+  void add_written(int step, double time);
+  // Entries a previous run wrote (restart); the index is written with the next add.
+  void keep(std::vector<PvdEntry> entries) { entries_ = std::move(entries); }
+
+private:
+  std::string directory_, prefix_;
+  std::vector<PvdEntry> entries_;
+};
+
+}  // namespace ss

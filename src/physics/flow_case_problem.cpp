@@ -1,0 +1,120 @@
+#include "physics/flow_case_problem.hpp"
+
+#include <cmath>
+#include <map>
+
+#include "physics/mesh_groups.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+namespace {
+
+FlowBoundaryKind kind_of(FlowBoundary::Type type) {
+  switch (type) {
+    case FlowBoundary::Type::wall:
+    case FlowBoundary::Type::velocity: return FlowBoundaryKind::velocity;
+    case FlowBoundary::Type::pressure: return FlowBoundaryKind::pressure;
+    case FlowBoundary::Type::slip: return FlowBoundaryKind::slip;
+  }
+  return FlowBoundaryKind::velocity;
+}
+
+bool is_zero(const VectorExpression& v) {
+  return v.is_constant() && v({0.0, 0.0, 0.0}) == glm::dvec3(0.0);
+}
+
+// Each FlowCondition owns a copy of its expressions: std::function copies share nothing.
+VelocityFunction velocity_function(const VectorExpression& v) {
+  if (is_zero(v)) return nullptr;
+  return [v](const glm::dvec3& x, double t) { return v(x, t); };
+}
+
+ScalarFunction pressure_function(const Expression& p) {
+  if (p.is_constant() && p(0, 0, 0) == 0.0) return nullptr;
+  return [p](const glm::dvec3& x, double t) { return p(x, t); };
+}
+
+std::string point_text(const glm::dvec3& x) {
+  return "(" + std::to_string(x.x) + ", " + std::to_string(x.y) + ", " + std::to_string(x.z) + ")";
+}
+
+// The condition's values at t = 0 must be finite on every face it covers.
+void require_finite(const FlowCondition& c, const glm::dvec3& x, const std::string& where) {
+  if (c.velocity) {
+    const glm::dvec3 u = c.velocity(x, 0.0);
+    SS_REQUIRE(std::isfinite(u.x) && std::isfinite(u.y) && std::isfinite(u.z),
+               where << ": [[boundary]] velocity of group '" << c.label << "' is not finite at " << point_text(x)
+                     << ", t = 0");
+  }
+  if (c.pressure)
+    SS_REQUIRE(std::isfinite(c.pressure(x, 0.0)), where << ": [[boundary]] pressure of group '" << c.label
+                                                        << "' is not finite at " << point_text(x) << ", t = 0");
+}
+
+}  // namespace
+
+FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) {
+  FlowProblem p;
+  p.viscosity = c.viscosity;
+  p.theta = c.theta;
+  p.convection = c.convection == FlowCase::Convection::central ? Convection::central : Convection::upwind;
+  p.initial_velocity = velocity_function(c.initial_velocity);
+  p.time.dt = c.time.dt;
+  p.time.steps = c.time.steps;
+  p.time.end_time = c.time.end_time;
+  p.time.cfl = c.time.cfl;
+  p.time.max_dt = c.time.max_dt > 0 ? c.time.max_dt : c.time.dt;
+  const auto solver = [](const FlowSolverSettings& s) {
+    return FlowLinearSolver{s.tolerance, s.max_iterations, s.preconditioner == "jacobi"};
+  };
+  p.momentum = solver(c.momentum);
+  p.pressure = solver(c.pressure);
+
+  // Conditions in case-file order; the group id each one covers.
+  std::map<std::int32_t, std::int32_t> condition_of_group;
+  std::vector<std::string> where_of_condition;
+  for (const FlowBoundary& b : c.boundaries) {
+    const std::string where = c.path + ":" + std::to_string(b.line);
+    const std::int32_t group = resolve_surface_group(m, b.group, where);
+    FlowCondition condition;
+    condition.kind = kind_of(b.type);
+    condition.label = surface_group_label(m.mesh, group);
+    if (condition.kind == FlowBoundaryKind::velocity) condition.velocity = velocity_function(b.velocity);
+    if (condition.kind == FlowBoundaryKind::pressure) condition.pressure = pressure_function(b.pressure);
+    condition.time_dependent = (condition.velocity && b.velocity.uses_time()) ||
+                               (condition.pressure && b.pressure.uses_time());
+    SS_REQUIRE(!condition_of_group.count(group), where << ": group '" << b.group << "' is "
+                                                       << condition.label << ", which already has a [[boundary]]");
+    condition_of_group[group] = std::int32_t(p.conditions.size());
+    p.conditions.push_back(std::move(condition));
+    where_of_condition.push_back(where);
+  }
+
+  // Every boundary face needs a condition: the first group without one is the error.
+  p.boundary_condition.reserve(m.topology.boundary_faces.size());
+  for (std::int32_t f : m.topology.boundary_faces) {
+    const std::int32_t group = m.topology.face_groups[size_t(f)];
+    const auto it = condition_of_group.find(group);
+    if (it == condition_of_group.end()) {
+      std::int64_t faces = 0;
+      for (std::int32_t g : m.topology.boundary_faces) faces += m.topology.face_groups[size_t(g)] == group;
+      SS_THROW(c.path << ": boundary group '" << surface_group_label(m.mesh, group) << "' (" << group << ") of "
+                      << c.mesh_file << " has no [[boundary]] condition; its " << faces << " faces (e.g. the one at "
+                      << point_text(m.geometry.face_centroids[size_t(f)])
+                      << ") would be left open: every boundary face needs one");
+    }
+    require_finite(p.conditions[size_t(it->second)], m.geometry.face_centroids[size_t(f)],
+                   where_of_condition[size_t(it->second)]);
+    p.boundary_condition.push_back(it->second);
+  }
+  if (p.initial_velocity) {
+    for (const glm::dvec3& x : m.geometry.cell_centroids) {
+      const glm::dvec3 u = p.initial_velocity(x, 0.0);
+      SS_REQUIRE(std::isfinite(u.x) && std::isfinite(u.y) && std::isfinite(u.z),
+                 c.where("initial.velocity") << ": [initial] velocity is not finite at " << point_text(x));
+    }
+  }
+  return p;
+}
+
+}  // namespace ss

@@ -1,0 +1,19 @@
+#pragma once
+// The flow case file (physics/flow_case.hpp) turned into numbers on a mesh (physics/flow_problem.hpp).
+#include "mesh/load_mesh.hpp"
+#include "physics/flow_case.hpp"
+#include "physics/flow_problem.hpp"
+
+namespace ss {
+
+// Resolves every [[boundary]] group against the mesh by name or number and assigns its condition to
+// the group's boundary faces. Errors (one line each, before any work):
+//   "<case>:<line>: unknown boundary group 'inlet'; the mesh has lid (1), walls (2)"
+//   "<case>: boundary group 'walls' (2) of <mesh> has no [[boundary]] condition (its 120 faces, e.g. the
+//    one at (x, y, z), would be left open; every boundary face needs one)"
+//   "<case>:<line>: [[boundary]] velocity = ... is nan at (x, y, z), t = 0"
+// wall → velocity kind (moving wall velocity, default at rest), velocity → velocity kind,
+// pressure → pressure kind, slip → slip kind. Expressions in t make the problem time dependent.
+FlowProblem build_flow_problem(const FlowCase& flow_case, const LoadedMesh& mesh);
+
+}  // namespace ss

@@ -1,0 +1,111 @@
+#include "physics/flow_fields.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <glm/geometric.hpp>
+
+#include "mesh/vtu.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+namespace {
+
+std::vector<glm::dvec3> node_average(const LoadedMesh& mesh, const std::vector<glm::dvec3>& cell_values) {
+  std::vector<glm::dvec3> sum(mesh.mesh.nodes.size(), glm::dvec3(0.0));
+  std::vector<double> weight(mesh.mesh.nodes.size(), 0.0);
+  for (size_t c = 0; c < mesh.mesh.tets.size(); ++c) {
+    const double v = mesh.geometry.cell_volumes[c];
+    for (NodeId node : mesh.mesh.tets[c]) {
+      sum[size_t(node)] += v * cell_values[c];
+      weight[size_t(node)] += v;
+    }
+  }
+  for (size_t i = 0; i < sum.size(); ++i)
+    if (weight[i] > 0) sum[i] /= weight[i];
+  return sum;
+}
+
+std::vector<glm::dvec3> cell_vorticity(const LoadedMesh& mesh, const FlowProblem& problem, double t,
+                                       const std::vector<glm::dvec3>& u) {
+  const Topology& topo = mesh.topology;
+  const Geometry& geo = mesh.geometry;
+  // Velocity on each face.
+  std::vector<glm::dvec3> face_velocity(size_t(topo.num_faces));
+  for (size_t f = 0; f < face_velocity.size(); ++f) {
+    const auto& cells = topo.face_cells[f];
+    face_velocity[f] = cells[1] >= 0 ? 0.5 * (u[size_t(cells[0])] + u[size_t(cells[1])]) : u[size_t(cells[0])];
+  }
+  const FlowBoundaryValues b = evaluate_boundary(problem, mesh, t);
+  for (size_t k = 0; k < topo.boundary_faces.size(); ++k) {
+    const FlowCondition& c = problem.conditions[size_t(problem.boundary_condition[k])];
+    if (c.kind == FlowBoundaryKind::velocity) face_velocity[size_t(topo.boundary_faces[k])] = {b.bx[k], b.by[k], b.bz[k]};
+  }
+  std::vector<glm::dvec3> omega(size_t(topo.num_cells), glm::dvec3(0.0));
+  for (size_t c = 0; c < omega.size(); ++c) {
+    for (int i = 0; i < 4; ++i) {
+      const size_t f = size_t(topo.cell_faces[c][size_t(i)]);
+      const double outward = topo.face_cells[f][0] == std::int32_t(c) ? 1.0 : -1.0;
+      omega[c] += outward * geo.face_areas[f] * glm::cross(geo.face_normals[f], face_velocity[f]);
+    }
+    omega[c] /= geo.cell_volumes[c];
+  }
+  return omega;
+}
+
+}  // namespace
+
+FlowFields compute_flow_fields(CpuMeshOperators& ops, const LoadedMesh& mesh, const FlowProblem& problem,
+                               const FlowState& state) {
+  const size_t cells = size_t(mesh.topology.num_cells);
+  SS_REQUIRE(state.flux.size() == size_t(mesh.topology.num_faces) && state.pressure.size() == cells,
+             "flow state has " << state.flux.size() << " faces and " << state.pressure.size() << " cells; the mesh has "
+                               << mesh.topology.num_faces << " and " << cells);
+  FlowFields out;
+  std::vector<double> ux, uy, uz, div;
+  ops.interpolate(state.flux, ux, uy, uz);
+  ops.divergence(state.flux, div);
+  out.cell_velocity.resize(cells);
+  out.divergence.resize(cells);
+  for (size_t c = 0; c < cells; ++c) {
+    out.cell_velocity[c] = {ux[c], uy[c], uz[c]};
+    out.divergence[c] = div[c] / mesh.geometry.cell_volumes[c];
+  }
+  out.node_velocity = node_average(mesh, out.cell_velocity);
+  out.vorticity = cell_vorticity(mesh, problem, state.time, out.cell_velocity);
+  out.pressure = state.pressure;
+  return out;
+}
+
+void write_flow_vtu(const std::string& path, const LoadedMesh& mesh, const FlowFields& fields) {
+  write_vtu(path, mesh.mesh, {VtuArray::vectors("velocity", fields.node_velocity)},
+            {VtuArray::vectors("velocity", fields.cell_velocity), VtuArray::scalars("pressure", fields.pressure),
+             VtuArray::scalars("divergence", fields.divergence), VtuArray::vectors("vorticity", fields.vorticity)});
+}
+
+std::vector<double> magnitudes(const std::vector<glm::dvec3>& v) {
+  std::vector<double> m(v.size());
+  for (size_t i = 0; i < v.size(); ++i) m[i] = glm::length(v[i]);
+  return m;
+}
+
+FlowDifference compare_flow_fields(const FlowFields& a, const FlowFields& b) {
+  SS_REQUIRE(a.cell_velocity.size() == b.cell_velocity.size() && a.pressure.size() == b.pressure.size(),
+             "compared flow runs have different meshes");
+  FlowDifference d;
+  double max_du = 0, max_dp = 0;
+  for (size_t c = 0; c < a.cell_velocity.size(); ++c) {
+    d.max_speed = std::max(d.max_speed, glm::length(a.cell_velocity[c]));
+    max_du = std::max(max_du, glm::length(a.cell_velocity[c] - b.cell_velocity[c]));
+  }
+  if (!a.pressure.empty()) {
+    const auto [lo, hi] = std::minmax_element(a.pressure.begin(), a.pressure.end());
+    d.pressure_range = *hi - *lo;
+  }
+  for (size_t c = 0; c < a.pressure.size(); ++c) max_dp = std::max(max_dp, std::fabs(a.pressure[c] - b.pressure[c]));
+  d.max_velocity_diff = d.max_speed > 0 ? max_du / d.max_speed : max_du;
+  d.max_pressure_diff = d.pressure_range > 0 ? max_dp / d.pressure_range : max_dp;
+  return d;
+}
+
+}  // namespace ss

@@ -1,0 +1,44 @@
+#pragma once
+// What a flow state looks like to a user (host side, double): the fields the flow command writes
+// to VTU and draws, computed from face fluxes and cell pressures with the CPU reference operators.
+//
+//   cell velocity   u_c = (I U)_c, the reconstruction of eq. 7.5
+//   node velocity   volume-weighted mean of u_c over the tets around the node
+//   divergence      (D U)_c / V_c
+//   vorticity       ω_c = (1/V_c) Σ_f A_f n_f,out × u_f (Gauss), u_f = ½(u_c + u_nb) inside, the wall
+//                   or inlet velocity on velocity faces, u_c on outlet and slip faces
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "mesh/load_mesh.hpp"
+#include "operators/mesh_operators.hpp"
+#include "physics/flow_problem.hpp"
+#include "physics/flow_solver.hpp"
+
+namespace ss {
+
+struct FlowFields {
+  std::vector<glm::dvec3> cell_velocity, node_velocity, vorticity;
+  std::vector<double> pressure, divergence;
+};
+
+// `ops` are CPU operators on `mesh`; the boundary velocities are the problem's at state.time.
+FlowFields compute_flow_fields(CpuMeshOperators& ops, const LoadedMesh& mesh, const FlowProblem& problem,
+                               const FlowState& state);
+
+// Writes `path` (atomically): cell data velocity, pressure, divergence, vorticity; point data velocity.
+void write_flow_vtu(const std::string& path, const LoadedMesh& mesh, const FlowFields& fields);
+
+// |v| of each vector.
+std::vector<double> magnitudes(const std::vector<glm::dvec3>& v);
+
+// Two runs of one problem side by side: max cell |u_a − u_b| over max |u_a|, and max |p_a − p_b|
+// over the range of p_a (absolute values where the scale is 0).
+struct FlowDifference {
+  double max_velocity_diff = 0, max_pressure_diff = 0;
+  double max_speed = 0, pressure_range = 0;
+};
+FlowDifference compare_flow_fields(const FlowFields& a, const FlowFields& b);
+
+}  // namespace ss

@@ -1,0 +1,29 @@
+#pragma once
+// Checkpoints of a flow run: `flow_NNNNNN.state` holds what FlowSolver::restore() needs to continue
+// (face fluxes, cell pressures, time, step, Δt — all in double), written atomically.
+//
+// Layout (little-endian): "SSFLOWST" | u32 version = 1 | i32 step | f64 time | f64 dt |
+// i64 faces | i64 cells | f64 flux[faces] | f64 pressure[cells] | u64 FNV-1a of all bytes before it.
+// A file that is short, has another magic or version, or fails the checksum is an ss::Error naming it.
+#include <string>
+#include <vector>
+
+#include "physics/flow_solver.hpp"
+
+namespace ss {
+
+// "flow_000120.state"
+std::string flow_state_name(int step);
+void write_flow_state(const std::string& path, const FlowState& state);
+FlowState read_flow_state(const std::string& path);
+// Only the header's step, time and dt (flux and pressure left empty; no checksum check).
+FlowState read_flow_state_header(const std::string& path);
+
+struct FlowStateFile {
+  int step = 0;
+  std::string path;
+};
+// Every flow_NNNNNN.state in `directory`, by ascending step (empty when there is none or no directory).
+std::vector<FlowStateFile> list_flow_states(const std::string& directory);
+
+}  // namespace ss

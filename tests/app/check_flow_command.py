@@ -1,0 +1,251 @@
+#!/usr/bin/python3
+"""End-to-end checks of `streamsolve flow` on the lid-driven cavity (meshes/cavity.msh, 5 steps of
+dt = 0.01 unless said otherwise). One scenario per call, so each is its own ctest entry:
+
+  outputs   CPU backend: flow.vtu (cell velocity/pressure/divergence/vorticity, point velocity) read
+            back by meshio, flow_NNNNNN.vtu + .state every `every` steps and at the end, flow.pvd
+            listing them, flow.png, flow.json keys with sane values, no temporaries left.
+  restart   CPU: 8 steps straight vs 4 steps, then --restart with the 8-step case file: the final
+            checkpoints (fluxes, pressures, time) equal to 1e-12 of their scale — the restarted run
+            computes the same arithmetic as the straight one.
+  kill      CPU: a run killed with SIGKILL after its second checkpoint leaves only complete files
+            under final names; --restart finishes it and matches the straight run to 1e-12.
+  errors    one-line errors naming the case line: an unknown group, a boundary group without a
+            condition, --restart without a checkpoint; a diverging run (CFL blow-up) exits non-zero
+            without flow.vtu / flow.json / flow.png and leaves no temporaries.
+  compare   --backend gpu --compare (GL: llvmpipe in CI), 20 steps: max_velocity_diff <= 1e-4 (the
+            float32 GPU run against the double CPU reference; issue 9's target) and the JSON's
+            compare object.
+Usage: check_flow_command.py STREAMSOLVE SOURCE_DIR WORK_DIR SCENARIO ; exit status 0 when all pass."""
+import json
+import math
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import time
+
+exe, source, work, scenario = sys.argv[1:5]
+work = os.path.join(work, scenario)
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+mesh = os.path.join(source, "meshes", "cavity.msh")
+failures = []
+
+
+def check(what, ok):
+    print(("ok    " if ok else "FAIL  ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def case(name, steps=5, dt=0.01, every=2, boundaries=None, extra=""):
+    if boundaries is None:
+        boundaries = [("lid", 'type = "wall"\nvelocity = [1.0, 0.0, 0.0]'), ("walls", 'type = "wall"')]
+    text = f'[mesh]\nfile = "{mesh}"\n\n[fluid]\nviscosity = 0.01\n\n'
+    for group, body in boundaries:
+        text += f'[[boundary]]\ngroup = "{group}"\n{body}\n\n'
+    text += f"[time]\ndt = {dt}\nsteps = {steps}\n\n[output]\ndirectory = \"out_{name}\"\nevery = {every}\n{extra}"
+    path = os.path.join(work, name + ".toml")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def run(*args, timeout=300):
+    return subprocess.run([exe, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def ran(r, what):
+    check(f"{what}: exit {r.returncode} {r.stderr.strip()[-400:] if r.returncode else ''}", r.returncode == 0)
+
+
+def error_line(r):
+    """The one error line of a failed run ('' when it did not fail so)."""
+    lines = [l for l in r.stderr.splitlines() if l.startswith("streamsolve: error: ")]
+    return lines[0] if r.returncode != 0 and len(lines) == 1 else ""
+
+
+def read_state(path):
+    data = open(path, "rb").read()
+    assert data[:8] == b"SSFLOWST", path
+    _, step, t, dt, faces, cells = struct.unpack_from("<Iiddqq", data, 8)
+    at = 8 + 4 + 4 + 8 + 8 + 8 + 8
+    values = struct.unpack_from("<%dd" % (faces + cells), data, at)
+    return {"step": step, "time": t, "dt": dt, "flux": values[:faces], "pressure": values[faces:]}
+
+
+def relative_difference(a, b):
+    scale = max(max(abs(x) for x in a), 1e-300)
+    return max(abs(x - y) for x, y in zip(a, b)) / scale
+
+
+def temporaries(folder):
+    return [n for n in os.listdir(folder) if ".tmp." in n]
+
+
+def final_states_match(straight, other, what):
+    a, b = read_state(straight), read_state(other)
+    check(f"{what}: same step and time ({a['step']}, {a['time']} vs {b['step']}, {b['time']})",
+          a["step"] == b["step"] and abs(a["time"] - b["time"]) <= 1e-12 * abs(a["time"]))
+    du, dp = relative_difference(a["flux"], b["flux"]), relative_difference(a["pressure"], b["pressure"])
+    check(f"{what}: fluxes differ by {du:.2e}, pressures by {dp:.2e} of their scale (<= 1e-12)",
+          du <= 1e-12 and dp <= 1e-12)
+
+
+def scenario_outputs():
+    import meshio
+    c = case("outputs", steps=5, every=2, extra="slice_origin = [0.5, 0.5, 0.5]\nslice_normal = [0, 1, 0]\n")
+    out = os.path.join(work, "out_outputs")
+    r = run("flow", c, "--backend", "cpu")
+    ran(r, "flow --backend cpu")
+    progress = [l for l in r.stderr.splitlines() if " step " in l and "CFL" in l]
+    check(f"progress lines on stderr ({len(progress)})", len(progress) >= 2 and "kinetic energy" in progress[-1]
+          and "pressure" in progress[-1] and "max div" in progress[-1])
+    names = sorted(os.listdir(out))
+    expected = ["flow.json", "flow.png", "flow.pvd", "flow.vtu"] + \
+        [f"flow_{s:06d}.{e}" for s in (0, 2, 4, 5) for e in ("state", "vtu")]
+    check(f"files {names}", names == sorted(expected))
+    check("PNG signature", open(os.path.join(out, "flow.png"), "rb").read(8) == b"\x89PNG\r\n\x1a\n")
+    pvd = open(os.path.join(out, "flow.pvd")).read()
+    check("flow.pvd lists the 4 snapshots", all(f'file="flow_{s:06d}.vtu"' in pvd for s in (0, 2, 4, 5)))
+    j = json.load(open(os.path.join(out, "flow.json")))
+    for key in ["problem", "mesh", "backend", "device", "steps", "time", "dt", "kinetic_energy", "max_divergence",
+                "iterations", "seconds_per_step"]:
+        check(f"JSON has {key}", key in j)
+    check("problem, backend, device", j["problem"] == "flow" and j["backend"] == "cpu" and "CPU" in j["device"])
+    check(f"steps {j['steps']}, time {j['time']}", j["steps"] == 5 and abs(j["time"] - 0.05) < 1e-12)
+    check(f"kinetic energy {j['kinetic_energy']} in (0, 0.5)", 0 < j["kinetic_energy"] < 0.5)
+    check(f"max divergence {j['max_divergence']:.2e} <= 1e-5 (pressure tolerance 1e-6)", j["max_divergence"] <= 1e-5)
+    for solve in ("momentum", "pressure"):
+        it = j["iterations"][solve]
+        check(f"{solve} iterations {it}", it["last"] > 0 and 0 < it["mean"] <= it["max"])
+    sps = j["seconds_per_step"]
+    check(f"seconds per step {sps}", all(sps[k] >= 0 for k in ("convection", "momentum", "pressure"))
+          and sps["total"] >= sps["momentum"] + sps["pressure"])
+    m = meshio.read(os.path.join(out, "flow.vtu"))
+    cells = len(m.cells_dict["tetra"])
+    check("mesh sizes in the JSON", j["mesh"]["nodes"] == len(m.points) and j["mesh"]["cells"] == cells
+          and j["mesh"]["faces"] > cells)
+    for name, width in [("velocity", 3), ("pressure", 1), ("divergence", 1), ("vorticity", 3)]:
+        a = m.cell_data[name][0]
+        check(f"cell {name}: {a.shape}, finite", a.shape[0] == cells and (a.ndim == 1 or a.shape[1] == width)
+              and bool((abs(a) < 1e30).all()))
+    u = m.point_data["velocity"]
+    speed = max(math.sqrt(x * x + y * y + z * z) for x, y, z in u)
+    check(f"point velocity {u.shape}, max speed {speed:.3f} in (0, 1.5)", u.shape == (len(m.points), 3) and 0 < speed < 1.5)
+    # The lid drags the fluid along +x right below it.
+    top = [vx for (vx, vy, vz), p in zip(u, m.points) if p[2] > 0.9 and 0.2 < p[0] < 0.8]
+    check(f"fluid under the lid moves along +x (mean {sum(top) / len(top):.3f} > 0.05)", sum(top) / len(top) > 0.05)
+    check("no temporaries", temporaries(out) == [])
+
+
+def scenario_restart():
+    straight = case("straight", steps=8, every=4)
+    ran(run("flow", straight, "--backend", "cpu", "--no-png"), "8 steps straight")
+    half = case("restarted", steps=4, every=4)
+    ran(run("flow", half, "--backend", "cpu", "--no-png"), "first 4 steps")
+    full = case("restarted", steps=8, every=4)
+    r = run("flow", full, "--backend", "cpu", "--no-png", "--restart")
+    ran(r, "--restart to 8 steps")
+    out = os.path.join(work, "out_restarted")
+    j = json.load(open(os.path.join(out, "flow.json")))
+    check(f"restarted_from {j['restarted_from']}, steps {j['steps']}, this run {j['steps_this_run']}",
+          j["restarted_from"] == 4 and j["steps"] == 8 and j["steps_this_run"] == 4)
+    pvd = open(os.path.join(out, "flow.pvd")).read()
+    check("flow.pvd continues the series", all(f'file="flow_{s:06d}.vtu"' in pvd for s in (0, 4, 8)))
+    final_states_match(os.path.join(work, "out_straight", "flow_000008.state"), os.path.join(out, "flow_000008.state"),
+                       "4 + restart + 4 vs 8")
+
+
+def complete_files(folder):
+    """Every final-named file is complete: states pass their checksum (through streamsolve's reader, by
+    restarting later) and are the right size; VTUs end with </VTKFile>."""
+    ok = True
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        if name.endswith(".state"):
+            data = open(path, "rb").read()
+            faces, cells = struct.unpack_from("<qq", data, 32)
+            ok &= len(data) == 48 + 8 * (faces + cells) + 8
+        elif name.endswith(".vtu") or name.endswith(".pvd"):
+            ok &= open(path, "rb").read().rstrip().endswith(b"</VTKFile>")
+    return ok
+
+
+def scenario_kill():
+    steps = 60
+    straight = case("straight", steps=steps, every=2)
+    ran(run("flow", straight, "--backend", "cpu", "--no-png"), f"{steps} steps straight")
+    killed = case("killed", steps=steps, every=2)
+    out = os.path.join(work, "out_killed")
+    p = subprocess.Popen([exe, "flow", killed, "--backend", "cpu", "--no-png"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and p.poll() is None and not os.path.exists(os.path.join(out, "flow_000004.state")):
+        time.sleep(0.005)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    check(f"killed before the end (exit {p.returncode})", p.returncode == -signal.SIGKILL
+          and not os.path.exists(os.path.join(out, "flow.json")))
+    check("only complete files under final names", complete_files(out))
+    r = run("flow", killed, "--backend", "cpu", "--no-png", "--restart")
+    ran(r, "--restart after SIGKILL")
+    j = json.load(open(os.path.join(out, "flow.json")))
+    check(f"restarted from step {j['restarted_from']} >= 4", j["restarted_from"] is not None and j["restarted_from"] >= 4)
+    check("no temporaries after the restart", temporaries(out) == [])
+    final_states_match(os.path.join(work, "out_straight", f"flow_{steps:06d}.state"),
+                       os.path.join(out, f"flow_{steps:06d}.state"), "killed + restart vs straight")
+
+
+def scenario_errors():
+    c = case("unknown", boundaries=[("lid", 'type = "wall"\nvelocity = [1, 0, 0]'), ("walls", 'type = "wall"'),
+                                    ("inlet", 'type = "velocity"\nvelocity = [1, 0, 0]')])
+    r = run("flow", c, "--backend", "cpu", "--no-png")
+    line = error_line(r)
+    table_line = open(c).read().splitlines().index('group = "inlet"')  # 0-based index of the key = 1-based line of its table
+    check(f"unknown group: {line}", f"unknown.toml:{table_line}: unknown boundary group 'inlet'" in line
+          and "lid (1)" in line)
+    c = case("open", boundaries=[("lid", 'type = "wall"\nvelocity = [1, 0, 0]')])
+    r = run("flow", c, "--backend", "cpu", "--no-png")
+    line = error_line(r)
+    check(f"boundary group without a condition: {line}",
+          "open.toml" in line and "'walls'" in line and "no [[boundary]] condition" in line)
+    c = case("norestart")
+    r = run("flow", c, "--backend", "cpu", "--no-png", "--restart")
+    check(f"--restart without a checkpoint: {error_line(r)}", "no checkpoint" in error_line(r))
+    # dt = 2 on h ~ 0.1 with a unit lid speed: CFL ~ 20 after the first step.
+    c = case("diverging", steps=5, dt=2.0, every=1)
+    r = run("flow", c, "--backend", "cpu")
+    line = error_line(r)
+    check(f"diverging run: {line}", "CFL" in line and "stopped" in line)
+    out = os.path.join(work, "out_diverging")
+    left = sorted(os.listdir(out))
+    check(f"no final outputs, no temporaries: {left}",
+          not any(n in left for n in ("flow.vtu", "flow.json", "flow.png")) and temporaries(out) == [])
+    check("only complete files", complete_files(out))
+
+
+def scenario_compare():
+    c = case("compare", steps=20, every=10)
+    r = run("flow", c, "--backend", "gpu", "--compare", "--no-png")
+    ran(r, "flow --backend gpu --compare")
+    j = json.load(open(os.path.join(work, "out_compare", "flow.json")))
+    cmp = j.get("compare", {})
+    check(f"compare keys {sorted(cmp)}", {"backend", "max_velocity_diff", "max_pressure_diff", "runs"} <= set(cmp))
+    check(f"backend gpu vs {cmp.get('backend')}, launch {j.get('launch')}", j["backend"] == "gpu"
+          and cmp.get("backend") == "cpu" and j.get("launch") == "fragment")
+    check(f"max_velocity_diff {cmp.get('max_velocity_diff', 1):.2e} <= 1e-4", cmp.get("max_velocity_diff", 1) <= 1e-4)
+    check(f"max_pressure_diff {cmp.get('max_pressure_diff', 1):.2e} <= 1e-3", cmp.get("max_pressure_diff", 1) <= 1e-3)
+    runs = cmp.get("runs", {})
+    check("both runs side by side", set(runs) == {"gpu", "cpu"} and runs["gpu"]["steps"] == runs["cpu"]["steps"] == 20)
+
+
+{"outputs": scenario_outputs, "restart": scenario_restart, "kill": scenario_kill, "errors": scenario_errors,
+ "compare": scenario_compare}[scenario]()
+if failures:
+    print(f"{len(failures)} FAILED")
+    sys.exit(1)
+print("all passed")

@@ -1,0 +1,220 @@
+// The flow command's layers below the app: a case file becomes a FlowProblem on the mesh (groups by
+// name or number, every boundary face covered, one-line errors), checkpoints round-trip exactly and
+// refuse damaged files, and the output fields of a uniform flow are what they must be.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <glm/geometric.hpp>
+
+#include "physics/flow_case_problem.hpp"
+#include "physics/flow_fields.hpp"
+#include "physics/flow_state_file.hpp"
+#include "physics/flow_test_util.hpp"
+
+namespace ss::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Anchored in meshes/ so `file = "cavity.msh"` resolves.
+const std::string kCasePath = std::string(SS_SOURCE_DIR) + "/meshes/test.toml";
+
+FlowCase cavity_case(const std::string& boundaries) {
+  return parse_flow_case("[mesh]\nfile = \"cavity.msh\"\n[fluid]\nviscosity = 0.01\n" + boundaries +
+                             "[time]\ndt = 0.01\nsteps = 3\n",
+                         kCasePath);
+}
+
+const std::string kLidAndWalls =
+    "[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\nvelocity = [1, 0, 0]\n"
+    "[[boundary]]\ngroup = \"walls\"\ntype = \"wall\"\n";
+
+std::string error_of(const FlowCase& c, const LoadedMesh& m) {
+  try {
+    build_flow_problem(c, m);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(FlowCaseProblem, CavityLidMovesWallsRest) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  const FlowProblem p = build_flow_problem(cavity_case(kLidAndWalls), m);
+  EXPECT_EQ(p.viscosity, 0.01);
+  EXPECT_EQ(p.time.steps, 3);
+  EXPECT_EQ(p.time.max_dt, 0.01);
+  EXPECT_FALSE(p.time_dependent());
+  ASSERT_EQ(p.boundary_condition.size(), m.topology.boundary_faces.size());
+  const FlowBoundaryValues b = evaluate_boundary(p, m, 0.0);
+  int lid = 0;
+  for (size_t k = 0; k < m.topology.boundary_faces.size(); ++k) {
+    const size_t f = size_t(m.topology.boundary_faces[k]);
+    const bool on_lid = m.geometry.face_centroids[f].z > 1.0 - 1e-9;
+    lid += on_lid;
+    EXPECT_EQ(p.conditions[size_t(p.boundary_condition[k])].kind, FlowBoundaryKind::velocity);
+    EXPECT_EQ(b.bx[k], on_lid ? 1.0 : 0.0) << "face " << f;
+    EXPECT_EQ(b.flux[f], 0.0);  // tangential lid velocity, walls at rest: no flux through any face
+  }
+  EXPECT_GT(lid, 0);
+}
+
+TEST(FlowCaseProblem, GroupsByNumberKindsAndTimeDependence) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  const FlowProblem p = build_flow_problem(
+      cavity_case("[[boundary]]\ngroup = 1\ntype = \"pressure\"\npressure = \"t\"\n"
+                  "[[boundary]]\ngroup = \"2\"\ntype = \"slip\"\n"),
+      m);
+  ASSERT_EQ(p.conditions.size(), 2u);
+  EXPECT_EQ(p.conditions[0].kind, FlowBoundaryKind::pressure);
+  EXPECT_EQ(p.conditions[0].label, "lid");
+  EXPECT_EQ(p.conditions[1].kind, FlowBoundaryKind::slip);
+  EXPECT_TRUE(p.time_dependent());
+  EXPECT_EQ(p.conditions[0].pressure(glm::dvec3(0.5), 2.5), 2.5);
+}
+
+TEST(FlowCaseProblem, UnknownGroupNamesTheCaseLine) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  const std::string e = error_of(cavity_case(kLidAndWalls + "[[boundary]]\ngroup = \"inlet\"\ntype = \"slip\"\n"), m);
+  EXPECT_NE(e.find(kCasePath + ":12: unknown boundary group 'inlet'; the mesh has lid (1), walls (2)"),
+            std::string::npos) << e;
+}
+
+TEST(FlowCaseProblem, BoundaryGroupWithoutConditionIsAnError) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  const std::string e = error_of(cavity_case("[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\n"), m);
+  EXPECT_NE(e.find("boundary group 'walls' (2)"), std::string::npos) << e;
+  EXPECT_NE(e.find("has no [[boundary]] condition"), std::string::npos) << e;
+  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+}
+
+TEST(FlowCaseProblem, TheSameGroupTwiceIsAnError) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  const std::string e = error_of(cavity_case(kLidAndWalls + "[[boundary]]\ngroup = 1\ntype = \"slip\"\n"), m);
+  EXPECT_NE(e.find("already has a [[boundary]]"), std::string::npos) << e;
+}
+
+TEST(FlowCaseProblem, NonFiniteBoundaryVelocityIsAnError) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  const std::string e = error_of(
+      cavity_case("[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\nvelocity = [\"1/(z-1)\", 0, 0]\n"
+                  "[[boundary]]\ngroup = \"walls\"\ntype = \"wall\"\n"),
+      m);
+  EXPECT_NE(e.find(kCasePath + ":5: [[boundary]] velocity of group 'lid' is not finite"), std::string::npos) << e;
+}
+
+FlowState sample_state(std::int64_t faces, std::int64_t cells) {
+  FlowState s;
+  s.step = 42, s.time = 0.1 + 0.2, s.dt = 1.0 / 3.0;
+  for (std::int64_t i = 0; i < faces; ++i) s.flux.push_back(std::sin(double(i)) * 1e-3);
+  for (std::int64_t i = 0; i < cells; ++i) s.pressure.push_back(std::cos(double(i)) / 7.0);
+  return s;
+}
+
+fs::path fresh_folder(const std::string& name) {
+  const fs::path dir = fs::path(SS_BINARY_DIR) / "test_output" / "flow_state_file" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST(FlowStateFile, RoundTripsExactly) {
+  const fs::path dir = fresh_folder("round_trip");
+  const FlowState s = sample_state(1001, 333);
+  const std::string path = (dir / flow_state_name(42)).string();
+  write_flow_state(path, s);
+  const FlowState r = read_flow_state(path);
+  EXPECT_EQ(r.step, 42);
+  EXPECT_EQ(r.time, s.time);
+  EXPECT_EQ(r.dt, s.dt);
+  EXPECT_EQ(r.flux, s.flux);
+  EXPECT_EQ(r.pressure, s.pressure);
+  const FlowState header = read_flow_state_header(path);
+  EXPECT_EQ(header.step, 42);
+  EXPECT_EQ(header.time, s.time);
+  EXPECT_TRUE(header.flux.empty());
+  EXPECT_EQ(fs::path(path).filename().string(), "flow_000042.state");
+}
+
+TEST(FlowStateFile, DamagedOrShortFilesAreRefused) {
+  const fs::path dir = fresh_folder("damaged");
+  const std::string path = (dir / "flow_000001.state").string();
+  write_flow_state(path, sample_state(50, 20));
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const auto rewrite = [&](const std::string& content) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << content;
+  };
+  const auto error = [&] {
+    try {
+      read_flow_state(path);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  std::string flipped = bytes;
+  flipped[100] ^= 0x10;
+  rewrite(flipped);
+  EXPECT_NE(error().find("checksum mismatch"), std::string::npos) << error();
+  rewrite(bytes.substr(0, bytes.size() - 9));
+  EXPECT_NE(error().find("bytes, its header"), std::string::npos) << error();
+  rewrite("not a state");
+  EXPECT_NE(error().find("not a streamsolve flow state"), std::string::npos) << error();
+}
+
+TEST(FlowStateFile, ListsCheckpointsByStep) {
+  const fs::path dir = fresh_folder("list");
+  for (int step : {10, 2, 100}) write_flow_state((dir / flow_state_name(step)).string(), sample_state(3, 2));
+  for (const char* other : {"flow_7.state", "flow_000003.state.tmp.99", "flow_000004.vtu", "heat_000005.state"})
+    std::ofstream((dir / other).string()) << "x";
+  const std::vector<FlowStateFile> files = list_flow_states(dir.string());
+  ASSERT_EQ(files.size(), 3u);
+  EXPECT_EQ(files[0].step, 2);
+  EXPECT_EQ(files[1].step, 10);
+  EXPECT_EQ(files[2].step, 100);
+  EXPECT_TRUE(list_flow_states((dir / "missing").string()).empty());
+}
+
+// u = (1, 0.5, -0.25) everywhere, prescribed on every boundary face: the reconstruction is exact for
+// a constant field (eq. 7.5), so cell and node velocities are u, and divergence and vorticity vanish.
+TEST(FlowFields, UniformFlowIsReproduced) {
+  const LoadedMesh& m = project_mesh("cube.msh", 0);
+  const glm::dvec3 u(1, 0.5, -0.25);
+  FlowProblem p;
+  std::map<std::string, FlowCondition> by_name;
+  for (const auto& [id, name] : m.mesh.surface_group_names)
+    by_name[name] = wall([u](const glm::dvec3&, double) { return u; });
+  assign_by_group(p, m, by_name);
+  FlowState s;
+  s.flux = face_fluxes(m, [u](const glm::dvec3&, double) { return u; }, 0.0);
+  s.pressure.assign(size_t(m.topology.num_cells), 3.0);
+  CpuMeshOperators ops(m);
+  const FlowFields f = compute_flow_fields(ops, m, p, s);
+  double velocity_error = 0, node_error = 0, divergence = 0, vorticity = 0;
+  for (size_t c = 0; c < f.cell_velocity.size(); ++c) {
+    velocity_error = std::max(velocity_error, glm::length(f.cell_velocity[c] - u));
+    divergence = std::max(divergence, std::fabs(f.divergence[c]));
+    vorticity = std::max(vorticity, glm::length(f.vorticity[c]));
+  }
+  for (const glm::dvec3& v : f.node_velocity) node_error = std::max(node_error, glm::length(v - u));
+  // Sums of O(10) terms of size O(1) (velocity) or O(A/V ~ 1/h ~ 10) (divergence, vorticity) in double.
+  EXPECT_LT(velocity_error, 1e-12);
+  EXPECT_LT(node_error, 1e-12);
+  EXPECT_LT(divergence, 1e-10);
+  EXPECT_LT(vorticity, 1e-10);
+  EXPECT_EQ(f.pressure, s.pressure);
+  const FlowDifference same = compare_flow_fields(f, f);
+  EXPECT_EQ(same.max_velocity_diff, 0.0);
+  EXPECT_NEAR(same.max_speed, glm::length(u), 1e-12);
+}
+
+}  // namespace
+}  // namespace ss::test
