@@ -531,7 +531,7 @@ void add_bench_cg_command(CLI::App& bench, GlobalOptions& globals) {
   b->add_option("--mixed-tolerance", o.mixed_tolerance, "true relative residual of the mixed runs (default 1e-10)");
   b->add_option("--inner-tolerance", o.inner_tolerance, "relative reduction of each inner solve (default 1e-5 or the case's)");
   b->add_option("--preconditioner", o.preconditioners,
-                "CG preconditioners to run, comma separated: jacobi, multigrid, none (default: the case's, else jacobi)")
+                "CG preconditioners to run, comma separated: jacobi, multigrid, none (default: the case's, else multigrid)")
       ->delimiter(',');
   b->add_option("--mg-degree", o.mg_degree, "multigrid: Chebyshev smoother degree (default 2)")->check(CLI::Range(1, 8));
   b->add_option("--mg-coarse-size", o.mg_coarse_size, "multigrid: direct solve at or below this many unknowns (default 2000)")

@@ -87,7 +87,7 @@ HeatCase heat_case_from(const CaseFile& file) {
     SS_REQUIRE(c.tolerance > 0.0 && c.tolerance < 1.0, t.where_key("tolerance") << ": [solver] tolerance must be in (0, 1)");
     c.max_iterations = t.integer("max_iterations", c.max_iterations);
     t.require_at_least("max_iterations", c.max_iterations, 1);
-    const std::string preconditioner = t.choice("preconditioner", "jacobi", {"jacobi", "multigrid", "none"});
+    const std::string preconditioner = t.choice("preconditioner", "multigrid", {"jacobi", "multigrid", "none"});
     c.jacobi = preconditioner == "jacobi";
     c.multigrid = preconditioner == "multigrid";
     c.variant = t.choice("variant", c.variant, {"textbook", "single_sync"});

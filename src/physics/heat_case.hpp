@@ -4,7 +4,7 @@
 //   [mesh]      file = "crank.msh" (relative to the case file), refine = 0
 //   [material]  conductivity, heat_capacity, source        — or [material.<volume group>] tables
 //   [[boundary]] group = "left" | 3, type = "dirichlet" | "neumann", value = ...
-//   [solver]    tolerance = 1e-6, max_iterations = 20000, preconditioner = "jacobi" | "multigrid" | "none",
+//   [solver]    tolerance = 1e-6, max_iterations = 20000, preconditioner = "multigrid" | "jacobi" | "none",
 //               variant = "single_sync" | "textbook", precision = "mixed" | "float",
 //               inner_tolerance = 1e-5
 //   [time]      dt, steps, theta = 1.0, initial = 0.0      — absent: steady
@@ -64,8 +64,8 @@ struct HeatCase {
   std::vector<BoundaryCondition> boundaries;
   double tolerance = 1e-6;
   int max_iterations = 20000;
-  bool jacobi = true;
-  bool multigrid = false;               // preconditioner = "multigrid" (jacobi is then false)
+  bool jacobi = false;                  // preconditioner = "jacobi"
+  bool multigrid = true;                // preconditioner = "multigrid" (the default; jacobi is then false)
   std::string variant = "single_sync";  // CG variant (solver/cg.hpp)
   bool mixed = true;                    // precision = "mixed": tolerance on the true residual
   double inner_tolerance = 1e-5;        // each correction's relative reduction (mixed)

@@ -49,9 +49,10 @@ def one_error_line(r):
     return r.returncode != 0 and len(lines) == 1 and lines[0].startswith("streamsolve: error: ")
 
 
-# 1. Both backends, default tolerance.
+# 1. Both backends, default tolerance, Jacobi (the PETSc peer below runs CG + Jacobi on the same system).
 out, mtx, sol = f"{work}/cg.json", f"{work}/system.mtx", f"{work}/solution.mtx"
-r = run("bench", "cg", "--mesh", mesh, "--refine", "1", "--json", out, "--export-matrix", mtx, "--write-solution", sol)
+r = run("bench", "cg", "--mesh", mesh, "--refine", "1", "--preconditioner", "jacobi", "--json", out, "--export-matrix",
+        mtx, "--write-solution", sol)
 check(f"bench cg exit {r.returncode} {r.stderr.strip()[-300:]}", r.returncode == 0)
 report = json.load(open(out))
 for key in ["device", "mesh", "unknowns", "results"]:
@@ -95,6 +96,8 @@ mtx2, sol2 = f"{work}/tight.mtx", f"{work}/tight_solution.mtx"
 r = run("bench", "cg", "--mesh", mesh, "--refine", "1", "--backends", "cpu", "--tolerance", "1e-12",
         "--export-matrix", mtx2, "--write-solution", sol2, "--json", f"{work}/tight.json")
 check(f"bench cg --backends cpu --tolerance 1e-12 exit {r.returncode}", r.returncode == 0)
+tight = json.load(open(f"{work}/tight.json"))["results"][0]
+check(f"default preconditioner is multigrid: {tight['preconditioner']}", tight["preconditioner"] == "multigrid")
 n, indptr, indices, data, b = mtx_io.read_system(mtx2)
 try:
     import scipy.sparse

@@ -95,7 +95,8 @@ value = 1
   EXPECT_EQ(c.materials.at("10").heat_capacity, 1.0);
   EXPECT_EQ(c.tolerance, 1e-6);
   EXPECT_EQ(c.max_iterations, 20000);
-  EXPECT_TRUE(c.jacobi);
+  EXPECT_TRUE(c.multigrid);  // the default preconditioner
+  EXPECT_FALSE(c.jacobi);
   EXPECT_EQ(c.variant, "single_sync");
   EXPECT_TRUE(c.mixed);
   EXPECT_EQ(c.inner_tolerance, 1e-5);
