@@ -141,19 +141,6 @@ public:
     backend_.axpy(1.0, shift, out, out);
   }
 
-  // Prepares T for a CG solve: Dirichlet values on owned fixed nodes, ghosts 0, free nodes kept.
-  void prepare_solution(Vector& T) {
-    backend_.multiply(free_owned_, T, T);
-    std::vector<std::int32_t> nodes;
-    std::vector<double> values;
-    for (std::int32_t i = 0; i < owned_; ++i)
-      if (fixed_[size_t(i)]) {
-        nodes.push_back(i);
-        values.push_back(values_[size_t(i)]);
-      }
-    if (!nodes.empty()) backend_.scatter(T, nodes, values);
-  }
-
   // Prepares X (double) for a solve: Dirichlet values exactly on owned fixed nodes, ghosts 0.
   void prepare_solution_precise(PreciseVector& X) {
     backend_.mask_precise(free_owned_, X);
