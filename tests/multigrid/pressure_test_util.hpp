@@ -34,7 +34,7 @@ inline PressureCase pressure_case(const std::string& file, int refine) {
 inline std::vector<double> random_cells(std::int32_t n, std::uint64_t seed, bool mean_free) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> v(size_t(n));
+  std::vector<double> v(static_cast<size_t>(n));
   double mean = 0;
   for (double& x : v) mean += (x = u(rng));
   mean /= double(n);
