@@ -12,6 +12,10 @@
 //   - below the base mesh (or below an unrefined mesh): smoothed aggregation on the explicit
 //     matrix, A_c = Pᵀ A P, P = (I − ω D⁻¹A) P_tent, fixed nodes (identity rows) left out;
 //   - the coarsest (at most `coarse_size` unknowns): a Cholesky factorisation (CHOLMOD).
+// The algebraic setup (setup_algebraic_multigrid) starts from any SPD matrix instead of the heat
+// system: that matrix is the finest level (applied by the caller's operator or as itself), then
+// aggregation levels and the coarsest as above; with the constants as null space (the flow
+// pressure operator without an outlet) the coarsest is factorised with one unknown pinned.
 #include <cstdint>
 #include <functional>
 #include <memory>

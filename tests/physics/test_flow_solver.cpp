@@ -70,7 +70,7 @@ void expect_gpu_run_equals_cpu(const LoadedMesh& m, const FlowProblem& p, GpuBac
   }
   ASSERT_GT(max_speed, 0.05);
   EXPECT_LE(max_diff / max_speed, 1e-4);
-  ::testing::Test::RecordProperty("max_velocity_diff", std::to_string(max_diff / max_speed));
+  ::testing::Test::RecordProperty("max_velocity_diff", ::testing::PrintToString(max_diff / max_speed));
 }
 
 TEST_F(FlowSolverGpu, CavityTwentyStepsIsEquivalentToRef) {
