@@ -1,6 +1,7 @@
 #pragma once
-// Multigrid preconditioner for the heat system a·M + s·K̃ (fixed nodes eliminated), on either
-// backend: one symmetric V-cycle from z = 0 per application, z = M⁻¹ r, so CG stays valid.
+// Multigrid preconditioner for the heat system a·M + s·K̃ (fixed nodes eliminated), or for any SPD
+// sparse matrix (algebraic: the flow pressure operator, also with the constants as null space), on
+// either backend: one symmetric V-cycle from z = 0 per application, z = M⁻¹ r, so CG stays valid.
 //
 //   vcycle(l, b → x):
 //     l coarsest:  x = A_l⁻¹ b                      (CHOLMOD on the host: download b, solve, upload x)
@@ -14,8 +15,12 @@
 // θ = (λ_hi + λ_lo)/2, δ = (λ_hi − λ_lo)/2, σ = θ/δ, ρ₀ = 1/σ;
 // step 0: d = D⁻¹r / θ;  step k: ρ_k = 1/(2σ − ρ_{k−1}), d = ρ_k ρ_{k−1} d + (2ρ_k/δ) D⁻¹ r;  x += d.
 // Each step is one fused pass (shaders/mg_chebyshev.glsl) after A x (none for step 0 from zero).
-// The level operators: the caller's heat operator (finest), rediscretised heat operators (coarser
-// meshes), sparse matrices (aggregation levels); transfers are sparse gathers.
+// The level operators: the caller's heat operator or operator function (finest), rediscretised heat
+// operators (coarser meshes), sparse matrices (aggregation levels); transfers are sparse gathers.
+// Constant null space: every aggregation level keeps it (P_tent holds the constants, A_c 1_c =
+// Pᵀ A 1 = 0), restriction keeps b ⊥ 1, and the coarsest is solved with one unknown pinned then
+// made mean-free (MultigridSetup::solve_coarsest): the cycle stays symmetric, and positive on the
+// complement of the constants where CG's residuals live.
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -35,17 +40,58 @@ public:
   using HeatOp = typename MultigridTypes<Backend>::HeatOperator;
   using Sparse = typename MultigridTypes<Backend>::Sparse;
 
+  using LevelApply = std::function<void(const Vector&, Vector&)>;
+
   // `fine` has its fixed nodes set (the system CG solves); `geometric` may be null (no hierarchy).
   Multigrid(Backend& backend, HeatOp& fine, const GeometricLevels* geometric, double a, double s,
             const MultigridOptions& options = {})
       : backend_(backend), a_(a), s_(s), options_(options),
         setup_(setup_multigrid(fine.data(), fine.dirichlet(), geometric, a, s, options)) {
+    build_levels(&fine, geometric, {});
+  }
+
+  // Algebraic: any SPD matrix `a` (constant_null_space: semi-definite, null space the constants;
+  // setup_algebraic_multigrid). The finest level applies `fine_apply` (y = A x, the caller's
+  // matrix-free operator, e.g. the flow pressure operator) or, when empty, `a` as a sparse matrix.
+  Multigrid(Backend& backend, const SparseMatrix& a, bool constant_null_space, LevelApply fine_apply = {},
+            const MultigridOptions& options = {})
+      : backend_(backend), a_(0), s_(0), options_(options),
+        setup_(setup_algebraic_multigrid(a, constant_null_space, options)) {
+    build_levels(nullptr, nullptr, std::move(fine_apply));
+  }
+
+  // z = M⁻¹ r (one V-cycle from zero).
+  void operator()(const Vector& r, Vector& z) {
+    if (levels_.size() == 1) {
+      coarse_solve(r, z);
+      return;
+    }
+    cycle(0, r, z);
+  }
+
+  const MultigridSetup& setup() const { return setup_; }
+  int num_levels() const { return int(levels_.size()); }
+
+private:
+  struct Level {
+    std::int32_t size = 0;
+    HeatOp* heat = nullptr;
+    LevelApply op;  // the algebraic finest level's caller operator
+    std::unique_ptr<HeatOp> own_heat;
+    std::unique_ptr<Sparse> matrix, prolongation, restriction;
+    Vector inverse_diagonal, b, x, ax, d;
+    double theta = 1, delta = 0;
+  };
+
+  void build_levels(HeatOp* fine, const GeometricLevels* geometric, LevelApply fine_apply) {
     for (size_t l = 0; l < setup_.levels.size(); ++l) {
       const HostLevel& h = setup_.levels[l];
       Level v;
       v.size = h.size;
-      if (h.kind == HostLevel::Kind::fine) {
-        v.heat = &fine;
+      if (h.kind == HostLevel::Kind::fine && fine) {
+        v.heat = fine;
+      } else if (h.kind == HostLevel::Kind::fine && fine_apply) {
+        v.op = std::move(fine_apply);
       } else if (h.kind == HostLevel::Kind::geometric) {
         v.own_heat = std::make_unique<HeatOp>(make_heat(geometric->operators[size_t(h.geometric_level)]));
         v.own_heat->set_dirichlet(h.fixed_nodes);
@@ -70,35 +116,14 @@ public:
     }
   }
 
-  // z = M⁻¹ r (one V-cycle from zero).
-  void operator()(const Vector& r, Vector& z) {
-    if (levels_.size() == 1) {
-      coarse_solve(r, z);
-      return;
-    }
-    cycle(0, r, z);
-  }
-
-  const MultigridSetup& setup() const { return setup_; }
-  int num_levels() const { return int(levels_.size()); }
-
-private:
-  struct Level {
-    std::int32_t size = 0;
-    HeatOp* heat = nullptr;
-    std::unique_ptr<HeatOp> own_heat;
-    std::unique_ptr<Sparse> matrix, prolongation, restriction;
-    Vector inverse_diagonal, b, x, ax, d;
-    double theta = 1, delta = 0;
-  };
-
   HeatOp make_heat(const HeatOperatorData& data) {
     if constexpr (std::is_same_v<Backend, CpuBackend>) return HeatOp(data);
     else return HeatOp(backend_, data);
   }
 
   void apply(Level& v, const Vector& x, Vector& y) {
-    if (v.heat) v.heat->apply_system(a_, s_, x, y);
+    if (v.op) v.op(x, y);
+    else if (v.heat) v.heat->apply_system(a_, s_, x, y);
     else v.matrix->apply(x, y);
   }
 
@@ -119,7 +144,7 @@ private:
     }
   }
 
-  void coarse_solve(const Vector& b, Vector& x) { set_values(backend_, x, setup_.coarse->solve(backend_.download(b))); }
+  void coarse_solve(const Vector& b, Vector& x) { set_values(backend_, x, setup_.solve_coarsest(backend_.download(b))); }
 
   void cycle(size_t l, const Vector& b, Vector& x) {
     Level& v = levels_[l];

@@ -90,6 +90,26 @@ std::vector<double> inverse_of(const std::vector<double>& d) {
   return inv;
 }
 
+
+// A with row and column 0 replaced by the identity's: SPD when A is symmetric positive
+// semi-definite with only the constants as null space (a connected graph).
+SparseMatrix pin_first_unknown(const SparseMatrix& a) {
+  SparseMatrix p;
+  p.rows = p.cols = a.rows;
+  p.offsets.assign(size_t(a.rows) + 1, 0);
+  for (std::int32_t i = 0; i < a.rows; ++i) {
+    if (i == 0) {
+      p.columns.push_back(0);
+      p.values.push_back(1.0);
+    } else {
+      for (std::int32_t k = a.offsets[size_t(i)]; k < a.offsets[size_t(i) + 1]; ++k)
+        if (a.columns[size_t(k)] != 0) p.columns.push_back(a.columns[size_t(k)]), p.values.push_back(a.values[size_t(k)]);
+    }
+    p.offsets[size_t(i) + 1] = std::int32_t(p.values.size());
+  }
+  return p;
+}
+
 }  // namespace
 
 double estimate_lambda_max(const std::function<void(const std::vector<double>&, std::vector<double>&)>& apply,
@@ -274,6 +294,37 @@ std::string MultigridSetup::describe() const {
   return s.str();
 }
 
+namespace {
+
+// Smoothed-aggregation levels below setup.levels.back() (whose explicit matrix is `current`) while
+// above coarse_size, then the factorised coarsest. With a constant null space the coarsest is
+// factorised with its first unknown pinned (see solve_coarsest).
+void add_aggregation_levels(MultigridSetup& setup, SparseMatrix current, const MultigridOptions& o) {
+  while (setup.levels.back().size > o.coarse_size && int(setup.levels.size()) < o.max_levels) {
+    HostLevel& finer = setup.levels.back();
+    std::int32_t aggregates = 0;
+    SparseMatrix p = smoothed_aggregation(current, finer.lambda_max, o.strength_threshold, &aggregates);
+    if (aggregates == 0 || aggregates > finer.size * 9 / 10) break;  // no useful coarsening left
+    SparseMatrix coarse = galerkin_product(p, current);
+    finer.prolongation = std::move(p);
+    finer.restriction = transpose(finer.prolongation);
+    HostLevel level;
+    level.kind = HostLevel::Kind::algebraic;
+    level.size = coarse.rows;
+    level.inverse_diagonal = inverse_of(coarse.diagonal());
+    if (level.size > o.coarse_size)
+      level.lambda_max = estimate_lambda_max([&](const std::vector<double>& x, std::vector<double>& y) { coarse.multiply(x, y); },
+                                             level.inverse_diagonal, o.lanczos_steps);
+    level.matrix = coarse;
+    current = std::move(coarse);
+    setup.levels.push_back(std::move(level));
+  }
+  // The coarsest: λmax for the case it still smooths (max_levels reached) is not needed: solved exactly.
+  setup.coarse = std::make_shared<DirectSolver>(setup.constant_null_space ? pin_first_unknown(current) : current);
+}
+
+}  // namespace
+
 MultigridSetup setup_multigrid(const HeatOperatorData& fine, const HeatDirichletData& fine_dirichlet,
                                const GeometricLevels* geometric, double a, double s, const MultigridOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -329,36 +380,44 @@ MultigridSetup setup_multigrid(const HeatOperatorData& fine, const HeatDirichlet
   }
 
   // Below the last heat level: the explicit matrix, aggregated while above coarse_size.
-  SparseMatrix current;
-  {
-    const HostLevel& last = setup.levels.back();
-    const HeatOperatorData& data = heat_tables(last);
-    current = last.kind == HostLevel::Kind::fine ? heat_system_matrix(data, fine_dirichlet, a, s)
-                                                 : level_matrix(data, last.fixed_nodes, a, s);
-  }
-  while (setup.levels.back().size > o.coarse_size && int(setup.levels.size()) < o.max_levels) {
-    HostLevel& finer = setup.levels.back();
-    std::int32_t aggregates = 0;
-    SparseMatrix p = smoothed_aggregation(current, finer.lambda_max, o.strength_threshold, &aggregates);
-    if (aggregates == 0 || aggregates > finer.size * 9 / 10) break;  // no useful coarsening left
-    SparseMatrix coarse = galerkin_product(p, current);
-    finer.prolongation = std::move(p);
-    finer.restriction = transpose(finer.prolongation);
-    HostLevel level;
-    level.kind = HostLevel::Kind::algebraic;
-    level.size = coarse.rows;
-    level.inverse_diagonal = inverse_of(coarse.diagonal());
-    if (level.size > o.coarse_size)
-      level.lambda_max = estimate_lambda_max([&](const std::vector<double>& x, std::vector<double>& y) { coarse.multiply(x, y); },
-                                             level.inverse_diagonal, o.lanczos_steps);
-    level.matrix = coarse;
-    current = std::move(coarse);
-    setup.levels.push_back(std::move(level));
-  }
-  // The coarsest: λmax for the case it still smooths (max_levels reached) is not needed: solved exactly.
-  setup.coarse = std::make_shared<DirectSolver>(current);
+  const HostLevel& last = setup.levels.back();
+  add_aggregation_levels(setup, last.kind == HostLevel::Kind::fine ? heat_system_matrix(heat_tables(last), fine_dirichlet, a, s)
+                                                                   : level_matrix(heat_tables(last), last.fixed_nodes, a, s),
+                         o);
   setup.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return setup;
+}
+
+MultigridSetup setup_algebraic_multigrid(const SparseMatrix& a, bool constant_null_space, const MultigridOptions& o) {
+  SS_REQUIRE(a.rows == a.cols, "multigrid: matrix is " << a.rows << "x" << a.cols);
+  const auto t0 = std::chrono::steady_clock::now();
+  MultigridSetup setup;
+  setup.constant_null_space = constant_null_space;
+  HostLevel top;
+  top.kind = HostLevel::Kind::fine;
+  top.size = a.rows;
+  top.matrix = a;
+  top.inverse_diagonal = inverse_of(a.diagonal());
+  if (top.size > o.coarse_size)
+    top.lambda_max = estimate_lambda_max([&](const std::vector<double>& x, std::vector<double>& y) { a.multiply(x, y); },
+                                         top.inverse_diagonal, o.lanczos_steps);
+  setup.levels.push_back(std::move(top));
+  add_aggregation_levels(setup, a, o);
+  setup.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return setup;
+}
+
+std::vector<double> MultigridSetup::solve_coarsest(std::vector<double> b) const {
+  if (!constant_null_space) return coarse->solve(b);
+  // Pinned unknown 0: for b ⊥ 1 (what the V-cycle restricts from a residual ⊥ 1) the pinned
+  // system's solution solves the singular one exactly; the result is made mean-free.
+  if (!b.empty()) b[0] = 0.0;
+  std::vector<double> x = coarse->solve(b);
+  double mean = 0;
+  for (double v : x) mean += v;
+  mean /= double(std::max<size_t>(x.size(), 1));
+  for (double& v : x) v -= mean;
+  return x;
 }
 
 }  // namespace ss

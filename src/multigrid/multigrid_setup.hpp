@@ -12,6 +12,10 @@
 //   - below the base mesh (or below an unrefined mesh): smoothed aggregation on the explicit
 //     matrix, A_c = Pᵀ A P, P = (I − ω D⁻¹A) P_tent, fixed nodes (identity rows) left out;
 //   - the coarsest (at most `coarse_size` unknowns): a Cholesky factorisation (CHOLMOD).
+// The algebraic setup (setup_algebraic_multigrid) starts from any SPD matrix instead of the heat
+// system: that matrix is the finest level (applied by the caller's operator or as itself), then
+// aggregation levels and the coarsest as above; with the constants as null space (the flow
+// pressure operator without an outlet) the coarsest is factorised with one unknown pinned.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -84,7 +88,7 @@ struct HostLevel {
   std::int32_t size = 0;
   int geometric_level = -1;            // Kind::geometric: index into GeometricLevels
   std::vector<std::int32_t> fixed_nodes;  // Kind::geometric
-  SparseMatrix matrix;                 // Kind::algebraic
+  SparseMatrix matrix;                 // Kind::algebraic; Kind::fine of an algebraic setup
   std::vector<double> inverse_diagonal;
   double lambda_max = 0;               // of D⁻¹A (not on the coarsest)
   SparseMatrix prolongation;           // from the next coarser level onto this one (not on the coarsest)
@@ -94,12 +98,21 @@ struct HostLevel {
 struct MultigridSetup {
   std::vector<HostLevel> levels;       // 0 = finest
   std::shared_ptr<DirectSolver> coarse;  // for levels.back()
+  bool constant_null_space = false;    // the operators are singular with the constants as null space
   double seconds = 0;
+  // x = A_coarsest⁻¹ b; with a constant null space: the solution with unknown 0 pinned to 0 (b_0
+  // ignored), then its mean removed — a symmetric positive semi-definite map, exact for b ⊥ 1.
+  std::vector<double> solve_coarsest(std::vector<double> b) const;
   std::string describe() const;        // "7190977 (fine) > 927585 (geometric) > ... > 812 (direct)"
 };
 
 // fine: the finest operator's tables and elimination (the caller's operator: data(), dirichlet()).
 MultigridSetup setup_multigrid(const HeatOperatorData& fine, const HeatDirichletData& fine_dirichlet,
                                const GeometricLevels* geometric, double a, double s, const MultigridOptions& options);
+
+// Algebraic multigrid of any SPD matrix `a` (or, constant_null_space, symmetric positive
+// semi-definite with exactly the constants as null space): `a` is the finest level, smoothed
+// aggregation below it, CHOLMOD at the bottom (with one unknown pinned when singular).
+MultigridSetup setup_algebraic_multigrid(const SparseMatrix& a, bool constant_null_space, const MultigridOptions& options);
 
 }  // namespace ss

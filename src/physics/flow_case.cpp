@@ -19,14 +19,16 @@ void record_lines(const toml::table& table, const std::string& prefix, std::map<
   }
 }
 
-FlowSolverSettings read_solver(TableReader& t) {
-  FlowSolverSettings s;
+// `defaults`: the solve's settings when not written; multigrid is for the pressure solve only.
+FlowSolverSettings read_solver(TableReader& t, const FlowSolverSettings& defaults, bool pressure) {
+  FlowSolverSettings s = defaults;
   s.tolerance = t.number("tolerance", s.tolerance);
   SS_REQUIRE(s.tolerance > 0.0 && s.tolerance < 1.0,
              t.where_key("tolerance") << ": " << t.name() << " tolerance must be in (0, 1) (got " << s.tolerance << ")");
   s.max_iterations = t.integer("max_iterations", s.max_iterations);
   t.require_at_least("max_iterations", s.max_iterations, 1);
-  s.preconditioner = t.choice("preconditioner", s.preconditioner, {"jacobi", "none"});
+  s.preconditioner = pressure ? t.choice("preconditioner", s.preconditioner, {"multigrid", "jacobi", "none"})
+                              : t.choice("preconditioner", s.preconditioner, {"jacobi", "none"});
   return s;
 }
 
@@ -135,8 +137,8 @@ FlowCase flow_case_from(const CaseFile& file) {
   });
 
   read_table(top, "solver", "solver", [&](TableReader& t) {
-    read_table(t, "pressure", "solver.pressure", [&](TableReader& s) { c.pressure = read_solver(s); });
-    read_table(t, "momentum", "solver.momentum", [&](TableReader& s) { c.momentum = read_solver(s); });
+    read_table(t, "pressure", "solver.pressure", [&](TableReader& s) { c.pressure = read_solver(s, c.pressure, true); });
+    read_table(t, "momentum", "solver.momentum", [&](TableReader& s) { c.momentum = read_solver(s, c.momentum, false); });
   });
 
   const OutputSettings output = read_output_table(top, c.output_every, [&](TableReader& t) {

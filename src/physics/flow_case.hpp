@@ -9,7 +9,9 @@
 //   [initial]     velocity = [u, v, w]                     — default 0
 //   [time]        dt, steps | end_time, cfl = 0, max_dt = dt
 //   [scheme]      convection = "central" | "upwind", theta = 1.0
-//   [solver.pressure], [solver.momentum]  tolerance = 1e-6, max_iterations = 5000, preconditioner = "jacobi" | "none"
+//   [solver.pressure], [solver.momentum]  tolerance = 1e-6, max_iterations = 5000,
+//                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" (the
+//                 momentum default) | "none"
 //   [output]      directory = "out", every = 10, slice_origin = [x, y, z], slice_normal = [0, 1, 0]
 //
 // Velocities and pressures are numbers or expressions in x, y, z, t (src/physics/expression.hpp).
@@ -59,7 +61,8 @@ struct FlowCase {
   FlowTime time;                                 // [time]
   enum class Convection { central, upwind } convection = Convection::central;  // [scheme] convection
   double theta = 1.0;                            // [scheme] theta: 1 or 0.5 (any value in [0.5, 1])
-  FlowSolverSettings pressure, momentum;         // [solver.pressure], [solver.momentum]
+  FlowSolverSettings pressure{1e-6, 5000, "multigrid"};  // [solver.pressure]
+  FlowSolverSettings momentum;                   // [solver.momentum]
   std::string output_directory = "out";          // [output], resolved against the case file's folder
   int output_every = 10;
   std::optional<glm::dvec3> slice_origin;        // [output] slice_origin = [x,y,z]

@@ -65,7 +65,8 @@ FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) {
   p.time.cfl = c.time.cfl;
   p.time.max_dt = c.time.max_dt > 0 ? c.time.max_dt : c.time.dt;
   const auto solver = [](const FlowSolverSettings& s) {
-    return FlowLinearSolver{s.tolerance, s.max_iterations, s.preconditioner == "jacobi"};
+    return FlowLinearSolver{s.tolerance, s.max_iterations, s.preconditioner == "jacobi",
+                            s.preconditioner == "multigrid"};
   };
   p.momentum = solver(c.momentum);
   p.pressure = solver(c.pressure);

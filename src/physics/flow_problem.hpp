@@ -29,7 +29,8 @@ struct FlowCondition {
 struct FlowLinearSolver {
   double tolerance = 1e-6;
   int max_iterations = 5000;
-  bool jacobi = true;
+  bool jacobi = true;      // Jacobi (diag of the operator); false and not multigrid: none
+  bool multigrid = false;  // pressure only: one algebraic V-cycle of P (overrides jacobi)
 };
 
 struct FlowTimeSettings {

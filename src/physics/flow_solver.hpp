@@ -8,14 +8,17 @@
 //   1. Δt from the CFL target (or fixed)
 //   2. u = I Uⁿ;  f = −N(u) + ν(1−θ) Λ₀(u) + ν bc;  rhs = H Uⁿ/Δt + T f − G pⁿ + νθ K U_b
 //   3. momentum:   (H/Δt − νθ K) U* = rhs on free faces, U* = U_b on prescribed ones  (CG + Jacobi)
-//   4. pressure:   P φ = −D U*/Δt                                                    (CG + Jacobi)
+//   4. pressure:   P φ = −D U*/Δt                          (CG + multigrid V-cycle of P, or Jacobi)
 //   5. projection: Uⁿ⁺¹ = U* − Δt W G φ,  pⁿ⁺¹ = pⁿ + φ
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "multigrid/multigrid.hpp"
+#include "multigrid/pressure_matrix.hpp"
 #include "physics/flow_problem.hpp"
 #include "solver/cg.hpp"
 #include "util/error.hpp"
@@ -222,6 +225,8 @@ private:
   }
 
   // P φ = −D U*/Δt by CG; singular P (no outlet): right-hand side and φ kept mean-free.
+  // Preconditioner: one algebraic V-cycle of P (finest level: ops_.pressure_apply; built on first
+  // use, P does not change), Jacobi or none.
   bool pressure_solve(double dt, int& iterations) {
     ops_.mesh().divergence(Ustar_, rhs_p_);
     backend_.scale(-1.0 / dt, rhs_p_, rhs_p_);
@@ -232,8 +237,15 @@ private:
     options.tolerance = problem_.pressure.tolerance;
     options.max_iterations = problem_.pressure.max_iterations;
     const auto apply = [&](const Vector& x, Vector& y) { ops_.pressure_apply(x, y); };
-    const CgResult r = conjugate_gradient(backend_, apply, rhs_p_, phi_,
-                                          problem_.pressure.jacobi ? &pressure_inverse_diagonal_ : nullptr, options);
+    CgResult r;
+    if (problem_.pressure.multigrid) {
+      if (!pressure_multigrid_) build_pressure_multigrid();
+      const auto v_cycle = [&](const Vector& from, Vector& to) { (*pressure_multigrid_)(from, to); };
+      r = preconditioned_conjugate_gradient(backend_, apply, rhs_p_, phi_, v_cycle, options);
+    } else {
+      r = conjugate_gradient(backend_, apply, rhs_p_, phi_, problem_.pressure.jacobi ? &pressure_inverse_diagonal_ : nullptr,
+                             options);
+    }
     iterations = r.iterations;
     if (!r.converged) {
       last_failure_ = r.stop_reason + " after " + std::to_string(r.iterations) + " iterations";
@@ -241,6 +253,16 @@ private:
     }
     if (singular) backend_.axpy(-backend_.sum(phi_) / double(nc_), ones_c_, phi_, phi_);
     return true;
+  }
+
+  void build_pressure_multigrid() {
+    const auto& face_cells = mesh_.topology.face_cells;
+    std::vector<std::int32_t> cell0(face_cells.size()), cell1(face_cells.size());
+    for (size_t f = 0; f < face_cells.size(); ++f) cell0[f] = face_cells[f][0], cell1[f] = face_cells[f][1];
+    FlowOps* ops = &ops_;
+    pressure_multigrid_ = std::make_unique<Multigrid<Backend>>(
+        backend_, pressure_matrix(cell0, cell1, data_), !data_.pressure_fixed,
+        [ops](const Vector& x, Vector& y) { ops->pressure_apply(x, y); });
   }
 
   bool fail(const std::string& reason, double t) {
@@ -261,6 +283,7 @@ private:
   Vector U_, Ustar_, rhs_, p_, phi_, rhs_p_, ones_c_, pressure_inverse_diagonal_, face_mass_;
   Vector ux_, uy_, uz_, fx_, fy_, fz_, integrated_, pressure_gradient_, courant_;
   Vector bx_, by_, bz_, boundary_pressure_, boundary_flux_, fixed_columns_;
+  std::unique_ptr<Multigrid<Backend>> pressure_multigrid_;  // problem_.pressure.multigrid
 };
 
 }  // namespace ss

@@ -37,7 +37,7 @@ TEST(FlowCase, TheCavitySampleParses) {
   EXPECT_EQ(c.theta, 1.0);
   EXPECT_EQ(c.pressure.tolerance, 1e-6);
   EXPECT_EQ(c.pressure.max_iterations, 5000);
-  EXPECT_EQ(c.pressure.preconditioner, "jacobi");
+  EXPECT_EQ(c.pressure.preconditioner, "multigrid");
   EXPECT_EQ(c.momentum.preconditioner, "jacobi");
   EXPECT_EQ(c.output_directory, std::string(SS_SOURCE_DIR) + "/out/cavity_flow");
   EXPECT_EQ(c.output_every, 50);
@@ -81,6 +81,7 @@ max_iterations = 800
 preconditioner = "none"
 [solver.momentum]
 tolerance = 1e-7
+preconditioner = "none"
 [output]
 directory = "results"
 every = 5
@@ -115,6 +116,7 @@ slice_normal = [0, 0, 2]
   EXPECT_EQ(c.pressure.preconditioner, "none");
   EXPECT_EQ(c.momentum.tolerance, 1e-7);
   EXPECT_EQ(c.momentum.max_iterations, 5000);
+  EXPECT_EQ(c.momentum.preconditioner, "none");
   EXPECT_EQ(c.output_directory, std::string(SS_SOURCE_DIR) + "/meshes/results");
   EXPECT_EQ(c.output_every, 5);
   ASSERT_TRUE(c.slice_origin.has_value());
@@ -212,7 +214,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "test.toml:9: [output] slice_origin must be an array of 3 numbers ([x, y, z]) (got 2 entries)"},
         BadCase{"output_every", kBase + "[output]\nevery = 0\n", "test.toml:9: [output] every must be >= 1"},
         BadCase{"preconditioner", kBase + "[solver.pressure]\npreconditioner = \"ilu\"\n",
-                "test.toml:9: [solver.pressure] preconditioner must be \"jacobi\" or \"none\" (got \"ilu\")"},
+                "test.toml:9: [solver.pressure] preconditioner must be \"multigrid\", \"jacobi\" or \"none\" (got "
+                "\"ilu\")"},
+        BadCase{"momentum_multigrid", kBase + "[solver.momentum]\npreconditioner = \"multigrid\"\n",
+                "test.toml:9: [solver.momentum] preconditioner must be \"jacobi\" or \"none\" (got \"multigrid\")"},
         BadCase{"solver_tolerance", kBase + "[solver.momentum]\ntolerance = 0\n",
                 "test.toml:9: [solver.momentum] tolerance must be in (0, 1)"},
         BadCase{"unknown_solver", kBase + "[solver.pressur]\ntolerance = 1e-8\n", "test.toml:8: unknown key 'pressur' in [solver]"},
