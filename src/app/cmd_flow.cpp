@@ -158,6 +158,12 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
                      {"cells", mesh.topology.num_cells},       {"faces", mesh.topology.num_faces},
                      {"boundary_faces", mesh.topology.boundary_faces.size()}, {"refine", flow_case.refine}};
   describe_backend(summary, primary.backend, primary.device, globals);
+  const auto solver_json = [](const FlowLinearSolver& s) {
+    return nlohmann::json{{"preconditioner", s.multigrid ? "multigrid" : s.jacobi ? "jacobi" : "none"},
+                          {"tolerance", s.tolerance},
+                          {"max_iterations", s.max_iterations}};
+  };
+  summary["solver"] = {{"momentum", solver_json(problem.momentum)}, {"pressure", solver_json(problem.pressure)}};
   summary["restarted_from"] = initial ? nlohmann::json(initial->step) : nlohmann::json(nullptr);
   const FlowDifference self = compare_flow_fields(primary.fields, primary.fields);
   summary["max_speed"] = self.max_speed;

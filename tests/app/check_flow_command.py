@@ -119,6 +119,8 @@ def scenario_outputs():
     check(f"steps {j['steps']}, time {j['time']}", j["steps"] == 5 and abs(j["time"] - 0.05) < 1e-12)
     check(f"kinetic energy {j['kinetic_energy']} in (0, 0.5)", 0 < j["kinetic_energy"] < 0.5)
     check(f"max divergence {j['max_divergence']:.2e} <= 1e-5 (pressure tolerance 1e-6)", j["max_divergence"] <= 1e-5)
+    solvers = {k: v["preconditioner"] for k, v in j["solver"].items()}
+    check(f"default preconditioners {solvers}", solvers == {"momentum": "jacobi", "pressure": "multigrid"})
     for solve in ("momentum", "pressure"):
         it = j["iterations"][solve]
         check(f"{solve} iterations {it}", it["last"] > 0 and 0 < it["mean"] <= it["max"])
