@@ -1,5 +1,5 @@
 // Momentum operator (operators/flow_operators.hpp): y = m (H/Δt x − s·lap) + (1 − m) x per face,
-// lap = K (m x) computed by interpolate, flow_cell_terms, integrate.
+// lap = K (m x) of the viscous operator in use (two-point or curl–curl), or its diagonal.
 uniform sampler2D x, lap, free_mask, face_mass;
 uniform float inv_dt, s;
 

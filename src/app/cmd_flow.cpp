@@ -164,6 +164,9 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
                           {"max_iterations", s.max_iterations}};
   };
   summary["solver"] = {{"momentum", solver_json(problem.momentum)}, {"pressure", solver_json(problem.pressure)}};
+  summary["scheme"] = {{"convection", problem.convection == Convection::central ? "central" : "upwind"},
+                       {"theta", problem.theta},
+                       {"viscous", problem.viscous == ViscousScheme::curl_curl ? "curl_curl" : "two_point"}};
   summary["restarted_from"] = initial ? nlohmann::json(initial->step) : nlohmann::json(nullptr);
   const FlowDifference self = compare_flow_fields(primary.fields, primary.fields);
   summary["max_speed"] = self.max_speed;

@@ -1,53 +1,17 @@
 #pragma once
-// The multigrid kernels, GPU (shaders/mg_*.glsl) and CPU reference (double) twins:
-//   sparse matrix apply      y = add + M (x − sub)            (transfers, aggregated operators)
-//   chebyshev_step           r = b − Ax, d = c_d d + c_r D⁻¹ r, x = x + d   (one pass, two outputs)
+// What the V-cycle runs on a backend: the sparse kernels (operators/sparse_kernels.hpp: transfers,
+// aggregated operators, the Chebyshev smoother) and
 //   set_values               x ← host values (the coarsest solve's answer back on the backend)
 #include <cstdint>
 #include <vector>
 
 #include "cpu/cpu_backend.hpp"
 #include "kernels/gpu_backend.hpp"
-#include "multigrid/sparse_matrix.hpp"
+#include "multigrid/galerkin.hpp"
+#include "operators/sparse_kernels.hpp"
 #include "operators/heat_operator.hpp"
 
 namespace ss {
-
-class GpuSparseMatrix {
-public:
-  using Vector = GpuBackend::Vector;
-  GpuSparseMatrix(GpuBackend& gpu, const SparseMatrix& m);
-  std::int32_t rows() const { return rows_; }
-  std::int32_t cols() const { return cols_; }
-  // y = add + M (x − sub); sub and add optional; y may alias add.
-  void apply(const Vector& x, Vector& y, const Vector* sub = nullptr, const Vector* add = nullptr);
-
-private:
-  GpuBackend& gpu_;
-  std::int32_t rows_ = 0, cols_ = 0;
-  bool quad_rows_ = false;
-  IndexField offsets_, columns_;
-  Field weights_;
-};
-
-class CpuSparseMatrix {
-public:
-  using Vector = CpuBackend::Vector;
-  CpuSparseMatrix(CpuBackend& cpu, const SparseMatrix& m);
-  std::int32_t rows() const { return m_.rows; }
-  std::int32_t cols() const { return m_.cols; }
-  void apply(const Vector& x, Vector& y, const Vector* sub = nullptr, const Vector* add = nullptr);
-
-private:
-  SparseMatrix m_;
-};
-
-// ax == nullptr: start from x = 0, d = 0 (r = b).
-void chebyshev_step(GpuBackend& gpu, const Field& b, const Field* ax, const Field& inverse_diagonal, double c_d,
-                    double c_r, Field& x, Field& d);
-void chebyshev_step(CpuBackend& cpu, const std::vector<double>& b, const std::vector<double>* ax,
-                    const std::vector<double>& inverse_diagonal, double c_d, double c_r, std::vector<double>& x,
-                    std::vector<double>& d);
 
 void set_values(GpuBackend& gpu, Field& x, const std::vector<double>& values);
 void set_values(CpuBackend& cpu, std::vector<double>& x, const std::vector<double>& values);
@@ -56,11 +20,11 @@ void set_values(CpuBackend& cpu, std::vector<double>& x, const std::vector<doubl
 template <class Backend> struct MultigridTypes;
 template <> struct MultigridTypes<GpuBackend> {
   using HeatOperator = GpuHeatOperator;
-  using Sparse = GpuSparseMatrix;
+  using Sparse = SparseMatrixOn<GpuBackend>::type;
 };
 template <> struct MultigridTypes<CpuBackend> {
   using HeatOperator = CpuHeatOperator;
-  using Sparse = CpuSparseMatrix;
+  using Sparse = SparseMatrixOn<CpuBackend>::type;
 };
 
 }  // namespace ss

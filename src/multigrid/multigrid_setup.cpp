@@ -47,35 +47,6 @@ SparseMatrix prolongation_from_map(const LevelMap& map, const std::vector<double
 
 namespace {
 
-// Largest eigenvalue of the symmetric tridiagonal (diag, off) by Sturm-sequence bisection.
-double tridiagonal_lambda_max(const std::vector<double>& diag, const std::vector<double>& off) {
-  const size_t k = diag.size();
-  double lo = 0, hi = 0;
-  for (size_t i = 0; i < k; ++i) {
-    const double r = (i > 0 ? std::fabs(off[i - 1]) : 0.0) + (i + 1 < k ? std::fabs(off[i]) : 0.0);
-    hi = std::max(hi, diag[i] + r);
-    lo = std::min(lo, diag[i] - r);
-  }
-  // count(x): eigenvalues < x
-  const auto count = [&](double x) {
-    int c = 0;
-    double q = 1;
-    for (size_t i = 0; i < k; ++i) {
-      const double o = i > 0 ? off[i - 1] : 0.0;
-      q = diag[i] - x - (i > 0 ? o * o / q : 0.0);
-      if (q == 0) q = -1e-300;
-      if (q < 0) ++c;
-    }
-    return c;
-  };
-  for (int it = 0; it < 200 && hi - lo > 1e-12 * std::max(1.0, std::fabs(hi)); ++it) {
-    const double mid = 0.5 * (lo + hi);
-    if (count(mid) >= int(k)) hi = mid;  // all eigenvalues below mid
-    else lo = mid;
-  }
-  return hi;
-}
-
 // The explicit matrix of a geometric level's system.
 SparseMatrix level_matrix(const HeatOperatorData& data, const std::vector<std::int32_t>& fixed, double a, double s) {
   return heat_system_matrix(data, eliminate_dirichlet(data, fixed), a, s);
@@ -111,53 +82,6 @@ SparseMatrix pin_first_unknown(const SparseMatrix& a) {
 }
 
 }  // namespace
-
-double estimate_lambda_max(const std::function<void(const std::vector<double>&, std::vector<double>&)>& apply,
-                           const std::vector<double>& inverse_diagonal, int steps) {
-  const size_t n = inverse_diagonal.size();
-  if (n == 0) return 1.0;
-  // A deterministic start with every frequency in it.
-  std::vector<double> r(n), z(n), p(n), q(n);
-  std::uint64_t state = 0x9E3779B97F4A7C15ull;
-  for (size_t i = 0; i < n; ++i) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    r[i] = double(state >> 11) / double(1ull << 53) - 0.5;
-  }
-  const auto dot = [&](const std::vector<double>& x, const std::vector<double>& y) {
-    double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n > 50000)
-    for (std::int64_t i = 0; i < std::int64_t(n); ++i) s += x[size_t(i)] * y[size_t(i)];
-    return s;
-  };
-  for (size_t i = 0; i < n; ++i) z[i] = inverse_diagonal[i] * r[i];
-  p = z;
-  double rz = dot(r, z);
-  std::vector<double> diag, off;
-  double alpha_prev = 1, beta_prev = 0;
-  for (int j = 0; j < steps && rz > 0; ++j) {
-    apply(p, q);
-    const double pq = dot(p, q);
-    if (!(pq > 0)) break;
-    const double alpha = rz / pq;
-    diag.push_back(1.0 / alpha + (j > 0 ? beta_prev / alpha_prev : 0.0));
-#pragma omp parallel for schedule(static) if (n > 50000)
-    for (std::int64_t i = 0; i < std::int64_t(n); ++i) {
-      r[size_t(i)] -= alpha * q[size_t(i)];
-      z[size_t(i)] = inverse_diagonal[size_t(i)] * r[size_t(i)];
-    }
-    const double rz_new = dot(r, z);
-    const double beta = rz_new / rz;
-    if (j + 1 < steps && rz_new > 0) off.push_back(std::sqrt(beta) / alpha);
-#pragma omp parallel for schedule(static) if (n > 50000)
-    for (std::int64_t i = 0; i < std::int64_t(n); ++i) p[size_t(i)] = z[size_t(i)] + beta * p[size_t(i)];
-    rz = rz_new;
-    alpha_prev = alpha;
-    beta_prev = beta;
-  }
-  if (diag.empty()) return 1.0;
-  off.resize(diag.size() - 1);
-  return tridiagonal_lambda_max(diag, off);
-}
 
 SparseMatrix smoothed_aggregation(const SparseMatrix& a, double lambda_max, double theta, std::int32_t* aggregates_out) {
   const std::int32_t n = a.rows;

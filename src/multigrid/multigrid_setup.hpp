@@ -23,7 +23,8 @@
 #include <vector>
 
 #include "mesh/mesh_hierarchy.hpp"
-#include "multigrid/sparse_matrix.hpp"
+#include "multigrid/galerkin.hpp"
+#include "operators/eigen_estimate.hpp"
 #include "operators/heat_operator.hpp"
 
 namespace ss {
@@ -59,10 +60,6 @@ SparseMatrix prolongation_from_map(const LevelMap& map, const std::vector<double
 // P = (I − ω D⁻¹ A) P_tent with ω = 4 / (3 λmax(D⁻¹A)).
 SparseMatrix smoothed_aggregation(const SparseMatrix& a, double lambda_max, double strength_threshold,
                                   std::int32_t* aggregates = nullptr);
-
-// λmax of D⁻¹A (A SPD given by `apply`, D⁻¹ = inverse_diagonal) from `steps` of CG-Lanczos, in double.
-double estimate_lambda_max(const std::function<void(const std::vector<double>&, std::vector<double>&)>& apply,
-                           const std::vector<double>& inverse_diagonal, int steps);
 
 // Cholesky factorisation of a sparse SPD matrix (CHOLMOD), solved once per V-cycle.
 class DirectSolver {

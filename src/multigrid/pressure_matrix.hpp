@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "multigrid/sparse_matrix.hpp"
+#include "operators/sparse_matrix.hpp"
 #include "operators/flow_operators.hpp"
 #include "operators/mesh_operator_tables.hpp"
 

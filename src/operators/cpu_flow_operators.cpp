@@ -66,12 +66,18 @@ void CpuFlowOperators::momentum_apply(double inv_dt, double s, const Vector& x, 
   masked_.resize(nf);
   for (size_t f = 0; f < nf; ++f) masked_[f] = data_.free_mask[f] * x[f];
   viscous_apply(masked_, lap_);
+  momentum_combine(inv_dt, s, x, lap_, y);
+}
+
+void CpuFlowOperators::momentum_combine(double inv_dt, double s, const Vector& x, const Vector& lap, Vector& y) {
+  const size_t nf = size_t(data_.num_faces);
+  SS_REQUIRE(x.size() == nf && lap.size() == nf && &y != &x && &y != &lap, "momentum operator: bad vectors");
   y.resize(nf);
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < std::int64_t(nf); ++i) {
     const size_t f = size_t(i);
     const double m = data_.free_mask[f];
-    y[f] = m * (inv_dt * data_.face_mass[f] * x[f] - s * lap_[f]) + (1.0 - m) * x[f];
+    y[f] = m * (inv_dt * data_.face_mass[f] * x[f] - s * lap[f]) + (1.0 - m) * x[f];
   }
 }
 

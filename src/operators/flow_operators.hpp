@@ -43,6 +43,11 @@ enum class FlowBoundaryKind : std::int8_t {
 
 enum class Convection { none, central, upwind };
 
+// The viscous term: `curl_curl` (curl_curl_viscous.hpp, the default: consistent on tetrahedra) or
+// `two_point` (Λ below, eq. 7.7's two-point part: cheaper, but does not converge with refinement
+// on meshes whose dual edges are not face normals; kept for comparison).
+enum class ViscousScheme { curl_curl, two_point };
+
 // Host-side coefficients (double) for one mesh and one assignment of boundary kinds.
 struct FlowOperatorData {
   std::int32_t num_cells = 0, num_faces = 0, num_boundary_faces = 0;
@@ -67,6 +72,7 @@ FlowOperatorData build_flow_operator_data(const MeshOperatorTables& tables, cons
 //        boundary face; read on velocity faces only).
 //   viscous_apply(x, y)                     y = K x = T Λ₀ I x
 //   momentum_apply(inv_dt, s, x, y)         y = m(H/Δt − s K)(m x) + (1 − m) x
+//   momentum_combine(inv_dt, s, x, lap, y)  y = m(H/Δt x − s lap) + (1 − m) x   (lap = K' (m x) of any K')
 //   momentum_diagonal(inv_dt, s)            diag of that operator (Jacobi)
 //   momentum_rhs(inv_dt, s, U, TF, Gp, Y, Ub, out)
 //        out = m (H/Δt U + TF − Gp + s Y) + (1 − m) Ub   (Y = K Ub: fixed columns moved right)
@@ -90,6 +96,7 @@ public:
                   Vector& fz);
   void viscous_apply(const Vector& x, Vector& y);
   void momentum_apply(double inv_dt, double s, const Vector& x, Vector& y);
+  void momentum_combine(double inv_dt, double s, const Vector& x, const Vector& lap, Vector& y);
   Vector momentum_diagonal(double inv_dt, double s);
   void momentum_rhs(double inv_dt, double s, const Vector& U, const Vector& TF, const Vector& Gp, const Vector& Y,
                     const Vector& Ub, Vector& out);
@@ -118,6 +125,7 @@ public:
                   Vector& fz);
   void viscous_apply(const Vector& x, Vector& y);
   void momentum_apply(double inv_dt, double s, const Vector& x, Vector& y);
+  void momentum_combine(double inv_dt, double s, const Vector& x, const Vector& lap, Vector& y);
   Vector momentum_diagonal(double inv_dt, double s);
   void momentum_rhs(double inv_dt, double s, const Vector& U, const Vector& TF, const Vector& Gp, const Vector& Y,
                     const Vector& Ub, Vector& out);

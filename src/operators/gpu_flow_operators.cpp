@@ -49,9 +49,15 @@ void GpuFlowOperators::momentum_apply(double inv_dt, double s, const Vector& x, 
   prepare(masked_, num_faces_);
   backend_.multiply(free_mask_, x, masked_);
   viscous_apply(masked_, lap_);
+  momentum_combine(inv_dt, s, x, lap_, y);
+}
+
+void GpuFlowOperators::momentum_combine(double inv_dt, double s, const Vector& x, const Vector& lap, Vector& y) {
+  SS_REQUIRE(x.size() == num_faces_ && lap.size() == num_faces_ && &y != &x && &y != &lap,
+             "momentum operator: bad vectors");
   prepare(y, num_faces_);
   backend_.launch("flow_momentum_apply.glsl",
-                  {GpuBackend::in("x", x), GpuBackend::in("lap", lap_), GpuBackend::in("free_mask", free_mask_),
+                  {GpuBackend::in("x", x), GpuBackend::in("lap", lap), GpuBackend::in("free_mask", free_mask_),
                    GpuBackend::in("face_mass", face_mass_)},
                   {&y}, {uniform_float("inv_dt", inv_dt), uniform_float("s", s)});
 }
@@ -69,10 +75,7 @@ GpuFlowOperators::Vector GpuFlowOperators::momentum_diagonal(double inv_dt, doub
   // m (H/Δt − s K_ff) + (1 − m), from the same kernel with lap = K_ff and x = 1.
   Vector ones = backend_.make_vector(num_faces_), d = backend_.make_vector(num_faces_);
   backend_.fill(ones, 1.0);
-  backend_.launch("flow_momentum_apply.glsl",
-                  {GpuBackend::in("x", ones), GpuBackend::in("lap", laplacian_diagonal_),
-                   GpuBackend::in("free_mask", free_mask_), GpuBackend::in("face_mass", face_mass_)},
-                  {&d}, {uniform_float("inv_dt", inv_dt), uniform_float("s", s)});
+  momentum_combine(inv_dt, s, ones, laplacian_diagonal_, d);
   return d;
 }
 

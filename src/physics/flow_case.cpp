@@ -134,6 +134,7 @@ FlowCase flow_case_from(const CaseFile& file) {
                                                                                        : FlowCase::Convection::upwind;
     c.theta = t.number("theta", c.theta);
     t.require_in("theta", c.theta, 0.5, 1.0, "1: implicit Euler, 0.5: Crank-Nicolson");
+    c.two_point_viscous = t.choice("viscous", "curl_curl", {"curl_curl", "two_point"}) == "two_point";
   });
 
   read_table(top, "solver", "solver", [&](TableReader& t) {

@@ -8,7 +8,7 @@
 //                 pressure = p (pressure only, default 0)
 //   [initial]     velocity = [u, v, w]                     — default 0
 //   [time]        dt, steps | end_time, cfl = 0, max_dt = dt
-//   [scheme]      convection = "central" | "upwind", theta = 1.0
+//   [scheme]      convection = "central" | "upwind", theta = 1.0, viscous = "curl_curl" | "two_point"
 //   [solver.pressure], [solver.momentum]  tolerance = 1e-6, max_iterations = 5000,
 //                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" (the
 //                 momentum default) | "none"
@@ -61,6 +61,7 @@ struct FlowCase {
   FlowTime time;                                 // [time]
   enum class Convection { central, upwind } convection = Convection::central;  // [scheme] convection
   double theta = 1.0;                            // [scheme] theta: 1 or 0.5 (any value in [0.5, 1])
+  bool two_point_viscous = false;                // [scheme] viscous = "two_point" (default "curl_curl")
   FlowSolverSettings pressure{1e-6, 5000, "multigrid"};  // [solver.pressure]
   FlowSolverSettings momentum;                   // [solver.momentum]
   std::string output_directory = "out";          // [output], resolved against the case file's folder

@@ -57,6 +57,7 @@ FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) {
   FlowProblem p;
   p.viscosity = c.viscosity;
   p.theta = c.theta;
+  p.viscous = c.two_point_viscous ? ViscousScheme::two_point : ViscousScheme::curl_curl;
   p.convection = c.convection == FlowCase::Convection::central ? Convection::central : Convection::upwind;
   p.initial_velocity = velocity_function(c.initial_velocity);
   p.time.dt = c.time.dt;

@@ -45,6 +45,7 @@ struct FlowProblem {
   double viscosity = 0;
   double theta = 1.0;
   Convection convection = Convection::central;
+  ViscousScheme viscous = ViscousScheme::curl_curl;
   std::vector<FlowCondition> conditions;
   std::vector<std::int32_t> boundary_condition;  // per boundary face: index into conditions
   VelocityFunction initial_velocity;             // null: at rest

@@ -7,6 +7,8 @@
 //
 //   1. Δt from the CFL target (or fixed)
 //   2. u = I Uⁿ;  f = −N(u) + ν(1−θ) Λ₀(u) + ν bc;  rhs = H Uⁿ/Δt + T f − G pⁿ + νθ K U_b
+//      (curl–curl viscous term: f = −N(u) only, and rhs gains F M̃_e⁻¹(ν(1−θ) B Uⁿ + ν ḡ),
+//       ḡ = θ gⁿ⁺¹ + (1−θ) gⁿ the tangential boundary velocity; operators/curl_curl_viscous.hpp)
 //   3. momentum:   (H/Δt − νθ K) U* = rhs on free faces, U* = U_b on prescribed ones  (CG + Jacobi)
 //   4. pressure:   P φ = −D U*/Δt                          (CG + multigrid V-cycle of P, or Jacobi)
 //   5. projection: Uⁿ⁺¹ = U* − Δt W G φ,  pⁿ⁺¹ = pⁿ + φ
@@ -19,6 +21,7 @@
 
 #include "multigrid/multigrid.hpp"
 #include "multigrid/pressure_matrix.hpp"
+#include "operators/curl_curl_viscous.hpp"
 #include "physics/flow_problem.hpp"
 #include "solver/cg.hpp"
 #include "util/error.hpp"
@@ -70,6 +73,13 @@ public:
     pressure_inverse_diagonal_ = backend.make_vector(nc_);
     backend.divide(ones_c_, ops.pressure_diagonal(), pressure_inverse_diagonal_);
     face_mass_ = backend.upload(data.face_mass);
+    if (problem.viscous == ViscousScheme::curl_curl) {
+      curl_curl_data_ = build_curl_curl_viscous(mesh, problem.boundary_kinds());
+      curl_curl_ = std::make_unique<CurlCurlViscous<Backend>>(backend, curl_curl_data_);
+      free_mask_ = backend.upload(data.free_mask);
+      masked_ = backend.make_vector(nf_), lap_ = backend.make_vector(nf_), viscous_force_ = backend.make_vector(nf_);
+      g_bar_ = backend.make_vector(curl_curl_data_.edge_mass.rows);
+    }
     upload_boundary(0.0);
   }
 
@@ -135,8 +145,16 @@ public:
     auto t0 = Clock::now();
     auto& mesh_ops = ops_.mesh();
     mesh_ops.interpolate(U_, ux_, uy_, uz_);
-    ops_.cell_terms(problem_.convection, nu * (1.0 - theta), nu, U_, ux_, uy_, uz_, bx_, by_, bz_, fx_, fy_, fz_);
-    mesh_ops.integrate(fx_, fy_, fz_, integrated_);
+    if (curl_curl_) {
+      ops_.cell_terms(problem_.convection, 0.0, 0.0, U_, ux_, uy_, uz_, bx_, by_, bz_, fx_, fy_, fz_);
+      mesh_ops.integrate(fx_, fy_, fz_, integrated_);
+      backend_.linear_combination({theta, 1.0 - theta}, {&g_, &g_previous_}, g_bar_);
+      curl_curl_->force(nu * (1.0 - theta), U_, nu, g_bar_, viscous_force_);
+      backend_.axpy(1.0, viscous_force_, integrated_, integrated_);
+    } else {
+      ops_.cell_terms(problem_.convection, nu * (1.0 - theta), nu, U_, ux_, uy_, uz_, bx_, by_, bz_, fx_, fy_, fz_);
+      mesh_ops.integrate(fx_, fy_, fz_, integrated_);
+    }
     mesh_ops.gradient(p_, boundary_pressure_, pressure_gradient_);
     ops_.momentum_rhs(1.0 / dt, nu * theta, U_, integrated_, pressure_gradient_, fixed_columns_, boundary_flux_, rhs_);
     backend_.finish();
@@ -149,12 +167,23 @@ public:
     {
       Vector ones = backend_.make_vector(nf_);
       backend_.fill(ones, 1.0);
-      backend_.divide(ones, ops_.momentum_diagonal(1.0 / dt, nu * theta), inverse_diagonal);
+      if (curl_curl_) {
+        Vector diagonal = backend_.make_vector(nf_);
+        ops_.momentum_combine(1.0 / dt, nu * theta, ones, curl_curl_->diagonal(), diagonal);
+        backend_.divide(ones, diagonal, inverse_diagonal);
+      } else {
+        backend_.divide(ones, ops_.momentum_diagonal(1.0 / dt, nu * theta), inverse_diagonal);
+      }
     }
     CgOptions momentum_options;
     momentum_options.tolerance = problem_.momentum.tolerance;
     momentum_options.max_iterations = problem_.momentum.max_iterations;
-    const auto apply = [&](const Vector& x, Vector& y) { ops_.momentum_apply(1.0 / dt, nu * theta, x, y); };
+    const auto apply = [&](const Vector& x, Vector& y) {
+      if (!curl_curl_) return ops_.momentum_apply(1.0 / dt, nu * theta, x, y);
+      backend_.multiply(free_mask_, x, masked_);
+      curl_curl_->apply(masked_, lap_);
+      ops_.momentum_combine(1.0 / dt, nu * theta, x, lap_, y);
+    };
     const CgResult momentum = conjugate_gradient(backend_, apply, rhs_, Ustar_,
                                                  problem_.momentum.jacobi ? &inverse_diagonal : nullptr, momentum_options);
     totals_.momentum_seconds += seconds_since(t0);
@@ -221,7 +250,15 @@ private:
     boundary_pressure_ = backend_.upload(b.pressure);
     boundary_flux_ = backend_.upload(b.flux);
     // Fixed columns of the momentum system: K U_b.
-    ops_.viscous_apply(boundary_flux_, fixed_columns_);
+    if (!curl_curl_) return ops_.viscous_apply(boundary_flux_, fixed_columns_);
+    fixed_columns_ = backend_.make_vector(nf_);
+    curl_curl_->apply(boundary_flux_, fixed_columns_);
+    // Tangential boundary velocity: gⁿ⁺¹ now, gⁿ kept for the θ-weighted explicit part.
+    const std::vector<double> g =
+        tangential_boundary_source(curl_curl_data_, mesh_, problem_.boundary_kinds(), b.bx, b.by, b.bz);
+    if (g_.size() == 0) g_ = backend_.upload(g);
+    std::swap(g_previous_, g_);
+    g_ = backend_.upload(g);
   }
 
   // P φ = −D U*/Δt by CG; singular P (no outlet): right-hand side and φ kept mean-free.
@@ -284,6 +321,10 @@ private:
   Vector ux_, uy_, uz_, fx_, fy_, fz_, integrated_, pressure_gradient_, courant_;
   Vector bx_, by_, bz_, boundary_pressure_, boundary_flux_, fixed_columns_;
   std::unique_ptr<Multigrid<Backend>> pressure_multigrid_;  // problem_.pressure.multigrid
+  // Curl–curl viscous term (problem_.viscous == curl_curl; null for two-point).
+  CurlCurlViscousData curl_curl_data_;
+  std::unique_ptr<CurlCurlViscous<Backend>> curl_curl_;
+  Vector free_mask_, masked_, lap_, viscous_force_, g_, g_previous_, g_bar_;
 };
 
 }  // namespace ss

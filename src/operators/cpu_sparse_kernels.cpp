@@ -1,0 +1,48 @@
+// The sparse kernels on the CPU reference (double, OpenMP): twins of shaders/mg_sparse_apply.glsl and mg_chebyshev.glsl.
+#include "operators/sparse_kernels.hpp"
+
+#include "util/error.hpp"
+
+namespace ss {
+
+CpuSparseMatrix::CpuSparseMatrix(CpuBackend&, const SparseMatrix& m) : m_(m) {}
+
+void CpuSparseMatrix::apply(const Vector& x, Vector& y, const Vector* sub, const Vector* add) {
+  const std::int32_t n = m_.rows;
+  SS_REQUIRE(std::int64_t(x.size()) == m_.cols && (!sub || std::int64_t(sub->size()) == m_.cols) &&
+                 (!add || std::int64_t(add->size()) == n),
+             "sparse matrix " << n << "x" << m_.cols << ": vector sizes do not match (x " << x.size() << ")");
+  Vector out(size_t(n), 0.0);
+#pragma omp parallel for schedule(static) if (n > 20000)
+  for (std::int32_t i = 0; i < n; ++i) {
+    double s = 0;
+    for (std::int32_t k = m_.offsets[size_t(i)]; k < m_.offsets[size_t(i) + 1]; ++k) {
+      const std::int32_t j = m_.columns[size_t(k)];
+      s += m_.values[size_t(k)] * (sub ? x[size_t(j)] - (*sub)[size_t(j)] : x[size_t(j)]);
+    }
+    out[size_t(i)] = add ? (*add)[size_t(i)] + s : s;
+  }
+  y = std::move(out);
+}
+
+void chebyshev_step(CpuBackend&, const std::vector<double>& b, const std::vector<double>* ax,
+                    const std::vector<double>& inverse_diagonal, double c_d, double c_r, std::vector<double>& x,
+                    std::vector<double>& d) {
+  const std::int64_t n = std::int64_t(b.size());
+  SS_REQUIRE(std::int64_t(inverse_diagonal.size()) == n && (!ax || std::int64_t(ax->size()) == n) &&
+                 (ax == nullptr || (std::int64_t(x.size()) == n && std::int64_t(d.size()) == n)),
+             "chebyshev step: vector sizes do not match");
+  if (!ax) {
+    x.assign(size_t(n), 0.0);
+    d.assign(size_t(n), 0.0);
+  }
+#pragma omp parallel for schedule(static) if (n > 20000)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double r = ax ? b[size_t(i)] - (*ax)[size_t(i)] : b[size_t(i)];
+    const double dn = c_d * d[size_t(i)] + c_r * inverse_diagonal[size_t(i)] * r;
+    d[size_t(i)] = dn;
+    x[size_t(i)] += dn;
+  }
+}
+
+}  // namespace ss

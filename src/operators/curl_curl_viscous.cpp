@@ -1,0 +1,162 @@
+// Host assembly of the curl–curl viscous operator (curl_curl_viscous.hpp), in double.
+#include "operators/curl_curl_viscous.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <glm/geometric.hpp>
+
+#include "util/error.hpp"
+
+namespace ss {
+
+namespace {
+
+// ∫_K λ_i λ_j dV / V_K.
+double barycentric_product(int i, int j) { return i == j ? 0.1 : 0.05; }
+
+// Surface gradient of the face barycentric of vertex a in the triangle (a, b, c).
+glm::dvec3 surface_gradient(const glm::dvec3& a, const glm::dvec3& b, const glm::dvec3& c) {
+  const glm::dvec3 e = c - b, ab = a - b;
+  const glm::dvec3 d = ab - e * (glm::dot(e, ab) / glm::dot(e, e));  // from the opposite edge to a
+  return d / glm::dot(d, d);
+}
+
+}  // namespace
+
+CurlCurlViscousData build_curl_curl_viscous(const LoadedMesh& loaded, const std::vector<FlowBoundaryKind>& kinds,
+                                            double tolerance) {
+  const Topology& t = loaded.topology;
+  const TetMesh& mesh = loaded.mesh;
+  SS_REQUIRE(kinds.size() == t.boundary_faces.size(),
+             "curl-curl viscous operator: " << kinds.size() << " boundary kinds for " << t.boundary_faces.size()
+                                            << " boundary faces");
+  SS_REQUIRE(tolerance > 0 && tolerance < 1, "curl-curl viscous operator: tolerance " << tolerance << " not in (0, 1)");
+  const std::int32_t nc = t.num_cells, nf = t.num_faces, ne = t.num_edges;
+
+  // Element matrices: RT0 φ_k = s_k (x − x_k)/(3V) for the face opposite local node k (flux 1 through
+  // it along the global normal), N0 N_ij = λ_i∇λ_j − λ_j∇λ_i along the edge's low → high direction.
+  std::vector<Triplet> face_mass, edge_mass;
+  face_mass.reserve(size_t(nc) * 16), edge_mass.reserve(size_t(nc) * 36);
+  for (std::int32_t c = 0; c < nc; ++c) {
+    const Tet& tet = mesh.tets[size_t(c)];
+    glm::dvec3 x[4], grad[4];
+    for (int k = 0; k < 4; ++k) x[k] = mesh.nodes[size_t(tet[size_t(k)])];
+    const double volume = glm::dot(glm::cross(x[1] - x[0], x[2] - x[0]), x[3] - x[0]) / 6.0;
+    SS_REQUIRE(volume > 0, "curl-curl viscous operator: tet " << c << " has volume " << volume);
+    for (int k = 0; k < 4; ++k) {  // ∇λ_k = −(outward area vector of the opposite face)/(3V)
+      const glm::dvec3 &p0 = x[kTetFaceNodes[k][0]], &p1 = x[kTetFaceNodes[k][1]], &p2 = x[kTetFaceNodes[k][2]];
+      grad[k] = -glm::cross(p1 - p0, p2 - p0) / (6.0 * volume);
+    }
+    const glm::dvec3 centroid = 0.25 * (x[0] + x[1] + x[2] + x[3]);
+    double spread = 0;  // (1/V)∫|x − x̄|² dV = (1/20) Σ_k |x_k − x̄|²
+    for (int k = 0; k < 4; ++k) spread += glm::dot(x[k] - centroid, x[k] - centroid) / 20.0;
+    // (φ_i, φ_j) = s_i s_j/(9V) [(x̄ − x_i)·(x̄ − x_j) + spread]
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) {
+        const double s = double(t.cell_face_signs[size_t(c)][size_t(i)] * t.cell_face_signs[size_t(c)][size_t(j)]);
+        const double v = s / (9.0 * volume) * (glm::dot(centroid - x[i], centroid - x[j]) + spread);
+        face_mass.push_back({t.cell_faces[size_t(c)][size_t(i)], t.cell_faces[size_t(c)][size_t(j)], v});
+      }
+    // (N_ij, N_kl) = V [⟨λ_iλ_k⟩∇λ_j·∇λ_l − ⟨λ_iλ_l⟩∇λ_j·∇λ_k − ⟨λ_jλ_k⟩∇λ_i·∇λ_l + ⟨λ_jλ_l⟩∇λ_i·∇λ_k]
+    for (int a = 0; a < 6; ++a) {
+      const int i = kTetEdgeNodes[a][0], j = kTetEdgeNodes[a][1];
+      const double sa = tet[size_t(i)] < tet[size_t(j)] ? 1.0 : -1.0;
+      for (int b = 0; b < 6; ++b) {
+        const int k = kTetEdgeNodes[b][0], l = kTetEdgeNodes[b][1];
+        const double sb = tet[size_t(k)] < tet[size_t(l)] ? 1.0 : -1.0;
+        const double v = volume * (barycentric_product(i, k) * glm::dot(grad[j], grad[l]) -
+                                   barycentric_product(i, l) * glm::dot(grad[j], grad[k]) -
+                                   barycentric_product(j, k) * glm::dot(grad[i], grad[l]) +
+                                   barycentric_product(j, l) * glm::dot(grad[i], grad[k]));
+        edge_mass.push_back({t.cell_edges[size_t(c)][size_t(a)], t.cell_edges[size_t(c)][size_t(b)], sa * sb * v});
+      }
+    }
+  }
+  // C: the circulation of an edge field around face f along its node cycle (right-handed about the
+  // face normal) = the flux of its curl through f.
+  std::vector<Triplet> incidence;
+  incidence.reserve(size_t(nf) * 3);
+  for (std::int32_t f = 0; f < nf; ++f)
+    for (int k = 0; k < 3; ++k)
+      incidence.push_back({f, t.face_edges[size_t(f)][size_t(k)], double(t.face_edge_signs[size_t(f)][size_t(k)])});
+
+  CurlCurlViscousData d;
+  const SparseMatrix mf = from_triplets(nf, nf, std::move(face_mass));
+  const SparseMatrix curl = from_triplets(nf, ne, std::move(incidence));
+  d.edge_mass = from_triplets(ne, ne, std::move(edge_mass));
+  d.vorticity_source = multiply(transpose(curl), mf);
+  d.viscous_force = transpose(d.vorticity_source);
+  for (double& v : d.viscous_force.values) v = -v;
+
+  // Slip faces hold ω = 0 on their edges (ω × n = 0: no shear).
+  std::vector<char> held(size_t(ne), 0);
+  for (size_t k = 0; k < kinds.size(); ++k)
+    if (kinds[k] == FlowBoundaryKind::slip)
+      for (const std::int32_t e : t.face_edges[size_t(t.boundary_faces[k])]) held[size_t(e)] = 1;
+  const std::vector<double> edge_diagonal = d.edge_mass.diagonal();
+  d.edge_inverse_diagonal.resize(size_t(ne));
+  for (std::int32_t e = 0; e < ne; ++e) d.edge_inverse_diagonal[size_t(e)] = held[size_t(e)] ? 0.0 : 1.0 / edge_diagonal[size_t(e)];
+
+  // Chebyshev interval: Lanczos' Ritz values lie inside the spectrum, so widen them (a too-high lower
+  // end only costs accuracy at the bottom of the spectrum; the polynomial stays positive below it).
+  const EigenRange ritz = estimate_eigen_range(
+      [&](const std::vector<double>& x, std::vector<double>& y) { d.edge_mass.multiply(x, y); },
+      d.edge_inverse_diagonal, 40);
+  d.range.lo = 0.8 * ritz.lo, d.range.hi = 1.05 * ritz.hi;
+  // Relative error of the degree-m Chebyshev approximation of 1/λ on the interval: ≤ 2ρ^m,
+  // ρ = (√κ − 1)/(√κ + 1), κ = hi/lo.
+  const double root = std::sqrt(d.range.hi / d.range.lo), rho = (root - 1.0) / (root + 1.0);
+  d.degree = std::max(1, int(std::ceil(std::log(2.0 / tolerance) / std::log(1.0 / rho))));
+
+  // diag(F D_e⁻¹ B) = −Σ_e B_ef² / (M_e)_ee
+  d.diagonal.assign(size_t(nf), 0.0);
+  const SparseMatrix& b = d.vorticity_source;
+  for (std::int32_t e = 0; e < ne; ++e)
+    for (std::int32_t k = b.offsets[size_t(e)]; k < b.offsets[size_t(e) + 1]; ++k)
+      d.diagonal[size_t(b.columns[size_t(k)])] -= b.values[size_t(k)] * b.values[size_t(k)] * d.edge_inverse_diagonal[size_t(e)];
+
+  // g_e = ∫_f N_e·(n × u_b) dA = (A/3)(∇_Γλ_high − ∇_Γλ_low)·(n × u_b) on velocity faces (N_e is
+  // linear on the face: its mean is its value at the centroid, λ = 1/3 there).
+  std::vector<Triplet> source;
+  for (size_t k = 0; k < kinds.size(); ++k) {
+    if (kinds[k] != FlowBoundaryKind::velocity) continue;
+    const std::int32_t f = t.boundary_faces[k];
+    const auto& fn = t.face_nodes[size_t(f)];
+    const double area = loaded.geometry.face_areas[size_t(f)];
+    for (int j = 0; j < 3; ++j) {
+      const std::int32_t e = t.face_edges[size_t(f)][size_t(j)];
+      const std::int32_t low = t.edge_nodes[size_t(e)][0], high = t.edge_nodes[size_t(e)][1];
+      const auto gradient_of = [&](std::int32_t node) {
+        int a = 0;
+        while (fn[size_t(a)] != node) ++a;
+        return surface_gradient(mesh.nodes[size_t(fn[size_t(a)])], mesh.nodes[size_t(fn[size_t((a + 1) % 3)])],
+                                mesh.nodes[size_t(fn[size_t((a + 2) % 3)])]);
+      };
+      const glm::dvec3 v = area / 3.0 * (gradient_of(high) - gradient_of(low));
+      for (int c = 0; c < 3; ++c) source.push_back({e, std::int32_t(3 * k) + c, v[c]});
+    }
+  }
+  d.boundary_source = from_triplets(ne, std::int32_t(3 * kinds.size()), std::move(source));
+  return d;
+}
+
+std::vector<double> tangential_boundary_source(const CurlCurlViscousData& data, const LoadedMesh& mesh,
+                                               const std::vector<FlowBoundaryKind>& kinds,
+                                               const std::vector<double>& bx, const std::vector<double>& by,
+                                               const std::vector<double>& bz) {
+  const size_t nb = kinds.size();
+  SS_REQUIRE(bx.size() == nb && by.size() == nb && bz.size() == nb,
+             "curl-curl viscous operator: boundary velocities for " << bx.size() << " faces, expected " << nb);
+  std::vector<double> w(3 * nb, 0.0), g;
+  for (size_t k = 0; k < nb; ++k) {
+    if (kinds[k] != FlowBoundaryKind::velocity) continue;
+    const glm::dvec3 n = mesh.geometry.face_normals[size_t(mesh.topology.boundary_faces[k])];  // outward
+    const glm::dvec3 nxu = glm::cross(n, glm::dvec3(bx[k], by[k], bz[k]));
+    w[3 * k] = nxu.x, w[3 * k + 1] = nxu.y, w[3 * k + 2] = nxu.z;
+  }
+  data.boundary_source.multiply(w, g);
+  return g;
+}
+
+}  // namespace ss

@@ -1,0 +1,56 @@
+#pragma once
+// Sparse kernels, GPU (shaders/mg_*.glsl) and CPU reference (double) twins, used by the multigrid
+// V-cycle and the flow viscous operator:
+//   sparse matrix apply      y = add + M (x − sub)
+//   chebyshev_step           r = b − Ax, d = c_d d + c_r D⁻¹ r, x = x + d   (one pass, two outputs)
+#include <cstdint>
+#include <vector>
+
+#include "cpu/cpu_backend.hpp"
+#include "kernels/gpu_backend.hpp"
+#include "operators/sparse_matrix.hpp"
+
+namespace ss {
+
+class GpuSparseMatrix {
+public:
+  using Vector = GpuBackend::Vector;
+  GpuSparseMatrix(GpuBackend& gpu, const SparseMatrix& m);
+  std::int32_t rows() const { return rows_; }
+  std::int32_t cols() const { return cols_; }
+  // y = add + M (x − sub); sub and add optional; y may alias add.
+  void apply(const Vector& x, Vector& y, const Vector* sub = nullptr, const Vector* add = nullptr);
+
+private:
+  GpuBackend& gpu_;
+  std::int32_t rows_ = 0, cols_ = 0;
+  bool quad_rows_ = false;
+  IndexField offsets_, columns_;
+  Field weights_;
+};
+
+class CpuSparseMatrix {
+public:
+  using Vector = CpuBackend::Vector;
+  CpuSparseMatrix(CpuBackend& cpu, const SparseMatrix& m);
+  std::int32_t rows() const { return m_.rows; }
+  std::int32_t cols() const { return m_.cols; }
+  void apply(const Vector& x, Vector& y, const Vector* sub = nullptr, const Vector* add = nullptr);
+
+private:
+  SparseMatrix m_;
+};
+
+// ax == nullptr: start from x = 0, d = 0 (r = b).
+void chebyshev_step(GpuBackend& gpu, const Field& b, const Field* ax, const Field& inverse_diagonal, double c_d,
+                    double c_r, Field& x, Field& d);
+void chebyshev_step(CpuBackend& cpu, const std::vector<double>& b, const std::vector<double>* ax,
+                    const std::vector<double>& inverse_diagonal, double c_d, double c_r, std::vector<double>& x,
+                    std::vector<double>& d);
+
+// The sparse matrix type of a backend.
+template <class Backend> struct SparseMatrixOn;
+template <> struct SparseMatrixOn<GpuBackend> { using type = GpuSparseMatrix; };
+template <> struct SparseMatrixOn<CpuBackend> { using type = CpuSparseMatrix; };
+
+}  // namespace ss

@@ -1,0 +1,31 @@
+#pragma once
+// Host-side sparse matrices (CSR, double): the multigrid levels and transfers, the flow viscous
+// operator's factors; applied on a backend by GpuSparseMatrix / CpuSparseMatrix (sparse_kernels.hpp).
+#include <cstdint>
+#include <vector>
+
+namespace ss {
+
+struct SparseMatrix {
+  std::int32_t rows = 0, cols = 0;
+  std::vector<std::int32_t> offsets{0};  // rows + 1 entries
+  std::vector<std::int32_t> columns;     // ascending within a row
+  std::vector<double> values;
+
+  std::int64_t nonzeros() const { return std::int64_t(values.size()); }
+  // y = A x (y resized to rows).
+  void multiply(const std::vector<double>& x, std::vector<double>& y) const;
+  std::vector<double> diagonal() const;  // 0 where a row has no diagonal entry
+};
+
+struct Triplet {
+  std::int32_t row, col;
+  double value;
+};
+// CSR from (row, col, value) entries, duplicates summed (element-by-element assembly).
+SparseMatrix from_triplets(std::int32_t rows, std::int32_t cols, std::vector<Triplet> entries);
+
+SparseMatrix transpose(const SparseMatrix& a);
+SparseMatrix multiply(const SparseMatrix& a, const SparseMatrix& b);  // a·b, exact zeros kept out
+
+}  // namespace ss

@@ -1,0 +1,186 @@
+// The curl–curl viscous operator (operators/curl_curl_viscous.hpp):
+//  - identities in double: K is symmetric and negative semi-definite; the viscous force of a
+//    uniform flow with its own tangential boundary source is zero (B U + g = 0 exactly: the
+//    discrete Stokes formula holds for constants, whatever the polynomial); the polynomial inverts
+//    M_e to its tolerance; ω = 0 on the edges of slip faces.
+//  - GPU vs CPU (*IsEquivalentToRef): K, the explicit force and ω on the project meshes, both
+//    packings and launch paths.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <tuple>
+
+#include <glm/geometric.hpp>
+
+#include "gl/gl_test_base.hpp"
+#include "gl/test_data.hpp"
+#include "mesh/load_mesh.hpp"
+#include "operators/curl_curl_viscous.hpp"
+
+namespace ss::test {
+namespace {
+
+const LoadedMesh& mesh_named(const std::string& file) {
+  static std::map<std::string, std::unique_ptr<LoadedMesh>> cache;
+  auto& slot = cache[file];
+  if (!slot) slot = std::make_unique<LoadedMesh>(load_mesh(std::string(SS_SOURCE_DIR) + "/meshes/" + file, 0));
+  return *slot;
+}
+
+std::vector<double> random_vector(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> v(static_cast<size_t>(n));
+  for (auto& x : v) x = double(float(u(rng)));
+  return v;
+}
+
+double dot_of(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0;
+  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+double max_abs(const std::vector<double>& a) {
+  double m = 0;
+  for (double v : a) m = std::max(m, std::fabs(v));
+  return m;
+}
+
+std::vector<FlowBoundaryKind> all_velocity(const LoadedMesh& m) {
+  return std::vector<FlowBoundaryKind>(m.topology.boundary_faces.size(), FlowBoundaryKind::velocity);
+}
+
+// Slip on every fifth boundary face, outlets on the mesh's first group, velocity elsewhere.
+std::vector<FlowBoundaryKind> mixed_kinds(const LoadedMesh& m) {
+  std::vector<FlowBoundaryKind> kinds;
+  const std::int32_t first = m.mesh.surface_group_names.begin()->first;
+  for (size_t k = 0; k < m.topology.boundary_faces.size(); ++k) {
+    const std::int32_t g = m.topology.face_groups[size_t(m.topology.boundary_faces[k])];
+    kinds.push_back(g == first ? FlowBoundaryKind::pressure
+                    : k % 5 == 0 ? FlowBoundaryKind::slip
+                                 : FlowBoundaryKind::velocity);
+  }
+  return kinds;
+}
+
+TEST(CurlCurlViscousCpu, OperatorIsSymmetricNegativeSemiDefinite) {
+  for (const char* file : {"duct.msh", "cavity.msh"}) {
+    const LoadedMesh& m = mesh_named(file);
+    const CurlCurlViscousData data = build_curl_curl_viscous(m, mixed_kinds(m));
+    CpuBackend cpu;
+    CurlCurlViscous<CpuBackend> k(cpu, data);
+    const auto x = random_vector(m.topology.num_faces, 1), y = random_vector(m.topology.num_faces, 2);
+    std::vector<double> kx(x.size()), ky(y.size());
+    k.apply(x, kx);
+    k.apply(y, ky);
+    EXPECT_NEAR(dot_of(kx, y), dot_of(x, ky), 1e-11 * std::fabs(dot_of(kx, y))) << file;
+    EXPECT_LT(dot_of(kx, x), 0.0) << file;
+    EXPECT_GE(data.degree, 5) << file;
+    EXPECT_LE(data.degree, 30) << file;
+    for (double d : data.diagonal) ASSERT_LT(d, 0.0) << file;
+  }
+}
+
+// u = constant: B U + g = 0 exactly, so the force vanishes (to round-off, whatever the polynomial).
+TEST(CurlCurlViscousCpu, UniformFlowFeelsNoViscousForce) {
+  for (const char* file : {"duct.msh", "cavity.msh", "cube.msh"}) {
+    const LoadedMesh& m = mesh_named(file);
+    const auto kinds = all_velocity(m);
+    const CurlCurlViscousData data = build_curl_curl_viscous(m, kinds);
+    const glm::dvec3 u(0.3, -1.1, 0.7);
+    std::vector<double> U(size_t(m.topology.num_faces));
+    for (size_t f = 0; f < U.size(); ++f) U[f] = m.geometry.face_areas[f] * glm::dot(u, m.geometry.face_normals[f]);
+    const size_t nb = kinds.size();
+    const std::vector<double> g = tangential_boundary_source(data, m, kinds, std::vector<double>(nb, u.x),
+                                                             std::vector<double>(nb, u.y), std::vector<double>(nb, u.z));
+    std::vector<double> bu;
+    data.vorticity_source.multiply(U, bu);
+    double residual = 0;
+    for (size_t e = 0; e < bu.size(); ++e) residual = std::max(residual, std::fabs(bu[e] + g[e]));
+    EXPECT_LE(residual, 1e-12 * max_abs(bu)) << file;
+    CpuBackend cpu;
+    CurlCurlViscous<CpuBackend> k(cpu, data);
+    std::vector<double> force(U.size()), kU(U.size());
+    k.force(1.0, U, 1.0, g, force);
+    k.apply(U, kU);
+    EXPECT_LE(max_abs(force), 1e-11 * max_abs(kU)) << file;
+  }
+}
+
+// The Chebyshev polynomial inverts M_e to its tolerance on a random right-hand side.
+TEST(CurlCurlViscousCpu, PolynomialInvertsTheEdgeMassToItsTolerance) {
+  const LoadedMesh& m = mesh_named("cavity.msh");
+  const CurlCurlViscousData data = build_curl_curl_viscous(m, all_velocity(m), 1e-6);
+  CpuBackend cpu;
+  CurlCurlViscous<CpuBackend> k(cpu, data);
+  const auto r = random_vector(data.edge_mass.rows, 3);
+  std::vector<double> omega(r.size()), back;
+  k.vorticity(r, omega);
+  data.edge_mass.multiply(omega, back);
+  double err = 0, norm = 0;
+  for (size_t e = 0; e < r.size(); ++e) err += (back[e] - r[e]) * (back[e] - r[e]), norm += r[e] * r[e];
+  EXPECT_LE(std::sqrt(err / norm), 1e-4);  // residual bound: κ(D⁻¹M_e) × the error bound
+}
+
+TEST(CurlCurlViscousCpu, SlipFacesHoldZeroVorticityOnTheirEdges) {
+  const LoadedMesh& m = mesh_named("duct.msh");
+  const auto kinds = mixed_kinds(m);
+  const CurlCurlViscousData data = build_curl_curl_viscous(m, kinds);
+  CpuBackend cpu;
+  CurlCurlViscous<CpuBackend> k(cpu, data);
+  std::vector<double> omega(size_t(data.edge_mass.rows));
+  k.vorticity(random_vector(data.edge_mass.rows, 4), omega);
+  int held = 0;
+  for (size_t b = 0; b < kinds.size(); ++b) {
+    if (kinds[b] != FlowBoundaryKind::slip) continue;
+    for (std::int32_t e : m.topology.face_edges[size_t(m.topology.boundary_faces[b])]) {
+      EXPECT_EQ(omega[size_t(e)], 0.0) << "edge " << e;
+      ++held;
+    }
+  }
+  EXPECT_GT(held, 0);
+}
+
+class CurlCurlViscousGpu : public GlTest,
+                           public ::testing::WithParamInterface<std::tuple<const char*, Packing, LaunchPath>> {};
+
+TEST_P(CurlCurlViscousGpu, OperatorForceAndVorticityAreEquivalentToRef) {
+  const auto [file, packing, launch] = GetParam();
+  const LoadedMesh& m = mesh_named(file);
+  const CurlCurlViscousData data = build_curl_curl_viscous(m, mixed_kinds(m));
+  LayoutOptions layout;
+  layout.packing = packing;
+  GpuOptions options;
+  options.launch = launch;
+  GpuBackend gpu = make_gpu(layout, options);
+  CpuBackend cpu;
+  CurlCurlViscous<CpuBackend> ref(cpu, data);
+  CurlCurlViscous<GpuBackend> dev(gpu, data);
+  const std::int64_t nf = m.topology.num_faces, ne = data.edge_mass.rows;
+  const auto U = random_vector(nf, 5), g = random_vector(ne, 6);
+  std::vector<double> c_out(static_cast<size_t>(nf)), c_omega(static_cast<size_t>(ne));
+  Field g_out = gpu.make_vector(nf), g_omega = gpu.make_vector(ne);
+  const Field gU = gpu.upload(U), gg = gpu.upload(g);
+  ref.apply(U, c_out);
+  dev.apply(gU, g_out);
+  EXPECT_LE(max_rel_diff(gpu.download(g_out), c_out), 1e-4) << "K";
+  ref.force(0.4, U, 0.6, g, c_out);
+  dev.force(0.4, gU, 0.6, gg, g_out);
+  EXPECT_LE(max_rel_diff(gpu.download(g_out), c_out), 1e-4) << "force";
+  ref.vorticity(g, c_omega);
+  dev.vorticity(gg, g_omega);
+  EXPECT_LE(max_rel_diff(gpu.download(g_omega), c_omega), 1e-5) << "vorticity";
+}
+
+INSTANTIATE_TEST_SUITE_P(ProjectMeshes, CurlCurlViscousGpu,
+                         ::testing::Combine(::testing::Values("cube.msh", "duct.msh", "cavity.msh"),
+                                            ::testing::Values(Packing::r32f, Packing::rgba32f),
+                                            ::testing::Values(LaunchPath::fragment, LaunchPath::compute)));
+
+}  // namespace
+}  // namespace ss::test
