@@ -12,7 +12,11 @@ void CpuSparseMatrix::apply(const Vector& x, Vector& y, const Vector* sub, const
   SS_REQUIRE(std::int64_t(x.size()) == m_.cols && (!sub || std::int64_t(sub->size()) == m_.cols) &&
                  (!add || std::int64_t(add->size()) == n),
              "sparse matrix " << n << "x" << m_.cols << ": vector sizes do not match (x " << x.size() << ")");
-  Vector out(size_t(n), 0.0);
+  // Write in place unless y is also an input (then through a temporary).
+  const bool aliased = &y == &x || &y == sub || &y == add;
+  Vector scratch;
+  Vector& out = aliased ? scratch : y;
+  out.resize(size_t(n));
 #pragma omp parallel for schedule(static) if (n > 20000)
   for (std::int32_t i = 0; i < n; ++i) {
     double s = 0;
@@ -22,7 +26,7 @@ void CpuSparseMatrix::apply(const Vector& x, Vector& y, const Vector* sub, const
     }
     out[size_t(i)] = add ? (*add)[size_t(i)] + s : s;
   }
-  y = std::move(out);
+  if (aliased) y = std::move(scratch);
 }
 
 void chebyshev_step(CpuBackend&, const std::vector<double>& b, const std::vector<double>* ax,

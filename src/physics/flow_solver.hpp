@@ -104,6 +104,9 @@ public:
     U_ = backend_.upload(s.flux);
     p_ = backend_.upload(s.pressure);
     state_time_ = s.time, step_ = s.step, dt_ = s.dt > 0 ? s.dt : problem_.time.dt;
+    // Boundary values of the restored time, as the uninterrupted run had them (twice: the curl–curl
+    // term keeps the previous step's tangential source too).
+    if (problem_.time_dependent()) upload_boundary(state_time_), upload_boundary(state_time_);
   }
 
   FlowState state() {
