@@ -54,4 +54,19 @@ inline double max_rel_diff(const std::vector<double>& a, const std::vector<doubl
   return scale > 0.0 ? diff / scale : diff;
 }
 
+// Values uniform in [−1, 1], rounded to float.
+inline std::vector<double> uniform_values(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> v(static_cast<size_t>(n));
+  for (auto& x : v) x = double(float(u(rng)));
+  return v;
+}
+
+inline double dot_product(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0;
+  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
 }  // namespace ss::test

@@ -31,26 +31,6 @@ const LoadedMesh& mesh_named(const std::string& file) {
   return *slot;
 }
 
-std::vector<double> random_vector(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> v(static_cast<size_t>(n));
-  for (auto& x : v) x = double(float(u(rng)));
-  return v;
-}
-
-double dot_of(const std::vector<double>& a, const std::vector<double>& b) {
-  double s = 0;
-  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-  return s;
-}
-
-double max_abs(const std::vector<double>& a) {
-  double m = 0;
-  for (double v : a) m = std::max(m, std::fabs(v));
-  return m;
-}
-
 std::vector<FlowBoundaryKind> all_velocity(const LoadedMesh& m) {
   return std::vector<FlowBoundaryKind>(m.topology.boundary_faces.size(), FlowBoundaryKind::velocity);
 }
@@ -74,12 +54,12 @@ TEST(CurlCurlViscousCpu, OperatorIsSymmetricNegativeSemiDefinite) {
     const CurlCurlViscousData data = build_curl_curl_viscous(m, mixed_kinds(m));
     CpuBackend cpu;
     CurlCurlViscous<CpuBackend> k(cpu, data);
-    const auto x = random_vector(m.topology.num_faces, 1), y = random_vector(m.topology.num_faces, 2);
+    const auto x = uniform_values(m.topology.num_faces, 1), y = uniform_values(m.topology.num_faces, 2);
     std::vector<double> kx(x.size()), ky(y.size());
     k.apply(x, kx);
     k.apply(y, ky);
-    EXPECT_NEAR(dot_of(kx, y), dot_of(x, ky), 1e-11 * std::fabs(dot_of(kx, y))) << file;
-    EXPECT_LT(dot_of(kx, x), 0.0) << file;
+    EXPECT_NEAR(dot_product(kx, y), dot_product(x, ky), 1e-11 * std::fabs(dot_product(kx, y))) << file;
+    EXPECT_LT(dot_product(kx, x), 0.0) << file;
     EXPECT_GE(data.degree, 5) << file;
     EXPECT_LE(data.degree, 30) << file;
     for (double d : data.diagonal) ASSERT_LT(d, 0.0) << file;
@@ -118,7 +98,7 @@ TEST(CurlCurlViscousCpu, PolynomialInvertsTheEdgeMassToItsTolerance) {
   const CurlCurlViscousData data = build_curl_curl_viscous(m, all_velocity(m), 1e-6);
   CpuBackend cpu;
   CurlCurlViscous<CpuBackend> k(cpu, data);
-  const auto r = random_vector(data.edge_mass.rows, 3);
+  const auto r = uniform_values(data.edge_mass.rows, 3);
   std::vector<double> omega(r.size()), back;
   k.vorticity(r, omega);
   data.edge_mass.multiply(omega, back);
@@ -134,7 +114,7 @@ TEST(CurlCurlViscousCpu, SlipFacesHoldZeroVorticityOnTheirEdges) {
   CpuBackend cpu;
   CurlCurlViscous<CpuBackend> k(cpu, data);
   std::vector<double> omega(size_t(data.edge_mass.rows));
-  k.vorticity(random_vector(data.edge_mass.rows, 4), omega);
+  k.vorticity(uniform_values(data.edge_mass.rows, 4), omega);
   int held = 0;
   for (size_t b = 0; b < kinds.size(); ++b) {
     if (kinds[b] != FlowBoundaryKind::slip) continue;
@@ -162,7 +142,7 @@ TEST_P(CurlCurlViscousGpu, OperatorForceAndVorticityAreEquivalentToRef) {
   CurlCurlViscous<CpuBackend> ref(cpu, data);
   CurlCurlViscous<GpuBackend> dev(gpu, data);
   const std::int64_t nf = m.topology.num_faces, ne = data.edge_mass.rows;
-  const auto U = random_vector(nf, 5), g = random_vector(ne, 6);
+  const auto U = uniform_values(nf, 5), g = uniform_values(ne, 6);
   std::vector<double> c_out(static_cast<size_t>(nf)), c_omega(static_cast<size_t>(ne));
   Field g_out = gpu.make_vector(nf), g_omega = gpu.make_vector(ne);
   const Field gU = gpu.upload(U), gg = gpu.upload(g);

@@ -30,20 +30,6 @@ const LoadedMesh& mesh_named(const std::string& file) {
   return *slot;
 }
 
-std::vector<double> random_values(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> v(static_cast<size_t>(n));
-  for (auto& x : v) x = double(float(u(rng)));
-  return v;
-}
-
-double dot(const std::vector<double>& a, const std::vector<double>& b) {
-  double s = 0;
-  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-  return s;
-}
-
 // Boundary kinds: faces of the mesh's first surface group are outlets (with_outlet), slip on
 // every fifth face, the rest prescribe the velocity.
 std::vector<FlowBoundaryKind> kinds_for(const LoadedMesh& m, bool with_outlet) {
@@ -82,11 +68,11 @@ TEST_P(FlowOperatorsGpu, EveryKernelIsEquivalentToRef) {
   GpuMeshOperators gpu_mesh(gpu, m);
   GpuFlowOperators g(gpu, gpu_mesh, s.data);
   const std::int64_t nf = s.data.num_faces, nc = s.data.num_cells, nb = s.data.num_boundary_faces;
-  const std::vector<double> U = random_values(nf, 1), ux = random_values(nc, 2), uy = random_values(nc, 3),
-                            uz = random_values(nc, 4);
-  const std::vector<double> bx = random_values(nb, 5), by = random_values(nb, 6), bz = random_values(nb, 7);
-  const std::vector<double> faces2 = random_values(nf, 8), faces3 = random_values(nf, 9), faces4 = random_values(nf, 10);
-  const auto cells = random_values(nc, 11);
+  const std::vector<double> U = uniform_values(nf, 1), ux = uniform_values(nc, 2), uy = uniform_values(nc, 3),
+                            uz = uniform_values(nc, 4);
+  const std::vector<double> bx = uniform_values(nb, 5), by = uniform_values(nb, 6), bz = uniform_values(nb, 7);
+  const std::vector<double> faces2 = uniform_values(nf, 8), faces3 = uniform_values(nf, 9), faces4 = uniform_values(nf, 10);
+  const auto cells = uniform_values(nc, 11);
   const Field gU = gpu.upload(U), gux = gpu.upload(ux), guy = gpu.upload(uy), guz = gpu.upload(uz);
   const Field gbx = gpu.upload(bx), gby = gpu.upload(by), gbz = gpu.upload(bz);
   const Field gf2 = gpu.upload(faces2), gf3 = gpu.upload(faces3), gf4 = gpu.upload(faces4), gcells = gpu.upload(cells);
@@ -131,12 +117,12 @@ INSTANTIATE_TEST_SUITE_P(ProjectMeshes, FlowOperatorsGpu,
 
 TEST(FlowOperatorsCpu, ViscousOperatorIsSymmetricNegativeSemiDefiniteWithTheGivenDiagonal) {
   FlowSetup s(mesh_named("duct.msh"), true);
-  const auto x = random_values(s.data.num_faces, 21), y = random_values(s.data.num_faces, 22);
+  const auto x = uniform_values(s.data.num_faces, 21), y = uniform_values(s.data.num_faces, 22);
   std::vector<double> Kx, Ky;
   s.cpu.viscous_apply(x, Kx);
   s.cpu.viscous_apply(y, Ky);
-  EXPECT_NEAR(dot(Kx, y), dot(x, Ky), 1e-10 * std::fabs(dot(Kx, y)));
-  EXPECT_LE(dot(Kx, x), 0.0);
+  EXPECT_NEAR(dot_product(Kx, y), dot_product(x, Ky), 1e-10 * std::fabs(dot_product(Kx, y)));
+  EXPECT_LE(dot_product(Kx, x), 0.0);
   // Diagonal: K e_f for a few faces.
   for (size_t f : {size_t(0), size_t(17), size_t(s.data.num_faces - 1)}) {
     std::vector<double> e(size_t(s.data.num_faces), 0.0), Ke;
@@ -149,11 +135,11 @@ TEST(FlowOperatorsCpu, ViscousOperatorIsSymmetricNegativeSemiDefiniteWithTheGive
 TEST(FlowOperatorsCpu, PressureOperatorIsSymmetricWithConstantsInTheNullSpaceWithoutOutlet) {
   FlowSetup s(mesh_named("cavity.msh"), false);
   EXPECT_FALSE(s.data.pressure_fixed);
-  const auto x = random_values(s.data.num_cells, 31), y = random_values(s.data.num_cells, 32);
+  const auto x = uniform_values(s.data.num_cells, 31), y = uniform_values(s.data.num_cells, 32);
   std::vector<double> Px, Py, P1;
   s.cpu.pressure_apply(x, Px);
   s.cpu.pressure_apply(y, Py);
-  EXPECT_NEAR(dot(Px, y), dot(x, Py), 1e-10 * std::fabs(dot(Px, y)));
+  EXPECT_NEAR(dot_product(Px, y), dot_product(x, Py), 1e-10 * std::fabs(dot_product(Px, y)));
   s.cpu.pressure_apply(std::vector<double>(size_t(s.data.num_cells), 1.0), P1);
   for (double v : P1) EXPECT_NEAR(v, 0.0, 1e-10);
 }
@@ -162,7 +148,7 @@ TEST(FlowOperatorsCpu, PressureOperatorIsSymmetricWithConstantsInTheNullSpaceWit
 TEST(FlowOperatorsCpu, ProjectionMakesTheFluxDivergenceFreeToTheSolverTolerance) {
   FlowSetup s(mesh_named("duct.msh"), true);
   CpuBackend cpu;
-  auto Ustar = random_values(s.data.num_faces, 41);
+  auto Ustar = uniform_values(s.data.num_faces, 41);
   for (size_t f = 0; f < Ustar.size(); ++f) Ustar[f] *= s.data.free_mask[f];  // prescribed faces: U_b = 0
   std::vector<double> rhs, phi(size_t(s.data.num_cells), 0.0), U, div;
   s.cpu_mesh.divergence(Ustar, rhs);
@@ -185,7 +171,7 @@ TEST(FlowOperatorsCpu, CentralConvectionDoesNoWorkOnADivergenceFreeFieldWithWall
   // U = C s is divergence-free (DC = 0); zeroing s on boundary edges makes every boundary flux 0.
   const LoadedMesh& m = mesh_named("cavity.msh");
   FlowSetup s(m, false);
-  auto stream = random_values(m.topology.num_edges, 51);
+  auto stream = uniform_values(m.topology.num_edges, 51);
   for (std::int32_t f : m.topology.boundary_faces)
     for (std::int32_t e : m.topology.face_edges[size_t(f)]) stream[size_t(e)] = 0.0;
   std::vector<double> U, ux, uy, uz, nx, ny, nz, TN;
@@ -196,11 +182,11 @@ TEST(FlowOperatorsCpu, CentralConvectionDoesNoWorkOnADivergenceFreeFieldWithWall
   s.cpu_mesh.integrate(nx, ny, nz, TN);
   double scale = 0;
   for (size_t f = 0; f < U.size(); ++f) scale += std::fabs(U[f] * TN[f]);
-  EXPECT_LT(std::fabs(dot(U, TN)), 1e-12 * scale);
+  EXPECT_LT(std::fabs(dot_product(U, TN)), 1e-12 * scale);
   // Upwinding dissipates: the same work is negative (cell terms hold −N).
   s.cpu.cell_terms(Convection::upwind, 0.0, 0.0, U, ux, uy, uz, zero, zero, zero, nx, ny, nz);
   s.cpu_mesh.integrate(nx, ny, nz, TN);
-  EXPECT_LT(dot(U, TN), 0.0);
+  EXPECT_LT(dot_product(U, TN), 0.0);
 }
 
 }  // namespace
