@@ -190,6 +190,7 @@ void add_bench_commands(CLI::App& app, GlobalOptions& globals) {
   bench->require_subcommand(1);
   add_bench_operator_commands(*bench, globals);  // `bench operators` (cmd_bench_operators.cpp)
   add_bench_cg_command(*bench, globals);         // `bench cg` (cmd_bench_cg.cpp)
+  add_bench_flow_command(*bench, globals);       // `bench flow` (cmd_bench_flow.cpp)
 
   static KernelBenchOptions kernels;
   auto* k = bench->add_subcommand("kernels",

@@ -168,6 +168,12 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
                        {"theta", problem.theta},
                        {"viscous", problem.viscous == ViscousScheme::curl_curl ? "curl_curl" : "two_point"}};
   summary["restarted_from"] = initial ? nlohmann::json(initial->step) : nlohmann::json(nullptr);
+  if (problem.exact_velocity) {
+    const FlowExactError e = velocity_error(mesh, primary.fields, problem.exact_velocity, primary.result.state.time);
+    summary["exact"] = {{"time", e.time}, {"velocity_l2_error", e.l2}, {"velocity_max_error", e.max}};
+    std::printf("exact: cell velocity error at t = %g: %.4e (L2, relative), %.4e (max, of the max speed)\n", e.time,
+                e.l2, e.max);
+  }
   const FlowDifference self = compare_flow_fields(primary.fields, primary.fields);
   summary["max_speed"] = self.max_speed;
   summary["pressure_range"] = self.pressure_range;

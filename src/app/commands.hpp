@@ -27,6 +27,8 @@ void add_bench_commands(CLI::App& app, GlobalOptions& globals);
 void add_bench_operator_commands(CLI::App& bench, GlobalOptions& globals);
 // `bench cg` (cmd_bench_cg.cpp), registered on `bench` by add_bench_commands.
 void add_bench_cg_command(CLI::App& bench, GlobalOptions& globals);
+// `bench flow` (cmd_bench_flow.cpp), registered on `bench` by add_bench_commands.
+void add_bench_flow_command(CLI::App& bench, GlobalOptions& globals);
 // heat CASE.toml
 void add_heat_command(CLI::App& app, GlobalOptions& globals);
 // flow CASE.toml (cmd_flow.cpp)

@@ -101,6 +101,10 @@ FlowCase flow_case_from(const CaseFile& file) {
   read_table(top, "initial", "initial", [&](TableReader& t) {
     c.initial_velocity = t.get_vector_expression("velocity").value_or(c.initial_velocity);
   });
+  read_table(top, "exact", "exact", [&](TableReader& t) {
+    c.exact_velocity = t.get_vector_expression("velocity");
+    SS_REQUIRE(c.exact_velocity, file.at(t.table()) << ": [exact] needs velocity = [u, v, w] (expressions in x, y, z, t)");
+  });
 
   const bool time = read_table(top, "time", "time", [&](TableReader& t) {
     FlowTime& s = c.time;

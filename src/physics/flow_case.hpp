@@ -7,6 +7,8 @@
 //                 velocity = [u, v, w] (velocity: required; wall: moving wall, default 0),
 //                 pressure = p (pressure only, default 0)
 //   [initial]     velocity = [u, v, w]                     — default 0
+//   [exact]       velocity = [u, v, w]                     — optional: the exact solution, when known;
+//                 flow.json then reports the cell velocity's error against it at the end
 //   [time]        dt, steps | end_time, cfl = 0, max_dt = dt
 //   [scheme]      convection = "central" | "upwind", theta = 1.0, viscous = "curl_curl" | "two_point"
 //   [solver.pressure], [solver.momentum]  tolerance = 1e-6, max_iterations = 5000,
@@ -58,6 +60,7 @@ struct FlowCase {
   double viscosity = 0;                          // [fluid] viscosity (kinematic, > 0) — required
   std::vector<FlowBoundary> boundaries;          // [[boundary]] group, type, velocity | pressure
   VectorExpression initial_velocity;             // [initial] velocity, default 0
+  std::optional<VectorExpression> exact_velocity;  // [exact] velocity (a known solution, for verification)
   FlowTime time;                                 // [time]
   enum class Convection { central, upwind } convection = Convection::central;  // [scheme] convection
   double theta = 1.0;                            // [scheme] theta: 1 or 0.5 (any value in [0.5, 1])

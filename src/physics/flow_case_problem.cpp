@@ -60,6 +60,10 @@ FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) {
   p.viscous = c.two_point_viscous ? ViscousScheme::two_point : ViscousScheme::curl_curl;
   p.convection = c.convection == FlowCase::Convection::central ? Convection::central : Convection::upwind;
   p.initial_velocity = velocity_function(c.initial_velocity);
+  if (c.exact_velocity) {
+    const VectorExpression exact = *c.exact_velocity;  // a zero exact field still counts: it is known
+    p.exact_velocity = [exact](const glm::dvec3& x, double t) { return exact(x, t); };
+  }
   p.time.dt = c.time.dt;
   p.time.steps = c.time.steps;
   p.time.end_time = c.time.end_time;

@@ -108,4 +108,21 @@ FlowDifference compare_flow_fields(const FlowFields& a, const FlowFields& b) {
   return d;
 }
 
+FlowExactError velocity_error(const LoadedMesh& mesh, const FlowFields& fields, const VelocityFunction& exact,
+                              double t) {
+  SS_REQUIRE(fields.cell_velocity.size() == size_t(mesh.topology.num_cells), "velocity_error: fields of another mesh");
+  double error2 = 0, norm2 = 0, max_error = 0, max_speed = 0;
+  for (size_t c = 0; c < fields.cell_velocity.size(); ++c) {
+    const glm::dvec3 u = exact(mesh.geometry.cell_centroids[c], t);
+    const double e = glm::length(fields.cell_velocity[c] - u), volume = mesh.geometry.cell_volumes[c];
+    error2 += volume * e * e, norm2 += volume * glm::dot(u, u);
+    max_error = std::max(max_error, e), max_speed = std::max(max_speed, glm::length(u));
+  }
+  FlowExactError r;
+  r.time = t;
+  r.l2 = norm2 > 0 ? std::sqrt(error2 / norm2) : std::sqrt(error2);
+  r.max = max_speed > 0 ? max_error / max_speed : max_error;
+  return r;
+}
+
 }  // namespace ss

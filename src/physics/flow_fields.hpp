@@ -41,4 +41,13 @@ struct FlowDifference {
 };
 FlowDifference compare_flow_fields(const FlowFields& a, const FlowFields& b);
 
+// The cell velocity against a known solution u at time t, sampled at the cell centroids x_c:
+//   l2  = sqrt(Σ_c V_c |u_c − u(x_c)|²) / sqrt(Σ_c V_c |u(x_c)|²)
+//   max = max_c |u_c − u(x_c)| / max_c |u(x_c)|
+struct FlowExactError {
+  double time = 0, l2 = 0, max = 0;
+};
+FlowExactError velocity_error(const LoadedMesh& mesh, const FlowFields& fields, const VelocityFunction& exact,
+                              double t);
+
 }  // namespace ss

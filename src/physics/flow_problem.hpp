@@ -49,6 +49,7 @@ struct FlowProblem {
   std::vector<FlowCondition> conditions;
   std::vector<std::int32_t> boundary_condition;  // per boundary face: index into conditions
   VelocityFunction initial_velocity;             // null: at rest
+  VelocityFunction exact_velocity;               // null: unknown (else flow.json reports the error against it)
   FlowTimeSettings time;
   FlowLinearSolver momentum, pressure;
 

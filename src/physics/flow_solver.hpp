@@ -59,6 +59,7 @@ class FlowSolver {
 public:
   using Vector = typename Backend::Vector;
   static constexpr double kMaxCfl = 10.0;  // beyond this the explicit convection has blown up
+  static constexpr double kMaxDtGrowth = 1.2;  // adaptive Δt: at most this factor from one step to the next
 
   // `data` is the operator coefficients `ops` was built from (build_flow_operator_data).
   FlowSolver(Backend& backend, FlowOps& ops, const FlowProblem& problem, const LoadedMesh& mesh,
@@ -68,8 +69,10 @@ public:
     nc_ = mesh.topology.num_cells;
     U_ = backend.make_vector(nf_), Ustar_ = backend.make_vector(nf_), rhs_ = backend.make_vector(nf_);
     p_ = backend.make_vector(nc_), phi_ = backend.make_vector(nc_), rhs_p_ = backend.make_vector(nc_);
-    ones_c_ = backend.make_vector(nc_);
+    ones_c_ = backend.make_vector(nc_), ones_f_ = backend.make_vector(nf_);
     backend.fill(ones_c_, 1.0);
+    backend.fill(ones_f_, 1.0);
+    momentum_inverse_diagonal_ = backend.make_vector(nf_);
     pressure_inverse_diagonal_ = backend.make_vector(nc_);
     backend.divide(ones_c_, ops.pressure_diagonal(), pressure_inverse_diagonal_);
     face_mass_ = backend.upload(data.face_mass);
@@ -81,6 +84,7 @@ public:
       g_bar_ = backend.make_vector(curl_curl_data_.edge_mass.rows);
     }
     upload_boundary(0.0);
+    if (problem.pressure.multigrid) build_pressure_multigrid();  // P does not change: once, here
   }
 
   // Starts from the problem's initial velocity, made discretely divergence-free by one projection.
@@ -135,10 +139,13 @@ public:
     };
     const FlowTimeSettings& ts = problem_.time;
     // 1. Δt: fixed, or from the CFL target on the current field (capped, and ending on end_time).
+    //    A fresh run's first step is the case's dt (a fluid at rest has no Courant rate, and a moving
+    //    wall sets one only after it), and Δt grows by at most kMaxDtGrowth a step after that.
     double dt = ts.dt;
     if (ts.cfl > 0) {
       const double rate = courant_rate();
       dt = rate > 0 ? std::min(ts.max_dt, ts.cfl / rate) : ts.max_dt;
+      dt = step_ == 0 ? std::min(dt, ts.dt) : std::min(dt, kMaxDtGrowth * dt_);
     }
     if (ts.steps == 0) dt = std::min(dt, ts.end_time - state_time_);
     const double t_new = state_time_ + dt, nu = problem_.viscosity, theta = problem_.theta;
@@ -166,18 +173,7 @@ public:
     // 3. Momentum predictor.
     t0 = Clock::now();
     backend_.copy(U_, Ustar_);
-    Vector inverse_diagonal = backend_.make_vector(nf_);
-    {
-      Vector ones = backend_.make_vector(nf_);
-      backend_.fill(ones, 1.0);
-      if (curl_curl_) {
-        Vector diagonal = backend_.make_vector(nf_);
-        ops_.momentum_combine(1.0 / dt, nu * theta, ones, curl_curl_->diagonal(), diagonal);
-        backend_.divide(ones, diagonal, inverse_diagonal);
-      } else {
-        backend_.divide(ones, ops_.momentum_diagonal(1.0 / dt, nu * theta), inverse_diagonal);
-      }
-    }
+    if (dt != momentum_diagonal_dt_) update_momentum_inverse_diagonal(dt);
     CgOptions momentum_options;
     momentum_options.tolerance = problem_.momentum.tolerance;
     momentum_options.max_iterations = problem_.momentum.max_iterations;
@@ -188,7 +184,7 @@ public:
       ops_.momentum_combine(1.0 / dt, nu * theta, x, lap_, y);
     };
     const CgResult momentum = conjugate_gradient(backend_, apply, rhs_, Ustar_,
-                                                 problem_.momentum.jacobi ? &inverse_diagonal : nullptr, momentum_options);
+                                                 problem_.momentum.jacobi ? &momentum_inverse_diagonal_ : nullptr, momentum_options);
     totals_.momentum_seconds += seconds_since(t0);
     if (!momentum.converged) return fail("momentum solve: " + momentum.stop_reason, t_new);
 
@@ -245,6 +241,18 @@ private:
     return backend_.max(courant_);
   }
 
+  // Jacobi preconditioner of the momentum system, 1 / diag(H/Δt − νθ K) (it changes with Δt only).
+  void update_momentum_inverse_diagonal(double dt) {
+    const double nu_theta = problem_.viscosity * problem_.theta;
+    if (curl_curl_) {
+      ops_.momentum_combine(1.0 / dt, nu_theta, ones_f_, curl_curl_->diagonal(), lap_);  // lap_: scratch here
+      backend_.divide(ones_f_, lap_, momentum_inverse_diagonal_);
+    } else {
+      backend_.divide(ones_f_, ops_.momentum_diagonal(1.0 / dt, nu_theta), momentum_inverse_diagonal_);
+    }
+    momentum_diagonal_dt_ = dt;
+  }
+
   void upload_boundary(double t) {
     const FlowBoundaryValues b = evaluate_boundary(problem_, mesh_, t);
     const auto at_least_one = [](std::vector<double> v) { return v.empty() ? std::vector<double>{0.0} : v; };
@@ -265,8 +273,8 @@ private:
   }
 
   // P φ = −D U*/Δt by CG; singular P (no outlet): right-hand side and φ kept mean-free.
-  // Preconditioner: one algebraic V-cycle of P (finest level: ops_.pressure_apply; built on first
-  // use, P does not change), Jacobi or none.
+  // Preconditioner: one algebraic V-cycle of P (finest level: ops_.pressure_apply; built by the
+  // constructor), Jacobi or none.
   bool pressure_solve(double dt, int& iterations) {
     ops_.mesh().divergence(Ustar_, rhs_p_);
     backend_.scale(-1.0 / dt, rhs_p_, rhs_p_);
@@ -279,7 +287,6 @@ private:
     const auto apply = [&](const Vector& x, Vector& y) { ops_.pressure_apply(x, y); };
     CgResult r;
     if (problem_.pressure.multigrid) {
-      if (!pressure_multigrid_) build_pressure_multigrid();
       const auto v_cycle = [&](const Vector& from, Vector& to) { (*pressure_multigrid_)(from, to); };
       r = preconditioned_conjugate_gradient(backend_, apply, rhs_p_, phi_, v_cycle, options);
     } else {
@@ -320,7 +327,9 @@ private:
   double state_time_ = 0, dt_ = 0;
   std::string last_failure_;
   FlowTotals totals_;
-  Vector U_, Ustar_, rhs_, p_, phi_, rhs_p_, ones_c_, pressure_inverse_diagonal_, face_mass_;
+  Vector U_, Ustar_, rhs_, p_, phi_, rhs_p_, ones_c_, ones_f_, pressure_inverse_diagonal_, face_mass_;
+  Vector momentum_inverse_diagonal_;
+  double momentum_diagonal_dt_ = -1;  // the Δt momentum_inverse_diagonal_ was made for
   Vector ux_, uy_, uz_, fx_, fy_, fz_, integrated_, pressure_gradient_, courant_;
   Vector bx_, by_, bz_, boundary_pressure_, boundary_flux_, fixed_columns_;
   std::unique_ptr<Multigrid<Backend>> pressure_multigrid_;  // problem_.pressure.multigrid

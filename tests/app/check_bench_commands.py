@@ -140,5 +140,30 @@ if xvfb:
                        capture_output=True, text=True, env=no_display, timeout=600)
     check(f"--glfw under Xvfb runs: {r.stderr.strip()[-300:]}", r.returncode == 0 and "GLFW hidden window" in r.stderr)
 
+# bench flow: per-step split on both launch paths and the CPU reference from one developed state.
+cavity = os.path.join(os.path.dirname(cube), "cavity.msh")
+out = f"{work}/flow.json"
+r = run("bench", "flow", "--mesh", cavity, "--steps", "2", "--warmup-steps", "2", "--cpu-steps", "1",
+        "--launch", "fragment,compute", "--json", out)
+check("bench flow runs", r.returncode == 0 and os.path.exists(out))
+if os.path.exists(out):
+    j = json.load(open(out))
+    runs = {(x["backend"], x.get("launch")): x for x in j["runs"]}
+    check("bench flow: gpu fragment, gpu compute and cpu rows",
+          set(runs) == {("gpu", "fragment"), ("gpu", "compute"), ("cpu", None)})
+    parts = ["convection", "momentum", "pressure", "projection", "diagnostics", "total"]
+    check("bench flow: every row has its seconds per step split and iterations",
+          all(all(x["seconds_per_step"][k] > 0 for k in parts) and x["iterations"]["momentum"] > 0 and
+              x["iterations"]["pressure"] > 0 for x in runs.values()))
+    check("bench flow: the parts add up to at most the total",
+          all(sum(x["seconds_per_step"][k] for k in parts[:-1]) <= 1.05 * x["seconds_per_step"]["total"]
+              for x in runs.values()))
+    check("bench flow: speed-ups and mesh size", j["mesh"]["cells"] == 4994 and
+          set(j["gpu_over_cpu_speedup"]) == {"fragment", "compute"} and j["compute_over_fragment_speedup"] > 0)
+    check("bench flow: every run continues from the same state to the same time step",
+          len({round(x["last"]["dt"], 12) for x in runs.values() if x["backend"] == "gpu"}) == 1)
+r = run("bench", "flow", "--mesh", cube)
+check("bench flow without lid/walls groups: one error line naming the group", one_error_line(r) and "lid" in r.stderr)
+
 print(f"{len(failures)} failed" if failures else "all passed")
 sys.exit(1 if failures else 0)

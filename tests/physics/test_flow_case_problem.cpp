@@ -216,5 +216,34 @@ TEST(FlowFields, UniformFlowIsReproduced) {
   EXPECT_NEAR(same.max_speed, glm::length(u), 1e-12);
 }
 
+// [exact] velocity: the problem carries it; the error against it is 0 for the exact field itself and
+// the relative size of a uniform offset otherwise.
+TEST(FlowCaseProblem, ExactVelocityIsCarriedAndMeasured) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  const FlowProblem p = build_flow_problem(cavity_case(kLidAndWalls + "[exact]\nvelocity = [\"z\", 0, 0]\n"), m);
+  ASSERT_TRUE(p.exact_velocity);
+  EXPECT_EQ(p.exact_velocity(glm::dvec3(0.1, 0.2, 0.75), 0.0), glm::dvec3(0.75, 0, 0));
+  EXPECT_FALSE(build_flow_problem(cavity_case(kLidAndWalls), m).exact_velocity);
+  FlowFields f;
+  for (const glm::dvec3& x : m.geometry.cell_centroids) f.cell_velocity.push_back({x.z, 0, 0});
+  EXPECT_EQ(velocity_error(m, f, p.exact_velocity, 1.0).l2, 0.0);
+  for (glm::dvec3& u : f.cell_velocity) u.y += 0.5;
+  const FlowExactError e = velocity_error(m, f, p.exact_velocity, 1.0);
+  double max_speed = 0;
+  for (const glm::dvec3& x : m.geometry.cell_centroids) max_speed = std::max(max_speed, x.z);
+  EXPECT_NEAR(e.max, 0.5 / max_speed, 1e-12);
+  EXPECT_GT(e.l2, 0.5);  // 0.5 / rms(z) with rms(z) = 1/√3 < 1
+  EXPECT_EQ(e.time, 1.0);
+}
+
+TEST(FlowCaseProblem, ExactTableWithoutVelocityIsAnError) {
+  try {
+    cavity_case(kLidAndWalls + "[exact]\n");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(kCasePath + ":12: [exact] needs velocity"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace ss::test
