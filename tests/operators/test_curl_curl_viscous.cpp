@@ -19,17 +19,11 @@
 #include "gl/gl_test_base.hpp"
 #include "gl/test_data.hpp"
 #include "mesh/load_mesh.hpp"
+#include "project_mesh.hpp"
 #include "operators/curl_curl_viscous.hpp"
 
 namespace ss::test {
 namespace {
-
-const LoadedMesh& mesh_named(const std::string& file) {
-  static std::map<std::string, std::unique_ptr<LoadedMesh>> cache;
-  auto& slot = cache[file];
-  if (!slot) slot = std::make_unique<LoadedMesh>(load_mesh(std::string(SS_SOURCE_DIR) + "/meshes/" + file, 0));
-  return *slot;
-}
 
 std::vector<FlowBoundaryKind> all_velocity(const LoadedMesh& m) {
   return std::vector<FlowBoundaryKind>(m.topology.boundary_faces.size(), FlowBoundaryKind::velocity);
@@ -50,7 +44,7 @@ std::vector<FlowBoundaryKind> mixed_kinds(const LoadedMesh& m) {
 
 TEST(CurlCurlViscousCpu, OperatorIsSymmetricNegativeSemiDefinite) {
   for (const char* file : {"duct.msh", "cavity.msh"}) {
-    const LoadedMesh& m = mesh_named(file);
+    const LoadedMesh& m = project_mesh(file);
     const CurlCurlViscousData data = build_curl_curl_viscous(m, mixed_kinds(m));
     CpuBackend cpu;
     CurlCurlViscous<CpuBackend> k(cpu, data);
@@ -69,7 +63,7 @@ TEST(CurlCurlViscousCpu, OperatorIsSymmetricNegativeSemiDefinite) {
 // u = constant: B U + g = 0 exactly, so the force vanishes (to round-off, whatever the polynomial).
 TEST(CurlCurlViscousCpu, UniformFlowFeelsNoViscousForce) {
   for (const char* file : {"duct.msh", "cavity.msh", "cube.msh"}) {
-    const LoadedMesh& m = mesh_named(file);
+    const LoadedMesh& m = project_mesh(file);
     const auto kinds = all_velocity(m);
     const CurlCurlViscousData data = build_curl_curl_viscous(m, kinds);
     const glm::dvec3 u(0.3, -1.1, 0.7);
@@ -94,7 +88,7 @@ TEST(CurlCurlViscousCpu, UniformFlowFeelsNoViscousForce) {
 
 // The Chebyshev polynomial inverts M_e to its tolerance on a random right-hand side.
 TEST(CurlCurlViscousCpu, PolynomialInvertsTheEdgeMassToItsTolerance) {
-  const LoadedMesh& m = mesh_named("cavity.msh");
+  const LoadedMesh& m = project_mesh("cavity.msh");
   const CurlCurlViscousData data = build_curl_curl_viscous(m, all_velocity(m), 1e-6);
   CpuBackend cpu;
   CurlCurlViscous<CpuBackend> k(cpu, data);
@@ -108,7 +102,7 @@ TEST(CurlCurlViscousCpu, PolynomialInvertsTheEdgeMassToItsTolerance) {
 }
 
 TEST(CurlCurlViscousCpu, SlipFacesHoldZeroVorticityOnTheirEdges) {
-  const LoadedMesh& m = mesh_named("duct.msh");
+  const LoadedMesh& m = project_mesh("duct.msh");
   const auto kinds = mixed_kinds(m);
   const CurlCurlViscousData data = build_curl_curl_viscous(m, kinds);
   CpuBackend cpu;
@@ -131,7 +125,7 @@ class CurlCurlViscousGpu : public GlTest,
 
 TEST_P(CurlCurlViscousGpu, OperatorForceAndVorticityAreEquivalentToRef) {
   const auto [file, packing, launch] = GetParam();
-  const LoadedMesh& m = mesh_named(file);
+  const LoadedMesh& m = project_mesh(file);
   const CurlCurlViscousData data = build_curl_curl_viscous(m, mixed_kinds(m));
   LayoutOptions layout;
   layout.packing = packing;

@@ -17,18 +17,12 @@
 #include "gl/gl_test_base.hpp"
 #include "gl/test_data.hpp"
 #include "mesh/load_mesh.hpp"
+#include "project_mesh.hpp"
 #include "operators/flow_operators.hpp"
 #include "solver/cg.hpp"
 
 namespace ss::test {
 namespace {
-
-const LoadedMesh& mesh_named(const std::string& file) {
-  static std::map<std::string, std::unique_ptr<LoadedMesh>> cache;
-  auto& slot = cache[file];
-  if (!slot) slot = std::make_unique<LoadedMesh>(load_mesh(std::string(SS_SOURCE_DIR) + "/meshes/" + file, 0));
-  return *slot;
-}
 
 // Boundary kinds: faces of the mesh's first surface group are outlets (with_outlet), slip on
 // every fifth face, the rest prescribe the velocity.
@@ -58,7 +52,7 @@ class FlowOperatorsGpu : public GlTest,
 
 TEST_P(FlowOperatorsGpu, EveryKernelIsEquivalentToRef) {
   const auto [file, packing, launch] = GetParam();
-  const LoadedMesh& m = mesh_named(file);
+  const LoadedMesh& m = project_mesh(file);
   FlowSetup s(m, true);
   LayoutOptions layout;
   layout.packing = packing;
@@ -116,7 +110,7 @@ INSTANTIATE_TEST_SUITE_P(ProjectMeshes, FlowOperatorsGpu,
                                             ::testing::Values(LaunchPath::fragment, LaunchPath::compute)));
 
 TEST(FlowOperatorsCpu, ViscousOperatorIsSymmetricNegativeSemiDefiniteWithTheGivenDiagonal) {
-  FlowSetup s(mesh_named("duct.msh"), true);
+  FlowSetup s(project_mesh("duct.msh"), true);
   const auto x = uniform_values(s.data.num_faces, 21), y = uniform_values(s.data.num_faces, 22);
   std::vector<double> Kx, Ky;
   s.cpu.viscous_apply(x, Kx);
@@ -133,7 +127,7 @@ TEST(FlowOperatorsCpu, ViscousOperatorIsSymmetricNegativeSemiDefiniteWithTheGive
 }
 
 TEST(FlowOperatorsCpu, PressureOperatorIsSymmetricWithConstantsInTheNullSpaceWithoutOutlet) {
-  FlowSetup s(mesh_named("cavity.msh"), false);
+  FlowSetup s(project_mesh("cavity.msh"), false);
   EXPECT_FALSE(s.data.pressure_fixed);
   const auto x = uniform_values(s.data.num_cells, 31), y = uniform_values(s.data.num_cells, 32);
   std::vector<double> Px, Py, P1;
@@ -146,7 +140,7 @@ TEST(FlowOperatorsCpu, PressureOperatorIsSymmetricWithConstantsInTheNullSpaceWit
 
 // Projects a random face field onto D U = 0 (walls and one outlet) and returns max |D U| / max |U|.
 TEST(FlowOperatorsCpu, ProjectionMakesTheFluxDivergenceFreeToTheSolverTolerance) {
-  FlowSetup s(mesh_named("duct.msh"), true);
+  FlowSetup s(project_mesh("duct.msh"), true);
   CpuBackend cpu;
   auto Ustar = uniform_values(s.data.num_faces, 41);
   for (size_t f = 0; f < Ustar.size(); ++f) Ustar[f] *= s.data.free_mask[f];  // prescribed faces: U_b = 0
@@ -169,7 +163,7 @@ TEST(FlowOperatorsCpu, ProjectionMakesTheFluxDivergenceFreeToTheSolverTolerance)
 
 TEST(FlowOperatorsCpu, CentralConvectionDoesNoWorkOnADivergenceFreeFieldWithWalls) {
   // U = C s is divergence-free (DC = 0); zeroing s on boundary edges makes every boundary flux 0.
-  const LoadedMesh& m = mesh_named("cavity.msh");
+  const LoadedMesh& m = project_mesh("cavity.msh");
   FlowSetup s(m, false);
   auto stream = uniform_values(m.topology.num_edges, 51);
   for (std::int32_t f : m.topology.boundary_faces)

@@ -7,16 +7,10 @@
 #include "mesh/load_mesh.hpp"
 #include "physics/flow_problem.hpp"
 #include "physics/flow_solver.hpp"
+#include "project_mesh.hpp"
 #include "util/error.hpp"
 
 namespace ss::test {
-
-inline const LoadedMesh& project_mesh(const std::string& file, int refine) {
-  static std::map<std::string, std::unique_ptr<LoadedMesh>> cache;
-  auto& slot = cache[file + "#" + std::to_string(refine)];
-  if (!slot) slot = std::make_unique<LoadedMesh>(load_mesh(std::string(SS_SOURCE_DIR) + "/meshes/" + file, refine));
-  return *slot;
-}
 
 // Assigns conditions[name] to every boundary face of the surface group called `name`.
 inline void assign_by_group(FlowProblem& p, const LoadedMesh& m, const std::map<std::string, FlowCondition>& by_name) {
