@@ -40,9 +40,11 @@ struct CurlCurlViscousData {
 };
 
 // `kinds` has one entry per boundary face (topology.boundary_faces order). `tolerance` bounds the
-// polynomial's relative error over the interval (it fixes the degree).
+// polynomial's relative error over the interval (it fixes the degree: 14 at 1e-3 on the project
+// meshes, 21 at 1e-5). 1e-3 moves the CI duct's flow rate by 0.02 % and Ethier–Steinman's L2 error
+// by < 1e-4 relative, far below their discretisation errors (5 %, 2e-2), for 1.5× fewer products.
 CurlCurlViscousData build_curl_curl_viscous(const LoadedMesh& mesh, const std::vector<FlowBoundaryKind>& kinds,
-                                            double tolerance = 1e-5);
+                                            double tolerance = 1e-3);
 
 // g on the edges from the boundary velocities (one per boundary face, velocity faces read only).
 std::vector<double> tangential_boundary_source(const CurlCurlViscousData& data, const LoadedMesh& mesh,
