@@ -6,7 +6,8 @@
 // GPU/CPU ratio, the max GPU-vs-CPU difference relative to the output's max magnitude, and the copy
 // ceiling of each path (GpuBackend::copy on a field with one value per face, same run, same format).
 //
-// TO ADD OPERATORS (e.g. the heat operator's "diffusion", "mass", "cell_gradient"): write a
+// Rows: the staggered mesh operators, the heat operator, the flow curl–curl viscous operator.
+// TO ADD OPERATORS: write a
 // function like mesh_operator_cases() below that returns OperatorCase rows (GPU and CPU closures
 // over objects it keeps alive in `keep`), and append its rows where run_operator_bench() says
 // "ADD OPERATORS HERE". Everything else (timing, table, JSON) is shared.
@@ -29,6 +30,7 @@
 #include "gl/context.hpp"
 #include "kernels/gpu_backend.hpp"
 #include "mesh/load_mesh.hpp"
+#include "operators/curl_curl_viscous.hpp"
 #include "operators/heat_operator.hpp"
 #include "operators/mesh_operators.hpp"
 #include "util/atomic_file.hpp"
@@ -188,6 +190,46 @@ std::vector<OperatorCase> heat_operator_cases(GpuBackend& gpu, const LoadedMesh&
   return rows;
 }
 
+// The flow curl–curl viscous operator (operators/curl_curl_viscous.hpp) with every boundary face a
+// wall: its edge-mass product (the sparse kernel its Chebyshev inverse repeats), that inverse, and
+// K = F M̃_e⁻¹ B. Bytes: the CSR tables (offsets, columns, weights) and the input read once, the
+// output written once; the GPU's sliced-ELLPACK padding is its own cost and not counted.
+std::vector<OperatorCase> curl_curl_cases(GpuBackend& gpu, CpuBackend& cpu, const CurlCurlViscousData& data,
+                                          Keep& keep) {
+  using GpuOp = CurlCurlViscous<GpuBackend>;
+  using CpuOp = CurlCurlViscous<CpuBackend>;
+  auto& g = keep.add(std::make_unique<GpuOp>(gpu, data));
+  auto& c = keep.add(std::make_unique<CpuOp>(cpu, data));
+  auto& gm = keep.add(std::make_unique<GpuSparseMatrix>(gpu, data.edge_mass));
+  auto& cm = keep.add(std::make_unique<CpuSparseMatrix>(cpu, data.edge_mass));
+  const std::int64_t E = data.edge_mass.rows, F = data.viscous_force.rows;
+  struct Data {
+    std::vector<double> edges, faces, out;
+    Field g_edges, g_faces, g_out_edges, g_out_faces;
+  };
+  auto& d = keep.add(std::make_unique<Data>());
+  d->edges = random_values(E, 21), d->faces = random_values(F, 22);
+  d->g_edges = gpu.upload(d->edges), d->g_faces = gpu.upload(d->faces);
+  d->g_out_edges = gpu.make_vector(E), d->g_out_faces = gpu.make_vector(F);
+  Data* p = d.get();
+  GpuOp* go = g.get();
+  CpuOp* co = c.get();
+  GpuSparseMatrix* gmp = gm.get();
+  CpuSparseMatrix* cmp = cm.get();
+  const double w = 4.0;
+  const auto csr_bytes = [w](const SparseMatrix& m) { return w * double(m.rows + 1 + 2 * m.nonzeros() + m.cols + m.rows); };
+  const double k_bytes = csr_bytes(data.vorticity_source) + csr_bytes(data.viscous_force) +
+                         double(data.degree - 1) * csr_bytes(data.edge_mass);
+  std::vector<OperatorCase> rows;
+  rows.push_back({"edge_mass", E, csr_bytes(data.edge_mass), "4·((E+1) offsets + 2·nnz columns/weights + E input + E output)",
+                  [=] { gmp->apply(p->g_edges, p->g_out_edges); }, [=] { cmp->apply(p->edges, p->out); },
+                  [&gpu, p] { return max_rel_diff(gpu.download(p->g_out_edges), p->out); }});
+  rows.push_back({"curl_curl_K", F, k_bytes, "CSR bytes of B, F and (degree − 1) edge-mass products",
+                  [=] { go->apply(p->g_faces, p->g_out_faces); }, [=] { co->apply(p->faces, p->out); },
+                  [&gpu, p] { return max_rel_diff(gpu.download(p->g_out_faces), p->out); }});
+  return rows;
+}
+
 void run_operator_bench(const OperatorBenchOptions& o, const GlobalOptions& globals) {
   LoadOptions load;
   load.refine = o.refine;
@@ -215,6 +257,9 @@ void run_operator_bench(const OperatorBenchOptions& o, const GlobalOptions& glob
   std::printf("%-20s %-8s %-8s %9s %11s %11s %9s %7s %11s %8s %10s\n", "operator", "format", "launch", "unknowns",
               "gpu_s", "gpu_s/unk", "gpu_GB/s", "%copy", "cpu_s", "cpu/gpu", "max_rel");
   CpuMeshOperators cpu_ops(mesh);
+  CpuBackend cpu_backend;
+  const CurlCurlViscousData curl_curl_data = build_curl_curl_viscous(
+      mesh, std::vector<FlowBoundaryKind>(topo.boundary_faces.size(), FlowBoundaryKind::velocity));
   std::map<std::string, double> cpu_seconds;  // the CPU twin's time does not depend on the format
   for (const std::string& format : o.formats) {
     for (const GpuOptions& path : globals.gpu_options_list()) {
@@ -240,6 +285,8 @@ void run_operator_bench(const OperatorBenchOptions& o, const GlobalOptions& glob
       {
         std::vector<OperatorCase> heat = heat_operator_cases(gpu, mesh, keep);
         rows.insert(rows.end(), heat.begin(), heat.end());
+        std::vector<OperatorCase> curl_curl = curl_curl_cases(gpu, cpu_backend, curl_curl_data, keep);
+        rows.insert(rows.end(), curl_curl.begin(), curl_curl.end());
       }
 
       for (OperatorCase& row : rows) {

@@ -1,33 +1,42 @@
 // The sparse kernels on the GPU: shaders/mg_sparse_apply.glsl and shaders/mg_chebyshev.glsl.
 #include "operators/sparse_kernels.hpp"
 
+#include <algorithm>
+
 #include "util/error.hpp"
 
 namespace ss {
 
-GpuSparseMatrix::GpuSparseMatrix(GpuBackend& gpu, const SparseMatrix& m)
-    : gpu_(gpu), rows_(m.rows), cols_(m.cols), quad_rows_(gpu.layout_options().packing == Packing::rgba32f) {
-  std::vector<std::int32_t> offsets = m.offsets, columns = m.columns;
-  std::vector<double> weights = m.values;
-  if (quad_rows_) {  // rows padded to multiples of four entries (column 0, weight 0)
-    offsets.assign(size_t(m.rows) + 1, 0);
-    for (std::int32_t i = 0; i < m.rows; ++i)
-      offsets[size_t(i) + 1] = offsets[size_t(i)] + (m.offsets[size_t(i) + 1] - m.offsets[size_t(i)] + 3) / 4 * 4;
-    columns.assign(size_t(offsets.back()), 0);
-    weights.assign(size_t(offsets.back()), 0.0);
-    for (std::int32_t i = 0; i < m.rows; ++i) {
-      std::int32_t out = offsets[size_t(i)];
-      for (std::int32_t k = m.offsets[size_t(i)]; k < m.offsets[size_t(i) + 1]; ++k, ++out) {
-        columns[size_t(out)] = m.columns[size_t(k)];
-        weights[size_t(out)] = m.values[size_t(k)];
+GpuSparseMatrix::GpuSparseMatrix(GpuBackend& gpu, const SparseMatrix& m) : gpu_(gpu), rows_(m.rows), cols_(m.cols) {
+  const std::int32_t S = kSliceRows, slices = (m.rows + S - 1) / S;
+  std::vector<std::int32_t> slice_start(size_t(slices) + 1, 0);
+  std::int64_t total = 0;
+  for (std::int32_t s = 0; s < slices; ++s) {
+    std::int32_t width = 0;
+    for (std::int32_t i = s * S; i < std::min(m.rows, (s + 1) * S); ++i)
+      width = std::max(width, m.offsets[size_t(i) + 1] - m.offsets[size_t(i)]);
+    total += std::int64_t(width) * S;
+    SS_REQUIRE(total < (std::int64_t(1) << 31), "sparse matrix " << m.rows << "x" << m.cols << " with "
+                                                                  << m.nonzeros() << " entries is too large for 32-bit indices");
+    slice_start[size_t(s) + 1] = std::int32_t(total);
+  }
+  std::vector<std::int32_t> columns(size_t(std::max<std::int64_t>(total, 1)), 0);
+  std::vector<double> weights(columns.size(), 0.0);
+  for (std::int32_t i = 0; i < m.rows; ++i) {
+    const std::int32_t s = i / S, width = (slice_start[size_t(s) + 1] - slice_start[size_t(s)]) / S;
+    const std::int32_t begin = m.offsets[size_t(i)], count = m.offsets[size_t(i) + 1] - begin;
+    for (std::int32_t k = 0; k < width; ++k) {
+      const size_t at = size_t(slice_start[size_t(s)]) + size_t(k) * size_t(S) + size_t(i - s * S);
+      if (k < count) {
+        columns[at] = m.columns[size_t(begin + k)];
+        weights[at] = m.values[size_t(begin + k)];
+      } else {
+        columns[at] = count > 0 ? m.columns[size_t(begin + count - 1)] : 0;
       }
     }
   }
-  if (columns.empty()) {  // a texture needs one element
-    columns.push_back(0);
-    weights.push_back(0.0);
-  }
-  offsets_ = gpu_.upload_indices(offsets);
+  stored_entries_ = total;
+  slice_start_ = gpu_.upload_indices(slice_start);
   columns_ = gpu_.upload_indices(columns);
   weights_ = gpu_.upload(weights);
 }
@@ -38,10 +47,10 @@ void GpuSparseMatrix::apply(const Vector& x, Vector& y, const Vector* sub, const
                               << y.size() << ")");
   gpu_.launch("mg_sparse_apply.glsl",
               {GpuBackend::in("x", x), GpuBackend::in("sub", sub ? *sub : x), GpuBackend::in("add", add ? *add : y),
-               GpuBackend::in("offsets", offsets_), GpuBackend::in("columns", columns_),
+               GpuBackend::in("slice_start", slice_start_), GpuBackend::in("columns", columns_),
                GpuBackend::in("weights", weights_)},
               {&y},
-              {uniform_int("quad_rows", quad_rows_), uniform_int("has_sub", sub != nullptr),
+              {uniform_int("slice_rows", kSliceRows), uniform_int("has_sub", sub != nullptr),
                uniform_int("has_add", add != nullptr)});
 }
 

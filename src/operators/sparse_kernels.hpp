@@ -2,6 +2,7 @@
 // Sparse kernels, GPU (shaders/mg_*.glsl) and CPU reference (double) twins, used by the multigrid
 // V-cycle and the flow viscous operator:
 //   sparse matrix apply      y = add + M (x − sub)
+//                            (GPU storage: sliced ELLPACK, see GpuSparseMatrix; CPU: the CSR itself)
 //   chebyshev_step           r = b − Ax, d = c_d d + c_r D⁻¹ r, x = x + d   (one pass, two outputs)
 #include <cstdint>
 #include <vector>
@@ -12,20 +13,28 @@
 
 namespace ss {
 
+// Sliced ELLPACK: the rows in slices of kSliceRows; a slice stores its rows' entries column by
+// column (entry k of row s·S + r at slice_start[s] + k·S + r), each row padded to the slice's
+// longest with weight 0 on the row's last column (column 0 for an empty row), so a padded entry adds
+// an exact 0 for finite x. Neighbouring rows' k-th entries are neighbouring elements: the gather
+// reads its tables in consecutive texels, where CSR has every row walk its own stretch (measured on
+// the curl–curl edge mass in `bench operators`, README *Mesh operators*).
 class GpuSparseMatrix {
 public:
   using Vector = GpuBackend::Vector;
+  static constexpr std::int32_t kSliceRows = 32;  // a multiple of 4 (RGBA: a texel's four rows share a slice)
   GpuSparseMatrix(GpuBackend& gpu, const SparseMatrix& m);
   std::int32_t rows() const { return rows_; }
   std::int32_t cols() const { return cols_; }
+  std::int64_t stored_entries() const { return stored_entries_; }  // nonzeros plus slice padding
   // y = add + M (x − sub); sub and add optional; y may alias add.
   void apply(const Vector& x, Vector& y, const Vector* sub = nullptr, const Vector* add = nullptr);
 
 private:
   GpuBackend& gpu_;
   std::int32_t rows_ = 0, cols_ = 0;
-  bool quad_rows_ = false;
-  IndexField offsets_, columns_;
+  std::int64_t stored_entries_ = 0;
+  IndexField slice_start_, columns_;
   Field weights_;
 };
 

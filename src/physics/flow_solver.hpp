@@ -52,6 +52,7 @@ struct FlowState {
   double time = 0, dt = 0;
   std::vector<double> flux;      // U_f per face
   std::vector<double> pressure;  // p per cell
+  std::vector<double> previous_flux;  // Uⁿ⁻¹ per face (empty at the start: no previous step)
 };
 
 template <class Backend, class FlowOps>
@@ -68,6 +69,7 @@ public:
     nf_ = mesh.topology.num_faces;
     nc_ = mesh.topology.num_cells;
     U_ = backend.make_vector(nf_), Ustar_ = backend.make_vector(nf_), rhs_ = backend.make_vector(nf_);
+    U_previous_ = backend.make_vector(nf_);
     p_ = backend.make_vector(nc_), phi_ = backend.make_vector(nc_), rhs_p_ = backend.make_vector(nc_);
     ones_c_ = backend.make_vector(nc_), ones_f_ = backend.make_vector(nf_);
     backend.fill(ones_c_, 1.0);
@@ -89,7 +91,7 @@ public:
 
   // Starts from the problem's initial velocity, made discretely divergence-free by one projection.
   void start() {
-    state_time_ = 0.0, step_ = 0, dt_ = problem_.time.dt;
+    state_time_ = 0.0, step_ = 0, dt_ = problem_.time.dt, has_previous_ = false;
     std::vector<double> U0 = face_fluxes(mesh_, problem_.initial_velocity, 0.0);
     const FlowBoundaryValues b = evaluate_boundary(problem_, mesh_, 0.0);
     const std::vector<double>& mask = data_.free_mask;
@@ -105,8 +107,12 @@ public:
     SS_REQUIRE(std::int64_t(s.flux.size()) == nf_ && std::int64_t(s.pressure.size()) == nc_,
                "restart state has " << s.flux.size() << " faces and " << s.pressure.size() << " cells; the mesh has "
                                     << nf_ << " and " << nc_);
+    SS_REQUIRE(s.previous_flux.empty() || std::int64_t(s.previous_flux.size()) == nf_,
+               "restart state has " << s.previous_flux.size() << " previous fluxes; the mesh has " << nf_ << " faces");
     U_ = backend_.upload(s.flux);
     p_ = backend_.upload(s.pressure);
+    has_previous_ = !s.previous_flux.empty();
+    if (has_previous_) U_previous_ = backend_.upload(s.previous_flux);
     state_time_ = s.time, step_ = s.step, dt_ = s.dt > 0 ? s.dt : problem_.time.dt;
     // Boundary values of the restored time, as the uninterrupted run had them (twice: the curl–curl
     // term keeps the previous step's tangential source too).
@@ -114,7 +120,8 @@ public:
   }
 
   FlowState state() {
-    return FlowState{step_, state_time_, dt_, backend_.download(U_), backend_.download(p_)};
+    return FlowState{step_, state_time_, dt_, backend_.download(U_), backend_.download(p_),
+                     has_previous_ ? backend_.download(U_previous_) : std::vector<double>{}};
   }
   const Vector& flux() const { return U_; }
   const Vector& pressure() const { return p_; }
@@ -170,9 +177,15 @@ public:
     backend_.finish();
     totals_.convection_seconds += seconds_since(t0);
 
-    // 3. Momentum predictor.
+    // 3. Momentum predictor, from the linear extrapolation U* ≈ Uⁿ + (Δt/Δtⁿ⁻¹)(Uⁿ − Uⁿ⁻¹) (Uⁿ when
+    //    there is no previous step).
     t0 = Clock::now();
-    backend_.copy(U_, Ustar_);
+    if (has_previous_) {
+      const double ratio = dt / dt_;
+      backend_.linear_combination({1.0 + ratio, -ratio}, {&U_, &U_previous_}, Ustar_);
+    } else {
+      backend_.copy(U_, Ustar_);
+    }
     if (dt != momentum_diagonal_dt_) update_momentum_inverse_diagonal(dt);
     CgOptions momentum_options;
     momentum_options.tolerance = problem_.momentum.tolerance;
@@ -194,8 +207,10 @@ public:
     if (!pressure_solve(dt, pressure_iterations)) return fail("pressure solve: " + last_failure_, t_new);
     totals_.pressure_seconds += seconds_since(t0);
 
-    // 5. Projection.
+    // 5. Projection (Uⁿ kept as the next step's Uⁿ⁻¹).
     t0 = Clock::now();
+    std::swap(U_, U_previous_);
+    has_previous_ = true;
     ops_.project(Ustar_, phi_, dt, U_);
     backend_.axpy(1.0, phi_, p_, p_);
     backend_.finish();
@@ -329,6 +344,8 @@ private:
   FlowTotals totals_;
   Vector U_, Ustar_, rhs_, p_, phi_, rhs_p_, ones_c_, ones_f_, pressure_inverse_diagonal_, face_mass_;
   Vector momentum_inverse_diagonal_;
+  Vector U_previous_;          // Uⁿ⁻¹ (has_previous_): the momentum solve's starting guess extrapolates
+  bool has_previous_ = false;
   double momentum_diagonal_dt_ = -1;  // the Δt momentum_inverse_diagonal_ was made for
   Vector ux_, uy_, uz_, fx_, fy_, fz_, integrated_, pressure_gradient_, courant_;
   Vector bx_, by_, bz_, boundary_pressure_, boundary_flux_, fixed_columns_;

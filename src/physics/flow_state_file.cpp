@@ -15,8 +15,8 @@ namespace ss {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'S', 'F', 'L', 'O', 'W', 'S', 'T'};
-constexpr std::uint32_t kVersion = 1;
-constexpr std::size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8 + 8 + 8;
+constexpr std::uint32_t kVersion = 2;
+constexpr std::size_t kHeaderBytesV1 = 8 + 4 + 4 + 8 + 8 + 8 + 8;  // version 2 adds one i64
 
 std::uint64_t fnv1a(const char* data, std::size_t size) {
   std::uint64_t hash = 14695981039346656037ull;
@@ -56,8 +56,10 @@ void write_flow_state(const std::string& path, const FlowState& s) {
   put(bytes, s.dt);
   put(bytes, std::int64_t(s.flux.size()));
   put(bytes, std::int64_t(s.pressure.size()));
+  put(bytes, std::int64_t(s.previous_flux.size()));
   bytes.append(reinterpret_cast<const char*>(s.flux.data()), s.flux.size() * sizeof(double));
   bytes.append(reinterpret_cast<const char*>(s.pressure.data()), s.pressure.size() * sizeof(double));
+  bytes.append(reinterpret_cast<const char*>(s.previous_flux.data()), s.previous_flux.size() * sizeof(double));
   put(bytes, fnv1a(bytes.data(), bytes.size()));
   AtomicFile file(path);
   file.stream().write(bytes.data(), std::streamsize(bytes.size()));
@@ -68,35 +70,42 @@ FlowState read_flow_state(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   SS_REQUIRE(in, "cannot open flow state '" << path << "'");
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  SS_REQUIRE(bytes.size() >= kHeaderBytes + 8 && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0,
+  SS_REQUIRE(bytes.size() >= kHeaderBytesV1 + 8 && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0,
              path << ": not a streamsolve flow state (bad header)");
   std::size_t at = sizeof kMagic;
   const auto version = take<std::uint32_t>(bytes, at);
-  SS_REQUIRE(version == kVersion, path << ": flow state version " << version << ", this streamsolve reads " << kVersion);
+  SS_REQUIRE(version == 1 || version == kVersion,
+             path << ": flow state version " << version << ", this streamsolve reads 1 to " << kVersion);
   FlowState s;
   s.step = take<std::int32_t>(bytes, at);
   s.time = take<double>(bytes, at);
   s.dt = take<double>(bytes, at);
   const auto faces = take<std::int64_t>(bytes, at), cells = take<std::int64_t>(bytes, at);
-  SS_REQUIRE(faces >= 0 && cells >= 0 &&
-                 bytes.size() == kHeaderBytes + std::size_t(faces + cells) * sizeof(double) + sizeof(std::uint64_t),
-             path << ": flow state is " << bytes.size() << " bytes, its header (" << faces << " faces, " << cells
-                  << " cells) says " << kHeaderBytes + std::size_t(faces + cells) * sizeof(double) + 8);
+  const auto previous = version >= 2 ? take<std::int64_t>(bytes, at) : std::int64_t(0);
+  SS_REQUIRE(faces >= 0 && cells >= 0 && (previous == 0 || previous == faces),
+             path << ": flow state header is damaged (" << faces << " faces, " << cells << " cells, " << previous
+                  << " previous fluxes)");
+  const std::size_t expected = at + std::size_t(faces + cells + previous) * sizeof(double) + sizeof(std::uint64_t);
+  SS_REQUIRE(bytes.size() == expected, path << ": flow state is " << bytes.size() << " bytes, its header (" << faces
+                                            << " faces, " << cells << " cells) says " << expected);
   const std::size_t body = bytes.size() - sizeof(std::uint64_t);
   std::size_t checksum_at = body;
   SS_REQUIRE(take<std::uint64_t>(bytes, checksum_at) == fnv1a(bytes.data(), body),
              path << ": flow state checksum mismatch (the file is damaged)");
-  s.flux.resize(std::size_t(faces));
-  s.pressure.resize(std::size_t(cells));
-  std::memcpy(s.flux.data(), bytes.data() + at, s.flux.size() * sizeof(double));
-  at += s.flux.size() * sizeof(double);
-  std::memcpy(s.pressure.data(), bytes.data() + at, s.pressure.size() * sizeof(double));
+  const auto take_doubles = [&](std::vector<double>& v, std::int64_t count) {
+    v.resize(std::size_t(count));
+    std::memcpy(v.data(), bytes.data() + at, v.size() * sizeof(double));
+    at += v.size() * sizeof(double);
+  };
+  take_doubles(s.flux, faces);
+  take_doubles(s.pressure, cells);
+  take_doubles(s.previous_flux, previous);
   return s;
 }
 
 FlowState read_flow_state_header(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  std::string bytes(kHeaderBytes, '\0');
+  std::string bytes(kHeaderBytesV1, '\0');  // step, time and dt sit at the same offsets in every version
   SS_REQUIRE(in.read(bytes.data(), std::streamsize(bytes.size())) && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0,
              path << ": not a streamsolve flow state (bad header)");
   std::size_t at = sizeof kMagic + sizeof kVersion;

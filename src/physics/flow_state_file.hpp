@@ -1,9 +1,13 @@
 #pragma once
 // Checkpoints of a flow run: `flow_NNNNNN.state` holds what FlowSolver::restore() needs to continue
-// (face fluxes, cell pressures, time, step, Δt — all in double), written atomically.
+// (face fluxes, cell pressures, the previous step's fluxes, time, step, Δt — all in double), written
+// atomically.
 //
-// Layout (little-endian): "SSFLOWST" | u32 version = 1 | i32 step | f64 time | f64 dt |
-// i64 faces | i64 cells | f64 flux[faces] | f64 pressure[cells] | u64 FNV-1a of all bytes before it.
+// Layout (little-endian): "SSFLOWST" | u32 version = 2 | i32 step | f64 time | f64 dt |
+// i64 faces | i64 cells | i64 previous faces (0 or faces) | f64 flux[faces] | f64 pressure[cells] |
+// f64 previous flux[previous faces] | u64 FNV-1a of all bytes before it.
+// Version 1 (written before 2026-11) lacks the previous-faces count and array; it is still read
+// (the restarted run's first momentum solve then starts from Uⁿ instead of the extrapolation).
 // A file that is short, has another magic or version, or fails the checksum is an ss::Error naming it.
 #include <string>
 #include <vector>

@@ -107,7 +107,8 @@ if r.returncode == 0:
     check("operators: mesh counts", all(report["mesh"].get(k, 0) > 0 for k in ["nodes", "tets", "faces", "edges"]))
     check("operators: copy ceiling", report.get("copy_ceiling_gbps", 0) > 0)
     rows = {(x["name"], x["format"]): x for x in report["operators"]}
-    for name in ["gradient", "divergence", "curl", "rotation", "interpolation", "integration"]:
+    for name in ["gradient", "divergence", "curl", "rotation", "interpolation", "integration", "edge_mass",
+                 "curl_curl_K"]:
         for fmt in ["R32F", "RGBA32F"]:
             x = rows.get((name, fmt))
             check(f"operators: row {name} {fmt}", x is not None)

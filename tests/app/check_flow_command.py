@@ -69,12 +69,16 @@ def error_line(r):
 
 
 def read_state(path):
+    """A flow_NNNNNN.state (version 2, src/physics/flow_state_file.hpp) and its expected size."""
     data = open(path, "rb").read()
     assert data[:8] == b"SSFLOWST", path
-    _, step, t, dt, faces, cells = struct.unpack_from("<Iiddqq", data, 8)
-    at = 8 + 4 + 4 + 8 + 8 + 8 + 8
-    values = struct.unpack_from("<%dd" % (faces + cells), data, at)
-    return {"step": step, "time": t, "dt": dt, "flux": values[:faces], "pressure": values[faces:]}
+    version, step, t, dt, faces, cells, previous = struct.unpack_from("<Iiddqqq", data, 8)
+    assert version == 2, f"{path}: version {version}"
+    at = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8
+    values = struct.unpack_from("<%dd" % (faces + cells + previous), data, at)
+    return {"step": step, "time": t, "dt": dt, "flux": values[:faces], "pressure": values[faces:faces + cells],
+            "previous_flux": values[faces + cells:], "size": at + 8 * (faces + cells + previous) + 8,
+            "file_size": len(data)}
 
 
 def relative_difference(a, b):
@@ -93,6 +97,9 @@ def final_states_match(straight, other, what):
     du, dp = relative_difference(a["flux"], b["flux"]), relative_difference(a["pressure"], b["pressure"])
     check(f"{what}: fluxes differ by {du:.2e}, pressures by {dp:.2e} of their scale (<= 1e-12)",
           du <= 1e-12 and dp <= 1e-12)
+    dv = relative_difference(a["previous_flux"], b["previous_flux"])
+    check(f"{what}: previous fluxes (the next step's extrapolation) differ by {dv:.2e} (<= 1e-12)",
+          len(a["previous_flux"]) == len(a["flux"]) and dv <= 1e-12)
 
 
 def scenario_outputs():
@@ -169,9 +176,8 @@ def complete_files(folder):
     for name in os.listdir(folder):
         path = os.path.join(folder, name)
         if name.endswith(".state"):
-            data = open(path, "rb").read()
-            faces, cells = struct.unpack_from("<qq", data, 32)
-            ok &= len(data) == 48 + 8 * (faces + cells) + 8
+            state = read_state(path)
+            ok &= state["file_size"] == state["size"]
         elif name.endswith(".vtu") or name.endswith(".pvd"):
             ok &= open(path, "rb").read().rstrip().endswith(b"</VTKFile>")
     return ok

@@ -3,6 +3,7 @@
 // refuse damaged files, and the output fields of a uniform flow are what they must be.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -111,6 +112,7 @@ FlowState sample_state(std::int64_t faces, std::int64_t cells) {
   s.step = 42, s.time = 0.1 + 0.2, s.dt = 1.0 / 3.0;
   for (std::int64_t i = 0; i < faces; ++i) s.flux.push_back(std::sin(double(i)) * 1e-3);
   for (std::int64_t i = 0; i < cells; ++i) s.pressure.push_back(std::cos(double(i)) / 7.0);
+  for (std::int64_t i = 0; i < faces; ++i) s.previous_flux.push_back(std::sin(double(i) + 0.5) * 1e-3);
   return s;
 }
 
@@ -132,11 +134,40 @@ TEST(FlowStateFile, RoundTripsExactly) {
   EXPECT_EQ(r.dt, s.dt);
   EXPECT_EQ(r.flux, s.flux);
   EXPECT_EQ(r.pressure, s.pressure);
+  EXPECT_EQ(r.previous_flux, s.previous_flux);
+  FlowState first = s;  // a run's first checkpoint may come before any previous step
+  first.previous_flux.clear();
+  write_flow_state(path, first);
+  EXPECT_TRUE(read_flow_state(path).previous_flux.empty());
+  EXPECT_EQ(read_flow_state(path).flux, s.flux);
+  write_flow_state(path, s);
   const FlowState header = read_flow_state_header(path);
   EXPECT_EQ(header.step, 42);
   EXPECT_EQ(header.time, s.time);
   EXPECT_TRUE(header.flux.empty());
   EXPECT_EQ(fs::path(path).filename().string(), "flow_000042.state");
+}
+
+// Version 1 (no previous fluxes), as streamsolve wrote it before version 2: still restartable.
+TEST(FlowStateFile, ReadsVersionOne) {
+  const fs::path dir = fresh_folder("version_one");
+  const FlowState s = sample_state(5, 3);
+  std::string bytes = "SSFLOWST";
+  const auto put = [&bytes](const auto& v) { bytes.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(std::uint32_t(1)), put(std::int32_t(s.step)), put(s.time), put(s.dt);
+  put(std::int64_t(5)), put(std::int64_t(3));
+  for (double v : s.flux) put(v);
+  for (double v : s.pressure) put(v);
+  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a of everything before it
+  for (char c : bytes) hash = (hash ^ std::uint8_t(c)) * 1099511628211ull;
+  put(hash);
+  const std::string path = (dir / flow_state_name(42)).string();
+  std::ofstream(path, std::ios::binary) << bytes;
+  const FlowState r = read_flow_state(path);
+  EXPECT_EQ(r.step, 42);
+  EXPECT_EQ(r.flux, s.flux);
+  EXPECT_EQ(r.pressure, s.pressure);
+  EXPECT_TRUE(r.previous_flux.empty());
 }
 
 TEST(FlowStateFile, DamagedOrShortFilesAreRefused) {

@@ -17,8 +17,11 @@ FlowProblem cavity_problem(const LoadedMesh& m) {
   p.viscosity = 0.01;  // Re = 100 with the unit lid speed
   p.time.dt = 0.01;
   p.time.steps = 20;
-  p.pressure.tolerance = 1e-7;
-  p.momentum.tolerance = 1e-7;
+  // The product's default tolerances: 1e-7 sits at the float CG's floor, where the GPU pressure
+  // solve can stall (seen on this cavity once the momentum solve started from the extrapolation).
+  p.pressure.tolerance = 1e-6;
+  p.momentum.tolerance = 1e-6;
+  p.momentum.max_iterations = 200, p.pressure.max_iterations = 200;  // a stalled solve fails fast
   assign_by_group(p, m, {{"lid", wall([](const glm::dvec3&, double) { return glm::dvec3(1, 0, 0); })},
                          {"walls", wall()}});
   return p;
@@ -34,7 +37,10 @@ std::vector<double> run_cavity(Backend& backend, const LoadedMesh& m, const Flow
   solver.start();
   FlowStepInfo info;
   while (!solver.finished()) {
-    EXPECT_TRUE(solver.step(info)) << solver.failure();
+    if (!solver.step(info)) {
+      ADD_FAILURE() << solver.failure();
+      break;
+    }
     EXPECT_LT(info.max_divergence, 1e-5) << "step " << info.step;
     EXPECT_GT(info.kinetic_energy, 0.0);
     // The V-cycle of P: a handful of iterations (Jacobi takes ~120 on this mesh).
