@@ -133,13 +133,19 @@ private:
     double rho = 1.0 / sigma;
     for (int k = 0; k < options_.smoother_degree; ++k) {
       const bool from_zero = zero_start && k == 0;
-      if (!from_zero) apply(v, x, v.ax);
-      if (k == 0) {
-        chebyshev_step(backend_, b, from_zero ? nullptr : &v.ax, v.inverse_diagonal, 0.0, 1.0 / v.theta, x, v.d);
-      } else {
+      double c_d = 0.0, c_r = 1.0 / v.theta;
+      if (k > 0) {
         const double rho_next = 1.0 / (2.0 * sigma - rho);
-        chebyshev_step(backend_, b, &v.ax, v.inverse_diagonal, rho_next * rho, 2.0 * rho_next / v.delta, x, v.d);
+        c_d = rho_next * rho, c_r = 2.0 * rho_next / v.delta;
         rho = rho_next;
+      }
+      if (from_zero) {
+        chebyshev_step(backend_, b, nullptr, v.inverse_diagonal, c_d, c_r, x, v.d);
+      } else if (v.matrix && !v.op && !v.heat) {  // a matrix level: A x in the step's own pass
+        v.matrix->chebyshev_step(b, v.inverse_diagonal, c_d, c_r, x, v.d);
+      } else {
+        apply(v, x, v.ax);
+        chebyshev_step(backend_, b, &v.ax, v.inverse_diagonal, c_d, c_r, x, v.d);
       }
     }
   }

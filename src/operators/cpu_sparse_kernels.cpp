@@ -1,11 +1,12 @@
-// The sparse kernels on the CPU reference (double, OpenMP): twins of shaders/mg_sparse_apply.glsl and mg_chebyshev.glsl.
+// The sparse kernels on the CPU reference (double, OpenMP): twins of shaders/mg_sparse_apply.glsl,
+// mg_sparse_chebyshev.glsl and mg_chebyshev.glsl.
 #include "operators/sparse_kernels.hpp"
 
 #include "util/error.hpp"
 
 namespace ss {
 
-CpuSparseMatrix::CpuSparseMatrix(CpuBackend&, const SparseMatrix& m) : m_(m) {}
+CpuSparseMatrix::CpuSparseMatrix(CpuBackend& cpu, const SparseMatrix& m) : cpu_(cpu), m_(m) {}
 
 void CpuSparseMatrix::apply(const Vector& x, Vector& y, const Vector* sub, const Vector* add) {
   const std::int32_t n = m_.rows;
@@ -27,6 +28,13 @@ void CpuSparseMatrix::apply(const Vector& x, Vector& y, const Vector* sub, const
     out[size_t(i)] = add ? (*add)[size_t(i)] + s : s;
   }
   if (aliased) y = std::move(scratch);
+}
+
+void CpuSparseMatrix::chebyshev_step(const Vector& b, const Vector& inverse_diagonal, double c_d, double c_r,
+                                     Vector& x, Vector& d) {
+  SS_REQUIRE(m_.rows == m_.cols, "sparse chebyshev step: matrix " << m_.rows << "x" << m_.cols << " is not square");
+  apply(x, ax_);
+  ss::chebyshev_step(cpu_, b, &ax_, inverse_diagonal, c_d, c_r, x, d);
 }
 
 void chebyshev_step(CpuBackend&, const std::vector<double>& b, const std::vector<double>* ax,

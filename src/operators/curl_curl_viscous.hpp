@@ -67,7 +67,6 @@ public:
     diagonal_ = backend.upload(data.diagonal);
     const std::int64_t ne = data.edge_mass.rows;
     r_ = backend.make_vector(ne), omega_ = backend.make_vector(ne), d_ = backend.make_vector(ne);
-    m_omega_ = backend.make_vector(ne);
   }
 
   // y = K x = F M̃_e⁻¹ B x (x, y: faces; y must not be x).
@@ -94,9 +93,7 @@ public:
     chebyshev_step(backend_, r, nullptr, edge_inverse_diagonal_, 0.0, 1.0 / theta, omega, d_);
     for (int k = 1; k < degree_; ++k) {
       const double rho_next = 1.0 / (2.0 * sigma - rho);
-      edge_mass_.apply(omega, m_omega_);
-      chebyshev_step(backend_, r, &m_omega_, edge_inverse_diagonal_, rho_next * rho, 2.0 * rho_next / delta, omega,
-                     d_);
+      edge_mass_.chebyshev_step(r, edge_inverse_diagonal_, rho_next * rho, 2.0 * rho_next / delta, omega, d_);
       rho = rho_next;
     }
   }
@@ -109,7 +106,7 @@ private:
   Sparse source_, force_, edge_mass_;
   EigenRange range_;
   int degree_ = 0;
-  Vector edge_inverse_diagonal_, diagonal_, r_, omega_, d_, m_omega_;
+  Vector edge_inverse_diagonal_, diagonal_, r_, omega_, d_;
 };
 
 }  // namespace ss

@@ -1,4 +1,5 @@
-// The sparse kernels on the GPU: shaders/mg_sparse_apply.glsl and shaders/mg_chebyshev.glsl.
+// The sparse kernels on the GPU: shaders/mg_sparse_apply.glsl, mg_sparse_chebyshev.glsl (both gather
+// rows with sparse_rows.glsl) and mg_chebyshev.glsl.
 #include "operators/sparse_kernels.hpp"
 
 #include <algorithm>
@@ -41,17 +42,33 @@ GpuSparseMatrix::GpuSparseMatrix(GpuBackend& gpu, const SparseMatrix& m) : gpu_(
   weights_ = gpu_.upload(weights);
 }
 
+std::vector<KernelInput> GpuSparseMatrix::table_inputs() const {
+  return {GpuBackend::in("slice_start", slice_start_), GpuBackend::in("columns", columns_),
+          GpuBackend::in("weights", weights_)};
+}
+
 void GpuSparseMatrix::apply(const Vector& x, Vector& y, const Vector* sub, const Vector* add) {
   SS_REQUIRE(x.size() == cols_ && y.size() == rows_ && (!sub || sub->size() == cols_) && (!add || add->size() == rows_),
              "sparse matrix " << rows_ << "x" << cols_ << ": vector sizes do not match (x " << x.size() << ", y "
                               << y.size() << ")");
-  gpu_.launch("mg_sparse_apply.glsl",
-              {GpuBackend::in("x", x), GpuBackend::in("sub", sub ? *sub : x), GpuBackend::in("add", add ? *add : y),
-               GpuBackend::in("slice_start", slice_start_), GpuBackend::in("columns", columns_),
-               GpuBackend::in("weights", weights_)},
-              {&y},
+  std::vector<KernelInput> inputs = table_inputs();
+  inputs.insert(inputs.end(), {GpuBackend::in("x", x), GpuBackend::in("sub", sub ? *sub : x),
+                               GpuBackend::in("add", add ? *add : y)});
+  gpu_.launch("mg_sparse_apply.glsl", inputs, {&y},
               {uniform_int("slice_rows", kSliceRows), uniform_int("has_sub", sub != nullptr),
                uniform_int("has_add", add != nullptr)});
+}
+
+void GpuSparseMatrix::chebyshev_step(const Vector& b, const Vector& inverse_diagonal, double c_d, double c_r,
+                                     Vector& x, Vector& d) {
+  SS_REQUIRE(rows_ == cols_ && b.size() == rows_ && x.size() == rows_ && d.size() == rows_ &&
+                 inverse_diagonal.size() == rows_,
+             "sparse chebyshev step: matrix " << rows_ << "x" << cols_ << ", vectors " << b.size() << ", " << x.size());
+  std::vector<KernelInput> inputs = table_inputs();
+  inputs.insert(inputs.end(), {GpuBackend::in("b", b), GpuBackend::in("x", x), GpuBackend::in("d", d),
+                               GpuBackend::in("inverse_diagonal", inverse_diagonal)});
+  gpu_.launch("mg_sparse_chebyshev.glsl", inputs, {&x, &d},
+              {uniform_int("slice_rows", kSliceRows), uniform_float("c_d", c_d), uniform_float("c_r", c_r)});
 }
 
 void chebyshev_step(GpuBackend& gpu, const Field& b, const Field* ax, const Field& inverse_diagonal, double c_d,

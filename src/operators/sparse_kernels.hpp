@@ -3,7 +3,8 @@
 // V-cycle and the flow viscous operator:
 //   sparse matrix apply      y = add + M (x − sub)
 //                            (GPU storage: sliced ELLPACK, see GpuSparseMatrix; CPU: the CSR itself)
-//   chebyshev_step           r = b − Ax, d = c_d d + c_r D⁻¹ r, x = x + d   (one pass, two outputs)
+//   chebyshev_step           r = b − Ax, d = c_d d + c_r D⁻¹ r, x = x + d   (one pass, two outputs;
+//                            the matrix's own chebyshev_step forms Ax in the same pass)
 #include <cstdint>
 #include <vector>
 
@@ -29,8 +30,11 @@ public:
   std::int64_t stored_entries() const { return stored_entries_; }  // nonzeros plus slice padding
   // y = add + M (x − sub); sub and add optional; y may alias add.
   void apply(const Vector& x, Vector& y, const Vector* sub = nullptr, const Vector* add = nullptr);
+  // The free chebyshev_step with Ax = M x formed in the same pass (M square).
+  void chebyshev_step(const Vector& b, const Vector& inverse_diagonal, double c_d, double c_r, Vector& x, Vector& d);
 
 private:
+  std::vector<KernelInput> table_inputs() const;
   GpuBackend& gpu_;
   std::int32_t rows_ = 0, cols_ = 0;
   std::int64_t stored_entries_ = 0;
@@ -45,9 +49,12 @@ public:
   std::int32_t rows() const { return m_.rows; }
   std::int32_t cols() const { return m_.cols; }
   void apply(const Vector& x, Vector& y, const Vector* sub = nullptr, const Vector* add = nullptr);
+  void chebyshev_step(const Vector& b, const Vector& inverse_diagonal, double c_d, double c_r, Vector& x, Vector& d);
 
 private:
+  CpuBackend& cpu_;
   SparseMatrix m_;
+  Vector ax_;  // scratch: A x of chebyshev_step
 };
 
 // ax == nullptr: start from x = 0, d = 0 (r = b).

@@ -124,6 +124,37 @@ TEST_P(MultigridGl, ChebyshevStepIsEquivalentToRef) {
   }
 }
 
+// The Chebyshev step with the sparse product in its own pass (sliced ELLPACK) against the CPU twin
+// (CSR product, then the step).
+TEST_P(MultigridGl, SparseChebyshevStepIsEquivalentToRef) {
+  GpuBackend g = gpu();
+  CpuBackend cpu;
+  for (std::int32_t n : {1, 2, 31, 33, 1023, 1025, 65537}) {
+    const SparseMatrix m = random_matrix(n, n, std::uint64_t(n) * 7 + 1);
+    const std::vector<double> b = mixed_values(n, 1), x0 = mixed_values(n, 3), d0 = mixed_values(n, 4),
+                              inv = positive_values(n, 5);
+    GpuSparseMatrix gm(g, m);
+    CpuSparseMatrix cm(cpu, m);
+    Field gb = g.upload(b), gx = g.upload(x0), gd = g.upload(d0), ginv = g.upload(inv);
+    std::vector<double> cx = x0, cd = d0;
+    gm.chebyshev_step(gb, ginv, 0.75, -1.25, gx, gd);
+    cm.chebyshev_step(b, inv, 0.75, -1.25, cx, cd);
+    const std::vector<double> rx = g.download(gx), rd = g.download(gd);
+    for (std::int32_t i = 0; i < n; ++i) {
+      const size_t k = size_t(i);
+      double r = std::fabs(b[k]);  // scale of b − A x
+      for (std::int32_t e = m.offsets[k]; e < m.offsets[k + 1]; ++e)
+        r += std::fabs(m.values[size_t(e)] * x0[size_t(m.columns[size_t(e)])]);
+      const double dscale = 0.75 * std::fabs(d0[k]) + 1.25 * inv[k] * r;
+      // row length + 6 float roundings (products, sums, the step's own operations)
+      const double roundings = m.offsets[k + 1] - m.offsets[k] + 6;
+      ASSERT_LE(std::fabs(rd[k] - cd[k]), roundings * float_unit_roundoff * dscale) << "n " << n << " d at " << i;
+      ASSERT_LE(std::fabs(rx[k] - cx[k]), (roundings + 2) * float_unit_roundoff * (dscale + std::fabs(x0[k])))
+          << "n " << n << " x at " << i;
+    }
+  }
+}
+
 MultigridOptions small_coarse() {
   MultigridOptions o;
   o.coarse_size = 60;
