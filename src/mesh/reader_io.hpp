@@ -15,6 +15,13 @@ namespace ss::reader {
 // Reads a whole file (transparently gunzipping a .gz stream). Throws ss::Error naming the path.
 std::string load_file(const std::string& path);
 
+// gzip magic (1f 8b) at the start of `data`.
+bool is_gzip(std::string_view data);
+// Decompresses one or more concatenated gzip members (bytes after the last member that are not a
+// gzip member are ignored, as gzread does). A corrupt or truncated stream throws ss::Error
+// "<name>: corrupt gzip stream (...)".
+std::string gunzip_data(const std::string& name, std::string_view data);
+
 // A mesh file in memory plus what is needed to say where something is in it.
 struct Source {
   std::string name;        // the path as the user gave it
