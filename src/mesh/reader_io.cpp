@@ -125,6 +125,13 @@ std::int64_t Line::integer(const char* what) {
   return value;
 }
 
+std::int32_t Line::group(const char* what) {
+  const std::int64_t value = integer(what);
+  if (value <= INT32_MIN || value > INT32_MAX)
+    fail(std::string(what) + " " + std::to_string(value) + " is out of range (group numbers are 32-bit)");
+  return static_cast<std::int32_t>(value);
+}
+
 double Line::real(const char* what) {
   const std::string_view tok = word(what);
   double value = 0;

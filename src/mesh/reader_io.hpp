@@ -48,6 +48,7 @@ public:
   bool at_end();                               // only whitespace left
   std::string_view word(const char* what);     // next whitespace-delimited token
   std::int64_t integer(const char* what);      // next token as an integer
+  std::int32_t group(const char* what);        // an integer that names a group: |value| < 2^31
   double real(const char* what);               // next token as a finite-or-not double
   std::string quoted(const char* what);        // "a name" (or a bare word)
   void finish(const char* what);               // error if anything is left on the line
