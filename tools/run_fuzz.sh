@@ -41,7 +41,7 @@ prepare_corpus() {
 
 run_one() {
   local t="$1" log="$build/logs/$1.log" art="$build/artifacts/$1/"
-  mkdir -p "$art"
+  rm -rf "$art" && mkdir -p "$art"  # earlier findings are in tests/fuzz/regressions already
   prepare_corpus "$t"
   local status=0
   "$build/tests/fuzz/fuzz_$t" "$build/corpus/$t" -dict="$root/tests/fuzz/dict/$t.dict" \

@@ -262,6 +262,39 @@ TEST(Readers, GzipCompressedFile) {
   expect_same_mesh(ss::read_mesh(path), ss::read_mesh(data_path("encodings/cube_v41_ascii.msh")));
 }
 
+// gzip format (header + deflate + CRC) of `text`, in memory.
+std::string gzip_bytes(const std::string& text) {
+  z_stream zs{};
+  EXPECT_EQ(deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&zs, static_cast<uLong>(text.size())) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  zs.avail_in = static_cast<uInt>(text.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// read_mesh_data (the in-memory path the fuzz targets use) takes gzip content as gzread did:
+// concatenated members, trailing bytes after the last member ignored; a cut stream is one error.
+TEST(Readers, GzipInMemoryMembersAndTruncation) {
+  std::ifstream in(data_path("netgen/cube6.vol"), std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  const std::string two = gzip_bytes(text.substr(0, 500)) + gzip_bytes(text.substr(500)) + "trailing bytes";
+  expect_same_mesh(ss::read_mesh_data("two.vol.gz", two), ss::read_mesh_data("cube6.vol", text));
+  const std::string whole = gzip_bytes(text);
+  try {
+    ss::read_mesh_data("cut.vol.gz", whole.substr(0, whole.size() - 12));
+    FAIL() << "a truncated gzip stream was read";
+  } catch (const ss::Error& e) {
+    EXPECT_EQ(std::string(e.what()), "cut.vol.gz: corrupt gzip stream (unexpected end of file)");
+  }
+}
+
 TEST(Readers, ProjectMeshesHaveTheirNamedGroups) {
   const std::map<std::string, std::set<std::string>> expected = {
       {"cube.msh", {"left", "right", "front", "back", "bottom", "top", "domain"}},
