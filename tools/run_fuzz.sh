@@ -59,16 +59,15 @@ run_one() {
   echo "run_fuzz.sh: $t: ${seconds}s, no finding: $stats"
 }
 
-failed=0
-pids=()
-names=()
+# At most $jobs targets at a time; a slot is refilled as soon as any target ends.
+rm -f "$build"/logs/*.failed
 for t in "${targets[@]}"; do
-  run_one "$t" & pids+=($!); names+=("$t")
-  if [ ${#pids[@]} -ge "$jobs" ]; then
-    wait "${pids[0]}" || failed=1
-    pids=("${pids[@]:1}"); names=("${names[@]:1}")
-  fi
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  { run_one "$t" || touch "$build/logs/$t.failed"; } &
 done
-for p in "${pids[@]}"; do wait "$p" || failed=1; done
-[ "$failed" -eq 0 ] && echo "run_fuzz.sh: all ${#targets[@]} targets clean for ${seconds}s each" \
-  || { echo "run_fuzz.sh: findings (see above)"; exit 1; }
+wait
+if ls "$build"/logs/*.failed >/dev/null 2>&1; then
+  echo "run_fuzz.sh: findings in $(cd "$build/logs" && ls *.failed | sed 's/\.failed$//' | tr '\n' ' ')(see above)"
+  exit 1
+fi
+echo "run_fuzz.sh: all ${#targets[@]} targets clean for ${seconds}s each"
