@@ -6,6 +6,9 @@
 #                                  xvfb for the GLFW-window path)
 #   tools/install_deps.sh --tools  also gmsh (tools/make_meshes.sh, tools/bench_mesh_read.sh) and
 #                                  petsc4py (tools/cg_petsc.py, tools/compare_cg.sh)
+#   tools/install_deps.sh --fuzz   also clang 14 with libFuzzer (libclang-rt-14-dev holds
+#                                  libclang_rt.fuzzer) and its OpenMP (libomp-14-dev), for
+#                                  tools/run_fuzz.sh (cmake -DSS_FUZZ=ON)
 set -euo pipefail
 packages=(cmake g++ make libglew-dev libglfw3-dev libglm-dev libegl-dev libgl-dev libgl1-mesa-dri
           libegl-mesa0 libgtest-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev zlib1g-dev libpng-dev
@@ -15,7 +18,8 @@ for arg in "$@"; do
   case "$arg" in
     --test) packages+=(python3 python3-meshio python3-numpy xvfb xauth) ;;
     --tools) packages+=(gmsh python3 python3-meshio python3-numpy time python3-petsc4py) ;;
-    *) echo "install_deps.sh: unknown option '$arg' (--test, --tools)" >&2; exit 2 ;;
+    --fuzz) packages+=(clang-14 libclang-rt-14-dev libomp-14-dev) ;;
+    *) echo "install_deps.sh: unknown option '$arg' (--test, --tools, --fuzz)" >&2; exit 2 ;;
   esac
 done
 missing=()

@@ -102,7 +102,7 @@ void GmshParser::read_physical_names() {
     if (line.starts_with("$"))
       line.fail("$PhysicalNames declares " + std::to_string(n) + " names but has only " + std::to_string(i));
     const std::int64_t dim = line.integer("physical dimension");
-    const std::int64_t tag = line.integer("physical tag");
+    const std::int64_t tag = line.group("physical tag");
     std::string name = line.quoted("physical name");
     line.finish("the physical name");
     if (dim < 0 || dim > 3) line.fail("physical dimension " + std::to_string(dim) + " is not 0..3");

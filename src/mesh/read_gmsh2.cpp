@@ -102,7 +102,7 @@ void GmshParser::read_elements2() {
       if (ntags < 0 || ntags > 64) line.fail("bad number of element tags " + std::to_string(ntags));
       int physical = 0;
       for (std::int64_t k = 0; k < ntags; ++k) {
-        const std::int64_t tag = line.integer("element tag");
+        const std::int64_t tag = k == 0 ? line.group("physical tag") : line.integer("element tag");
         if (k == 0) physical = static_cast<int>(tag);
       }
       for (int k = 0; k < t.nodes; ++k) {

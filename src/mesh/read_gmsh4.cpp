@@ -113,7 +113,7 @@ void GmshParser::read_entities(bool partitioned) {
         for (int k = 0; k < (dim == 0 ? 3 : 6); ++k) line.real("entity coordinate");
         const std::int64_t np = line.integer("number of physical tags");
         if (np < 0) line.fail("negative number of physical tags");
-        for (std::int64_t k = 0; k < np; ++k) phys.push_back(line.integer("physical tag"));
+        for (std::int64_t k = 0; k < np; ++k) phys.push_back(line.group("physical tag"));
         if (dim > 0) {
           const std::int64_t nb = line.integer("number of bounding entities");
           for (std::int64_t k = 0; k < nb; ++k) line.integer("bounding entity tag");
@@ -138,7 +138,8 @@ void GmshParser::read_entities(bool partitioned) {
         std::cerr << "streamsolve: warning: " << src.where(at) << ": entity " << tag << " is in "
                   << phys.size() << " physical groups; its elements get the first (" << phys[0] << ")\n";
       }
-      // A negative physical tag marks an entity used with reversed orientation; the group is |tag|.
+      // A negative physical tag marks an entity used with reversed orientation; the group is |tag|
+      // (tags are 32-bit, so |tag| is defined).
       entity_physical[key] = static_cast<int>(std::llabs(phys[0]));
     }
   }
@@ -183,7 +184,8 @@ void GmshParser::read_nodes4() {
       count = line.integer("number of nodes in block");
       line.finish("the node block header");
     }
-    if (count < 0 || static_cast<std::int64_t>(raw.tags.size()) + count > declared)
+    // (declared - held, not held + count: a count near 2^63 must not overflow)
+    if (count < 0 || count > declared - static_cast<std::int64_t>(raw.tags.size()))
       cur.fail_at(block_at, "node block of " + std::to_string(count) + " nodes exceeds the " +
                                 std::to_string(declared) + " nodes the $Nodes header declares");
     if (dim < 0 || dim > 3 || (parametric != 0 && parametric != 1))
@@ -287,7 +289,7 @@ void GmshParser::read_elements4() {
     const GmshType t = require_type(type, block_at);
     if (t.dim != dim)
       cur.fail_at(block_at, "element block of dimension " + std::to_string(dim) + " holds " + t.plural);
-    if (count < 0 || total + count > declared)
+    if (count < 0 || count > declared - total)
       cur.fail_at(block_at, "element block of " + std::to_string(count) + " elements exceeds the " +
                                 std::to_string(declared) + " elements the $Elements header declares");
     auto it = entity_physical.find({static_cast<int>(dim), static_cast<int>(entity)});

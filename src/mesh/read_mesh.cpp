@@ -19,9 +19,8 @@ std::string printable(std::string_view s) {
   return out;
 }
 
-}  // namespace
-
-TetMesh read_mesh_data(const std::string& name, std::string_view data) {
+// The content of a file, already decompressed.
+TetMesh read_plain_data(const std::string& name, std::string_view data) {
   std::size_t start = 0;
   if (starts_with(data, "\xEF\xBB\xBF")) start = 3;  // UTF-8 byte order mark
   while (start < data.size() && (data[start] == ' ' || data[start] == '\t' || data[start] == '\r' ||
@@ -38,6 +37,13 @@ TetMesh read_mesh_data(const std::string& name, std::string_view data) {
   SS_THROW(name << ": unknown mesh format: expected a Gmsh .msh file (starting with $MeshFormat) or a "
                    "Netgen .vol file (starting with mesh3d), but it starts with '"
                 << printable(head) << "'");
+}
+
+}  // namespace
+
+TetMesh read_mesh_data(const std::string& name, std::string_view data) {
+  if (reader::is_gzip(data)) return read_plain_data(name, reader::gunzip_data(name, data));
+  return read_plain_data(name, data);
 }
 
 TetMesh read_mesh(const std::string& path) {

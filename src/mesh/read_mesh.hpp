@@ -25,6 +25,7 @@ TetMesh read_gmsh(const std::string& path);
 TetMesh read_netgen(const std::string& path);
 
 // The same from file content already in memory; `name` is used in messages and as `source`.
+// read_mesh_data, like read_mesh, also takes gzip-compressed content.
 TetMesh read_mesh_data(const std::string& name, std::string_view data);
 TetMesh read_gmsh_data(const std::string& name, std::string_view data);
 TetMesh read_netgen_data(const std::string& name, std::string_view data);

@@ -87,7 +87,7 @@ TetMesh parse_netgen(const Source& src) {
         Line l = cur.next_line();
         check_row(l, key, n, i);
         l.integer("surface number");
-        const std::int64_t bc = l.integer("boundary condition number");
+        const std::int64_t bc = l.group("boundary condition number");
         l.integer("domain in");
         l.integer("domain out");
         const std::int64_t np = l.integer("number of points");
@@ -113,7 +113,7 @@ TetMesh parse_netgen(const Source& src) {
       for (std::int64_t i = 0; i < n; ++i) {
         Line l = cur.next_line();
         check_row(l, key, n, i);
-        const std::int64_t mat = l.integer("material number");
+        const std::int64_t mat = l.group("material number");
         const std::int64_t np = l.integer("number of points");
         if (np < 4 || np > 20) l.fail("volume element with " + std::to_string(np) + " points");
         NetgenElement e;
@@ -152,7 +152,7 @@ TetMesh parse_netgen(const Source& src) {
       const std::int64_t n = read_count(cur, key);
       for (std::int64_t i = 0; i < n; ++i) {
         Line l = cur.next_line();
-        const std::int64_t id = l.integer(key == "materials" ? "material number" : "boundary condition number");
+        const std::int64_t id = l.group(key == "materials" ? "material number" : "boundary condition number");
         const std::string name = l.at_end() ? std::string() : l.quoted("name");
         if (!name.empty())
           add_group_name(mesh, key == "materials" ? GroupKind::volume : GroupKind::surface, static_cast<std::int32_t>(id), name);

@@ -24,26 +24,6 @@ std::string excerpt(std::string_view s) {
   return out;
 }
 
-std::string gunzip(const std::string& path) {
-  gzFile gz = gzopen(path.c_str(), "rb");
-  if (!gz) SS_THROW("cannot open mesh file '" << path << "'");
-  std::string out;
-  char chunk[1 << 16];
-  for (;;) {
-    int n = gzread(gz, chunk, sizeof chunk);
-    if (n < 0) {
-      int code = 0;
-      std::string msg = gzerror(gz, &code);
-      gzclose(gz);
-      SS_THROW(path << ": corrupt gzip stream (" << msg << ")");
-    }
-    if (n == 0) break;
-    out.append(chunk, static_cast<std::size_t>(n));
-  }
-  gzclose(gz);
-  return out;
-}
-
 }  // namespace
 
 std::string load_file(const std::string& path) {
@@ -55,10 +35,49 @@ std::string load_file(const std::string& path) {
   in.seekg(0);
   std::string data(static_cast<std::size_t>(size), '\0');
   if (size > 0 && !in.read(data.data(), size)) SS_THROW("cannot read mesh file '" << path << "'");
-  if (data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
-      static_cast<unsigned char>(data[1]) == 0x8b)
-    return gunzip(path);
+  if (is_gzip(data)) return gunzip_data(path, data);
   return data;
+}
+
+bool is_gzip(std::string_view data) {
+  return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f && static_cast<unsigned char>(data[1]) == 0x8b;
+}
+
+std::string gunzip_data(const std::string& name, std::string_view data) {
+  std::string out;
+  std::size_t pos = 0;  // start of the next member
+  while (is_gzip(data.substr(pos))) {
+    z_stream zs{};
+    if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) SS_THROW(name << ": cannot start gzip decompression");
+    std::size_t fed = pos;  // bytes of data handed to zlib so far
+    char chunk[1 << 16];
+    int rc = Z_OK;
+    while (rc != Z_STREAM_END) {
+      if (zs.avail_in == 0 && fed < data.size()) {  // avail_in is 32-bit: feed at most 1 GiB at a time
+        const std::size_t n = std::min<std::size_t>(data.size() - fed, std::size_t{1} << 30);
+        zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data() + fed));
+        zs.avail_in = static_cast<uInt>(n);
+        fed += n;
+      }
+      zs.next_out = reinterpret_cast<Bytef*>(chunk);
+      zs.avail_out = sizeof chunk;
+      rc = inflate(&zs, Z_NO_FLUSH);
+      out.append(chunk, sizeof chunk - zs.avail_out);
+      const bool starved = rc == Z_BUF_ERROR || (rc == Z_OK && zs.avail_in == 0 && fed == data.size() && zs.avail_out != 0);
+      if (rc != Z_OK && rc != Z_STREAM_END && !starved) {
+        const std::string msg = zs.msg ? zs.msg : "error " + std::to_string(rc);
+        inflateEnd(&zs);
+        SS_THROW(name << ": corrupt gzip stream (" << msg << ")");
+      }
+      if (starved) {
+        inflateEnd(&zs);
+        SS_THROW(name << ": corrupt gzip stream (unexpected end of file)");
+      }
+    }
+    pos = fed - zs.avail_in;
+    inflateEnd(&zs);
+  }
+  return out;
 }
 
 std::string Source::where(std::size_t offset) const {
@@ -104,6 +123,13 @@ std::int64_t Line::integer(const char* what) {
   if (ec != std::errc() || ptr != tok.data() + tok.size())
     fail(std::string("expected ") + what + " (an integer), found '" + excerpt(tok) + "'");
   return value;
+}
+
+std::int32_t Line::group(const char* what) {
+  const std::int64_t value = integer(what);
+  if (value <= INT32_MIN || value > INT32_MAX)
+    fail(std::string(what) + " " + std::to_string(value) + " is out of range (group numbers are 32-bit)");
+  return static_cast<std::int32_t>(value);
 }
 
 double Line::real(const char* what) {

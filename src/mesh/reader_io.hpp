@@ -15,6 +15,13 @@ namespace ss::reader {
 // Reads a whole file (transparently gunzipping a .gz stream). Throws ss::Error naming the path.
 std::string load_file(const std::string& path);
 
+// gzip magic (1f 8b) at the start of `data`.
+bool is_gzip(std::string_view data);
+// Decompresses one or more concatenated gzip members (bytes after the last member that are not a
+// gzip member are ignored, as gzread does). A corrupt or truncated stream throws ss::Error
+// "<name>: corrupt gzip stream (...)".
+std::string gunzip_data(const std::string& name, std::string_view data);
+
 // A mesh file in memory plus what is needed to say where something is in it.
 struct Source {
   std::string name;        // the path as the user gave it
@@ -41,6 +48,7 @@ public:
   bool at_end();                               // only whitespace left
   std::string_view word(const char* what);     // next whitespace-delimited token
   std::int64_t integer(const char* what);      // next token as an integer
+  std::int32_t group(const char* what);        // an integer that names a group: |value| < 2^31
   double real(const char* what);               // next token as a finite-or-not double
   std::string quoted(const char* what);        // "a name" (or a bare word)
   void finish(const char* what);               // error if anything is left on the line

@@ -1,6 +1,8 @@
 #include "mesh/topology.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <set>
 
 #include "mesh/bucket_sort.hpp"
 #include "util/error.hpp"
@@ -330,7 +332,13 @@ std::int32_t fresh_group_id(const TetMesh& mesh) {
   i32 id = 0;
   for (const auto& [key, name] : mesh.surface_group_names) id = std::max(id, key);
   for (i32 g : mesh.triangle_groups) id = std::max(id, g);
-  return id + 1;
+  if (id < std::numeric_limits<i32>::max()) return id + 1;
+  // The file uses group 2^31 - 1 (found by fuzzing: max + 1 overflowed): the smallest free positive number.
+  std::set<i32> used(mesh.triangle_groups.begin(), mesh.triangle_groups.end());
+  for (const auto& [key, name] : mesh.surface_group_names) used.insert(key);
+  i32 free_id = 1;
+  for (auto it = used.lower_bound(1); it != used.end() && *it == free_id; ++it) ++free_id;
+  return free_id;
 }
 
 Topology build_topology(const TetMesh& mesh) {

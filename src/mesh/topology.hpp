@@ -73,7 +73,8 @@ struct Topology {
 Topology build_topology(const TetMesh& mesh);
 
 // One more than the largest surface group id in use (names or triangles), used for the
-// `unassigned` boundary group. Volume group ids are a separate name space and do not count.
+// `unassigned` boundary group; the smallest free positive id when the largest is 2^31 - 1.
+// Volume group ids are a separate name space and do not count.
 std::int32_t fresh_group_id(const TetMesh& mesh);
 
 }  // namespace ss

@@ -1,5 +1,6 @@
 #include "physics/flow_case.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <glm/geometric.hpp>
@@ -149,9 +150,12 @@ FlowCase flow_case_from(const CaseFile& file) {
   const OutputSettings output = read_output_table(top, c.output_every, [&](TableReader& t) {
     c.slice_origin = t.get_vector("slice_origin");
     if (const std::optional<glm::dvec3> normal = t.get_vector("slice_normal")) {
-      const double length = glm::length(*normal);
-      SS_REQUIRE(length > 0.0, t.where_key("slice_normal") << ": [output] slice_normal must not be zero");
-      c.slice_normal = *normal / length;
+      // Scaled by its largest component first: |[1e200, 1e200, 0]| would overflow to inf (and the
+      // normal become zero), |[1e-200, 0, 0]| underflow.
+      const double largest = std::max({std::abs(normal->x), std::abs(normal->y), std::abs(normal->z)});
+      SS_REQUIRE(largest > 0.0, t.where_key("slice_normal") << ": [output] slice_normal must not be zero");
+      const glm::dvec3 scaled = *normal / largest;
+      c.slice_normal = scaled / glm::length(scaled);
     }
   });
   c.output_directory = output.directory;

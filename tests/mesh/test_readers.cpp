@@ -262,6 +262,39 @@ TEST(Readers, GzipCompressedFile) {
   expect_same_mesh(ss::read_mesh(path), ss::read_mesh(data_path("encodings/cube_v41_ascii.msh")));
 }
 
+// gzip format (header + deflate + CRC) of `text`, in memory.
+std::string gzip_bytes(const std::string& text) {
+  z_stream zs{};
+  EXPECT_EQ(deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&zs, static_cast<uLong>(text.size())) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  zs.avail_in = static_cast<uInt>(text.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// read_mesh_data (the in-memory path the fuzz targets use) takes gzip content as gzread did:
+// concatenated members, trailing bytes after the last member ignored; a cut stream is one error.
+TEST(Readers, GzipInMemoryMembersAndTruncation) {
+  std::ifstream in(data_path("netgen/cube6.vol"), std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  const std::string two = gzip_bytes(text.substr(0, 500)) + gzip_bytes(text.substr(500)) + "trailing bytes";
+  expect_same_mesh(ss::read_mesh_data("two.vol.gz", two), ss::read_mesh_data("cube6.vol", text));
+  const std::string whole = gzip_bytes(text);
+  try {
+    ss::read_mesh_data("cut.vol.gz", whole.substr(0, whole.size() - 12));
+    FAIL() << "a truncated gzip stream was read";
+  } catch (const ss::Error& e) {
+    EXPECT_EQ(std::string(e.what()), "cut.vol.gz: corrupt gzip stream (unexpected end of file)");
+  }
+}
+
 TEST(Readers, ProjectMeshesHaveTheirNamedGroups) {
   const std::map<std::string, std::set<std::string>> expected = {
       {"cube.msh", {"left", "right", "front", "back", "bottom", "top", "domain"}},
@@ -357,6 +390,37 @@ TEST(MalformedCorpus, EveryFileFailsWithItsMessage) {
       EXPECT_NE(what.find(m.expect), std::string::npos) << m.file << ": '" << what << "' lacks '" << m.expect << "'";
     }
   }
+}
+
+// Inputs of the fuzz targets that once failed (tests/fuzz/regressions/, replayed by fuzz_regression):
+// each is now one clear error, or loads correctly.
+TEST(MalformedCorpus, FuzzFindingsAreOneClearError) {
+  const Malformed found[] = {
+      {"gmsh41_binary/element_block_count_overflow-crash-aa3f5f74",
+       ": byte offset 1019: element block of 9223372036854775807 elements exceeds the 18 elements the $Elements header declares"},
+      {"gmsh41_ascii/element_block_count_overflow.msh",
+       ":20: element block of 9223372036854775807 elements exceeds the 1 elements the $Elements header declares"},
+      {"gmsh41_ascii/node_block_count_overflow.msh",
+       ":9: node block of 9223372036854775807 nodes exceeds the 1 nodes the $Nodes header declares"},
+      {"gmsh41_ascii/entity_physical_tag_int64_min.msh",
+       ":6: physical tag -9223372036854775808 is out of range (group numbers are 32-bit)"},
+  };
+  for (const Malformed& m : found) {
+    const std::string path = std::string(SS_SOURCE_DIR) + "/tests/fuzz/regressions/" + m.file;
+    try {
+      ss::read_mesh(path);
+      ADD_FAILURE() << m.file << ": read without error";
+    } catch (const ss::Error& e) {
+      EXPECT_EQ(std::string(e.what()), path + m.expect);
+    }
+  }
+  // Surface group 2^31 - 1 and a tet face no file triangle covers: the `unassigned` group got
+  // max + 1 (an int overflow); now the smallest free number.
+  const ss::LoadedMesh loaded = ss::load_mesh(std::string(SS_SOURCE_DIR) +
+                                              "/tests/fuzz/regressions/gmsh22_binary/"
+                                              "surface_group_int32_max_unassigned_face-crash-2d666491");
+  EXPECT_EQ(loaded.topology.unassigned_group, 2);
+  EXPECT_EQ(loaded.mesh.surface_group_names.at(2), "unassigned");
 }
 
 TEST(MalformedCorpus, GeometricDefectsPassTheReaderAndFailLoading) {

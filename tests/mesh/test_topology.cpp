@@ -1,5 +1,6 @@
 // Topology tables: faces, edges, connectivity, boundary groups, and the errors for bad meshes.
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -15,6 +16,19 @@ namespace {
 std::array<int, 3> sorted(std::array<int, 3> a) {
   std::sort(a.begin(), a.end());
   return a;
+}
+
+// The unassigned boundary group takes max + 1, or the smallest free positive number when a file
+// uses 2^31 - 1 (max + 1 overflowed: found by fuzz_gmsh22_binary).
+TEST(Topology, FreshGroupIdNeverOverflows) {
+  TetMesh m;
+  m.triangle_groups = {1, 3};
+  m.surface_group_names[2] = "named";
+  EXPECT_EQ(fresh_group_id(m), 4);
+  m.triangle_groups.push_back(std::numeric_limits<std::int32_t>::max());
+  EXPECT_EQ(fresh_group_id(m), 4);
+  m.triangle_groups.push_back(4);
+  EXPECT_EQ(fresh_group_id(m), 5);
 }
 
 TEST(Topology, BoxCountsAndEuler) {

@@ -138,6 +138,16 @@ const std::string kFluid = "[fluid]\nviscosity = 0.01\n";
 const std::string kTime = "[time]\ndt = 0.01\nsteps = 10\n";
 const std::string kBase = kMesh + kFluid + kTime;
 
+// A huge or tiny slice normal is still a unit vector (|n| computed naively overflows to inf).
+TEST(FlowCase, SliceNormalOfExtremeMagnitudeIsNormalized) {
+  const FlowCase big = parse_flow_case(kBase + "[output]\nslice_normal = [1e200, 1e200, 0]\n", kCasePath);
+  EXPECT_NEAR(big.slice_normal.x, std::sqrt(0.5), 1e-15);
+  EXPECT_NEAR(big.slice_normal.y, std::sqrt(0.5), 1e-15);
+  EXPECT_EQ(big.slice_normal.z, 0.0);
+  const FlowCase tiny = parse_flow_case(kBase + "[output]\nslice_normal = [0, 0, -1e-310]\n", kCasePath);
+  EXPECT_EQ(tiny.slice_normal, glm::dvec3(0, 0, -1));
+}
+
 class FlowCaseErrors : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(FlowCaseErrors, AreOneClearErrorWithTheLine) {
