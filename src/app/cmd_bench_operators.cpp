@@ -191,7 +191,7 @@ std::vector<OperatorCase> heat_operator_cases(GpuBackend& gpu, const LoadedMesh&
 }
 
 // The flow curl–curl viscous operator (operators/curl_curl_viscous.hpp) with every boundary face a
-// wall: its edge-mass product (the sparse kernel its Chebyshev inverse repeats), that inverse, and
+// wall: its edge-mass product (the sparse kernel its Chebyshev inverse M̃_e⁻¹ repeats) and
 // K = F M̃_e⁻¹ B. Bytes: the CSR tables (offsets, columns, weights) and the input read once, the
 // output written once; the GPU's sliced-ELLPACK padding is its own cost and not counted.
 std::vector<OperatorCase> curl_curl_cases(GpuBackend& gpu, CpuBackend& cpu, const CurlCurlViscousData& data,
