@@ -82,7 +82,8 @@ FlowState read_flow_state(const std::string& path) {
   s.dt = take<double>(bytes, at);
   const auto faces = take<std::int64_t>(bytes, at), cells = take<std::int64_t>(bytes, at);
   const auto previous = version >= 2 ? take<std::int64_t>(bytes, at) : std::int64_t(0);
-  SS_REQUIRE(faces >= 0 && cells >= 0 && (previous == 0 || previous == faces),
+  const auto fits = [&](std::int64_t count) { return count >= 0 && std::uint64_t(count) <= bytes.size() / 8; };
+  SS_REQUIRE(fits(faces) && fits(cells) && (previous == 0 || previous == faces),
              path << ": flow state header is damaged (" << faces << " faces, " << cells << " cells, " << previous
                   << " previous fluxes)");
   const std::size_t expected = at + std::size_t(faces + cells + previous) * sizeof(double) + sizeof(std::uint64_t);
