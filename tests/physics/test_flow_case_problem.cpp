@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -195,6 +196,11 @@ TEST(FlowStateFile, DamagedOrShortFilesAreRefused) {
   flipped[100] ^= 0x10;
   rewrite(flipped);
   EXPECT_NE(error().find("checksum mismatch"), std::string::npos) << error();
+  std::string huge = bytes;  // a face count of 2^61 (offset 32: after magic, version, step, time, dt)
+  const std::int64_t faces = std::int64_t(1) << 61;
+  std::memcpy(huge.data() + 32, &faces, sizeof faces);
+  rewrite(huge);
+  EXPECT_NE(error().find("header is damaged"), std::string::npos) << error();
   rewrite(bytes.substr(0, bytes.size() - 9));
   EXPECT_NE(error().find("bytes, its header"), std::string::npos) << error();
   rewrite("not a state");
