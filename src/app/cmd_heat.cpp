@@ -154,6 +154,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
 
   // Transient runs write a VTU every `every` steps from the primary backend, and a PVD index.
   TimeSeries series(out_dir, "heat");
+  series.remove_previous_run(kHeatFinalFiles);
   HeatSolveHooks primary_hooks;
   ProgressPrinter progress(o.backend);
   primary_hooks.progress = [&](int k, double r, double s) { progress(k, r, s); };
@@ -236,17 +237,18 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
     std::printf("compare: max |T_%s - T_%s| = %.3e (%.3e of the range of T)\n", primary.backend.c_str(),
                 other.backend.c_str(), max_abs, range > 0 ? max_abs / range : max_abs);
   }
+  // Fields first, the JSON summary last: a heat.json beside them means the run finished. A solve that
+  // did not converge writes only the JSON (it says so), then stops with the error.
+  const bool converged = std::all_of(runs.begin(), runs.end(), [](const BackendRun& r) { return r.report.converged; });
+  if (converged) {
+    write_heat_vtu((fs::path(out_dir) / (problem.time ? "heat_final.vtu" : "heat.vtu")).string(), mesh, primary);
+    if (!o.no_png) render_surface_png(mesh, primary.temperature, view, output_path(o.png, out_dir, "heat.png"));
+  }
   const std::string json_path = output_path(o.json, out_dir, "heat.json");
   write_file_atomically(json_path, summary.dump(2) + "\n");
   for (const BackendRun& run : runs)
     SS_REQUIRE(run.report.converged, run.backend << " solve did not converge: " << run.report.stop_reason << " after "
                                                  << run.report.iterations << " CG iterations (summary in " << json_path << ")");
-  if (!problem.time) write_heat_vtu((fs::path(out_dir) / "heat.vtu").string(), mesh, primary);
-  else write_heat_vtu((fs::path(out_dir) / "heat_final.vtu").string(), mesh, primary);
-
-  if (!o.no_png) {
-    render_surface_png(mesh, primary.temperature, view, output_path(o.png, out_dir, "heat.png"));
-  }
   if (viewer) {
     viewer->update(primary.temperature);
     std::fprintf(stderr, "streamsolve: heat: solved; close the window to exit\n");

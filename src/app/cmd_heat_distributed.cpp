@@ -399,6 +399,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
 
   // Transient snapshots: gathered at rank 0, one VTU each and the PVD index.
   TimeSeries series(out_dir, "heat");
+  if (rank == 0) series.remove_previous_run(kHeatFinalFiles);
   const std::int32_t owned_nodes = h.piece.part.owned_nodes;
   SnapshotHook snapshot = [&](int step, double time, const std::vector<double>& T) {
     std::vector<double> mine(T.begin(), T.begin() + owned_nodes);
@@ -526,22 +527,24 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
                               {"distribute", root->distribute_seconds},
                               {"prepare_rank0", prepare_seconds}};
   summary["temperature"] = {{"min", *t_min}, {"max", *t_max}};
+  // Fields first, the JSON summary last (as the serial command): heat.json means the run finished.
+  if (report.converged) {
+    std::vector<std::int32_t> node_owner(root->node_owner.begin(), root->node_owner.end());
+    write_vtu((fs::path(out_dir) / (problem.time ? "heat_final.vtu" : "heat.vtu")).string(), mesh.mesh,
+              {VtuArray::scalars("temperature", T), VtuArray::integers("owner", node_owner)},
+              {VtuArray::vectors("heat_flux", flux), VtuArray::integers("rank", root->tet_part)});
+    if (!o.no_png) {
+      RenderOptions view;
+      view.title = "temperature";
+      view.subtitle = fs::path(root->heat_case.path).filename().string() + ", " + o.backend + ", " +
+                      std::to_string(ranks) + " ranks";
+      render_surface_png(mesh, T, view, output_path(o.png, out_dir, "heat.png"));
+    }
+  }
   const std::string json_path = output_path(o.json, out_dir, "heat.json");
   write_file_atomically(json_path, summary.dump(2) + "\n");
   SS_REQUIRE(report.converged, "solve did not converge: " << report.stop_reason << " after " << report.iterations
                                                           << " CG iterations (summary in " << json_path << ")");
-
-  std::vector<std::int32_t> node_owner(root->node_owner.begin(), root->node_owner.end());
-  write_vtu((fs::path(out_dir) / (problem.time ? "heat_final.vtu" : "heat.vtu")).string(), mesh.mesh,
-            {VtuArray::scalars("temperature", T), VtuArray::integers("owner", node_owner)},
-            {VtuArray::vectors("heat_flux", flux), VtuArray::integers("rank", root->tet_part)});
-  if (!o.no_png) {
-    RenderOptions view;
-    view.title = "temperature";
-    view.subtitle = fs::path(root->heat_case.path).filename().string() + ", " + o.backend + ", " + std::to_string(ranks) +
-                    " ranks";
-    render_surface_png(mesh, T, view, output_path(o.png, out_dir, "heat.png"));
-  }
   std::printf("heat: %s on %d ranks: %d CG iterations, relative residual %.2e (true %.2e), %.3f s in CG, "
               "%.3f ms per iteration, communication %.1f%% (halo %.3f s, allreduce %.3f s), T in [%g, %g]\n",
               o.backend.c_str(), ranks, report.iterations, report.relative_residual, true_residual, report.solve_seconds,

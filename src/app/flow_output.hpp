@@ -27,7 +27,6 @@ public:
   void write(const FlowState& state, const LoadedMesh& mesh, const FlowFields& fields);
 
 private:
-  void remove_temporaries() const;
   std::string directory_;
   TimeSeries series_;
 };

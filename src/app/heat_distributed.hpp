@@ -5,6 +5,7 @@
 // and node as extra arrays.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gl/context.hpp"
 #include "kernels/gpu_backend.hpp"
@@ -22,6 +23,9 @@ struct DistributedHeatOptions {
   bool gpu_given = false;
   GpuOptions gpu;       // --launch fragment|compute
 };
+
+// The final files of a heat run under their default names, summary first (TimeSeries::remove_previous_run).
+inline const std::vector<std::string> kHeatFinalFiles = {"heat.json", "heat.png", "heat.vtu", "heat_final.vtu"};
 
 void run_heat_distributed(const DistributedHeatOptions& options);
 

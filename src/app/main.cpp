@@ -1,6 +1,9 @@
 // streamsolve — PDE solvers on unstructured tetrahedral meshes with OpenGL fragment shaders.
+#include <csignal>
 #include <cstdio>
 #include <exception>
+#include <new>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 
@@ -28,9 +31,24 @@ GpuOptions GlobalOptions::gpu_options() const {
   return list[0];
 }
 
+// The one line a failed allocation gets: what limit the process ran under, and what to change.
+std::string out_of_memory_message() {
+  std::string limit = "no address-space limit";
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    limit = "address-space limit " + std::to_string(as.rlim_cur >> 20) + " MB (ulimit -v)";
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return "out of memory: an allocation failed (peak resident " + std::to_string(usage.ru_maxrss >> 10) + " MB, " +
+         limit + "); use a coarser mesh or a smaller refine, or run where more memory is available";
+}
+
 }  // namespace ss
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) then makes write() fail with EFBIG, which the writers report as one
+  // error line and clean up after, instead of SIGXFSZ killing the process mid-file.
+  std::signal(SIGXFSZ, SIG_IGN);
   ss::GlobalOptions globals;
   CLI::App app{"streamsolve: GPU PDE solvers on tetrahedral meshes with OpenGL (heat, flow)"};
   app.set_version_flag("--version", std::string("streamsolve ") + SS_VERSION);
@@ -78,6 +96,14 @@ int main(int argc, char** argv) {
                    e.file(), e.line());
     else
       std::fprintf(stderr, "streamsolve: error: %s (%s:%d)\n", e.what(), e.file(), e.line());
+    if (parallel) ss::mpi::abort(1);
+    code = 1;
+  } catch (const std::bad_alloc&) {
+    const std::string message = ss::out_of_memory_message();
+    if (parallel)
+      std::fprintf(stderr, "streamsolve: error: rank %d of %d: %s\n", ss::mpi::rank(), ss::mpi::size(), message.c_str());
+    else
+      std::fprintf(stderr, "streamsolve: error: %s\n", message.c_str());
     if (parallel) ss::mpi::abort(1);
     code = 1;
   } catch (const std::exception& e) {

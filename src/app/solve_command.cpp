@@ -67,4 +67,36 @@ void TimeSeries::add_written(int step, double time) {
   write_pvd(path(prefix_ + ".pvd"), entries_);
 }
 
+int TimeSeries::snapshot_step(const std::string& name) const {
+  int step = -1, consumed = 0;
+  if (std::sscanf(name.c_str(), (prefix_ + "_%d.vtu%n").c_str(), &step, &consumed) == 1 && consumed == int(name.size()) &&
+      step >= 0 && name == snapshot_name(step))
+    return step;
+  return -1;
+}
+
+void remove_left_file(const std::string& path) {
+  std::error_code ec;
+  fs::remove(path, ec);
+  SS_REQUIRE(!ec, "cannot remove '" << path << "' left by a previous run: " << ec.message());
+}
+
+void TimeSeries::remove_temporaries() const {
+  // AtomicFile's temporaries are "<final name>.tmp.<pid>".
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory_, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix_, 0) == 0 && name.find(".tmp.") != std::string::npos) remove_left_file(entry.path().string());
+  }
+}
+
+void TimeSeries::remove_previous_run(const std::vector<std::string>& finals) const {
+  for (const std::string& name : finals) remove_left_file(path(name));
+  remove_left_file(path(prefix_ + ".pvd"));
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory_, ec))
+    if (snapshot_step(entry.path().filename().string()) >= 0) remove_left_file(entry.path().string());
+  remove_temporaries();
+}
+
 }  // namespace ss

@@ -35,6 +35,8 @@ std::string cpu_device_name();
 
 // --out if given, else the case file's output directory; created (an error names it when it cannot be).
 std::string prepare_output_directory(const std::string& out_option, const std::string& case_directory);
+// Removes `path` if it is there; an error names it when it cannot be removed.
+void remove_left_file(const std::string& path);
 // `option` if given, else <out_dir>/<default_name>.
 std::string output_path(const std::string& option, const std::string& out_dir, const std::string& default_name);
 
@@ -70,6 +72,14 @@ public:
   void add_written(int step, double time);
   // Entries a previous run wrote (restart); the index is written with the next add.
   void keep(std::vector<PvdEntry> entries) { entries_ = std::move(entries); }
+  // Step of a snapshot name "<prefix>_NNNNNN.vtu", or -1.
+  int snapshot_step(const std::string& name) const;
+  // Removes what a previous run left: `finals` (default-named summary and fields, in that order: the
+  // summary goes first so a run killed meanwhile never leaves one describing files that are gone),
+  // the index, then the snapshots and temporaries "<prefix>*.tmp.*". An error names a file that stays.
+  void remove_previous_run(const std::vector<std::string>& finals) const;
+  // Removes the temporaries "<prefix>*.tmp.<pid>" that killed runs left.
+  void remove_temporaries() const;
 
 private:
   std::string directory_, prefix_;

@@ -22,10 +22,12 @@ import math
 import os
 import shutil
 import signal
-import struct
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from output_files import check_output_file, read_state  # noqa: E402
 
 exe, source, work, scenario = sys.argv[1:5]
 work = os.path.join(work, scenario)
@@ -66,19 +68,6 @@ def error_line(r):
     """The one error line of a failed run ('' when it did not fail so)."""
     lines = [l for l in r.stderr.splitlines() if l.startswith("streamsolve: error: ")]
     return lines[0] if r.returncode != 0 and len(lines) == 1 else ""
-
-
-def read_state(path):
-    """A flow_NNNNNN.state (version 2, src/physics/flow_state_file.hpp) and its expected size."""
-    data = open(path, "rb").read()
-    assert data[:8] == b"SSFLOWST", path
-    version, step, t, dt, faces, cells, previous = struct.unpack_from("<Iiddqqq", data, 8)
-    assert version == 2, f"{path}: version {version}"
-    at = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8
-    values = struct.unpack_from("<%dd" % (faces + cells + previous), data, at)
-    return {"step": step, "time": t, "dt": dt, "flux": values[:faces], "pressure": values[faces:faces + cells],
-            "previous_flux": values[faces + cells:], "size": at + 8 * (faces + cells + previous) + 8,
-            "file_size": len(data)}
 
 
 def relative_difference(a, b):
@@ -170,17 +159,14 @@ def scenario_restart():
 
 
 def complete_files(folder):
-    """Every final-named file is complete: states pass their checksum (through streamsolve's reader, by
-    restarting later) and are the right size; VTUs end with </VTKFile>."""
-    ok = True
-    for name in os.listdir(folder):
-        path = os.path.join(folder, name)
-        if name.endswith(".state"):
-            state = read_state(path)
-            ok &= state["file_size"] == state["size"]
-        elif name.endswith(".vtu") or name.endswith(".pvd"):
-            ok &= open(path, "rb").read().rstrip().endswith(b"</VTKFile>")
-    return ok
+    """Every final-named file is complete: read back by its reader (tests/output_files.py)."""
+    try:
+        for name in os.listdir(folder):
+            check_output_file(os.path.join(folder, name))
+    except Exception as e:  # noqa: BLE001 (any reader's failure is the finding)
+        print(f"damaged output: {e}")
+        return False
+    return True
 
 
 def scenario_kill():
