@@ -49,9 +49,9 @@ public:
   void get(std::vector<T>& values) {
     std::uint64_t n = 0;
     get(n);
-    SS_REQUIRE(at_ + n * sizeof(T) <= bytes_.size(), "message: truncated");
+    SS_REQUIRE(n <= (bytes_.size() - at_) / sizeof(T), "message: truncated");  // no n * sizeof(T) overflow
     values.resize(size_t(n));
-    std::memcpy(values.data(), bytes_.data() + at_, size_t(n) * sizeof(T));
+    if (n > 0) std::memcpy(values.data(), bytes_.data() + at_, size_t(n) * sizeof(T));  // data() may be null when empty
     at_ += size_t(n) * sizeof(T);
   }
   void get(std::string& s) {

@@ -95,7 +95,7 @@ FlowState read_flow_state(const std::string& path) {
              path << ": flow state checksum mismatch (the file is damaged)");
   const auto take_doubles = [&](std::vector<double>& v, std::int64_t count) {
     v.resize(std::size_t(count));
-    std::memcpy(v.data(), bytes.data() + at, v.size() * sizeof(double));
+    if (!v.empty()) std::memcpy(v.data(), bytes.data() + at, v.size() * sizeof(double));  // data() may be null
     at += v.size() * sizeof(double);
   };
   take_doubles(s.flux, faces);
