@@ -7,6 +7,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <sys/resource.h>
 #include <vector>
 
 #include "gl/check.hpp"
@@ -44,6 +46,15 @@ bool has_extension(const char* list, const char* name) {
     if (starts && ends) return true;
   }
   return false;
+}
+
+// A driver that cannot map its memory fails to initialise like a missing one: under an address-space
+// limit (ulimit -v), say so.
+std::string memory_limit_note() {
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY) return "";
+  return ", or the driver ran out of memory under the address-space limit of " + std::to_string(as.rlim_cur >> 20) +
+         " MB (ulimit -v)";
 }
 
 template <typename Fn>
@@ -97,7 +108,8 @@ void create_egl_context(GlContext::Platform& p, int gpu, std::string& device) {
                                    : EGL_NO_DISPLAY;
     SS_REQUIRE(display != EGL_NO_DISPLAY && eglInitialize(display, &major, &minor),
                "no headless OpenGL: EGL device platform unavailable (" << reason
-               << ") and Mesa surfaceless platform failed; install a GL driver (e.g. Debian's libegl-mesa0 libgl1-mesa-dri)");
+               << ") and Mesa surfaceless platform failed; install a GL driver (e.g. Debian's libegl-mesa0 libgl1-mesa-dri)"
+               << memory_limit_note());
     device = "EGL surfaceless platform";
   }
   p.display = display;
