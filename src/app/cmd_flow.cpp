@@ -1,6 +1,7 @@
 // `streamsolve flow CASE.toml`: incompressible Navier–Stokes by the classical fractional-step method
 // (physics/flow_solver.hpp) on the GPU or the CPU reference (or both, compared), with VTU/PVD
 // snapshots and checkpoints (--restart continues from the last), a slice PNG and a JSON summary.
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -21,6 +22,7 @@
 #include "render/render_slice.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
+#include "util/host_memory.hpp"
 
 namespace ss {
 namespace {
@@ -82,13 +84,20 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
 void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
   SS_REQUIRE(mpi::size() == 1, "flow runs on one process (it has no MPI path yet); start it without mpirun");
   SS_REQUIRE(!globals.gl.window, "flow has no live window; drop --window (flow.png and the VTU files show the result)");
+  StageTimings timings;
   // 1. Case file, mesh, problem: every mistake stops here, before any work.
   FlowCase flow_case = read_flow_case(o.case_file);
   if (o.refine) flow_case.refine = *o.refine;
+  auto t0 = StageTimings::now();
   const LoadedMesh mesh = load_mesh(flow_case.mesh_file, flow_case.refine);
+  add_mesh_timings(timings, mesh.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
+  t0 = StageTimings::now();
   const FlowProblem problem = build_flow_problem(flow_case, mesh);
+  timings.add_since("problem", t0);
+  t0 = StageTimings::now();
   const MeshOperatorTables tables = build_mesh_operator_tables(mesh.topology, mesh.geometry);
   const FlowOperatorData data = build_flow_operator_data(tables, problem.boundary_kinds());
+  timings.add_since("assemble", t0);
   std::fprintf(stderr, "streamsolve: flow: %zu nodes, %d cells, %d faces (%zu on the boundary), nu = %g, %s\n",
                mesh.mesh.nodes.size(), mesh.topology.num_cells, mesh.topology.num_faces,
                mesh.topology.boundary_faces.size(), problem.viscosity,
@@ -122,32 +131,53 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
 
   // 3. Run on the chosen backend, and on the other one too with --compare (from the same start).
   std::optional<GlContext> context;
+  // Stage times of the primary run only (the --compare run is one "compare" stage).
+  StageTimings* stages = &timings;
   const auto run_gpu = [&](FlowRunHooks hooks) {
+    auto t = StageTimings::now();
     if (!context) context.emplace(globals.gl);
+    if (stages) stages->add_since("gl_context", t);
+    t = StageTimings::now();
     GpuBackend gpu(*context, LayoutOptions{}, globals.gpu_options());
     GpuMeshOperators mesh_ops(gpu, tables);
     GpuFlowOperators ops(gpu, mesh_ops, data);
-    return BackendFlowRun{"gpu", context->info().renderer,
-                          run_flow(gpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "gpu"), {}};
+    if (stages) stages->add_since("upload", t);
+    t = StageTimings::now();
+    BackendFlowRun run{"gpu", context->info().renderer,
+                       run_flow(gpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "gpu"), {}};
+    if (stages) stages->add_since("solve", t);
+    return run;
   };
   const auto run_cpu = [&](FlowRunHooks hooks) {
+    auto t = StageTimings::now();
     CpuBackend cpu;
     CpuMeshOperators mesh_ops(mesh);
     CpuFlowOperators ops(mesh_ops, data);
-    return BackendFlowRun{"cpu", cpu_device_name(),
-                          run_flow(cpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "cpu"), {}};
+    if (stages) stages->add_since("upload", t);
+    t = StageTimings::now();
+    BackendFlowRun run{"cpu", cpu_device_name(),
+                       run_flow(cpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "cpu"), {}};
+    if (stages) stages->add_since("solve", t);
+    return run;
   };
   const auto run_backend = [&](const std::string& backend, const FlowRunHooks& extra) {
     FlowRunHooks hooks = progress_hooks(backend);
     hooks.every = extra.every;
     hooks.snapshot = extra.snapshot;
     BackendFlowRun run = backend == "gpu" ? run_gpu(hooks) : run_cpu(hooks);
+    auto t = StageTimings::now();
     run.fields = compute_flow_fields(output_ops, mesh, problem, run.result.state);
+    if (stages) stages->add_since("fields", t);
     return run;
   };
   std::vector<BackendFlowRun> runs;
   runs.push_back(run_backend(o.backend, primary_hooks));
-  if (o.compare) runs.push_back(run_backend(other_backend(o.backend), FlowRunHooks{}));
+  if (o.compare) {
+    stages = nullptr;
+    t0 = StageTimings::now();
+    runs.push_back(run_backend(other_backend(o.backend), FlowRunHooks{}));
+    timings.add_since("compare", t0);
+  }
   const BackendFlowRun& primary = runs[0];
 
   // 4. Outputs (only after every run finished): summary, fields, picture.
@@ -191,6 +221,7 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
                 primary.backend.c_str(), other.backend.c_str(), d.max_velocity_diff, primary.backend.c_str(),
                 other.backend.c_str(), d.max_pressure_diff);
   }
+  t0 = StageTimings::now();
   write_flow_vtu((fs::path(out_dir) / "flow.vtu").string(), mesh, primary.fields);
   if (!o.no_png) {
     SliceOptions slice;
@@ -202,6 +233,10 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
     slice.subtitle = subtitle;
     render_slice_png(mesh, magnitudes(primary.fields.node_velocity), slice, output_path(o.png, out_dir, "flow.png"));
   }
+  timings.add_since("write", t0);
+  summary["timings"] = timings.json();
+  summary["peak_host_memory_bytes"] = peak_host_memory_bytes();
+  if (globals.gl.verbose) timings.print("flow");
   write_file_atomically(output_path(o.json, out_dir, "flow.json"), summary.dump(2) + "\n");
 
   const FlowRunResult& r = primary.result;

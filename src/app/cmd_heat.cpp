@@ -27,6 +27,7 @@
 #include "render/surface_viewer.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
+#include "util/host_memory.hpp"
 
 namespace ss {
 namespace {
@@ -60,6 +61,9 @@ struct BackendRun {
   std::vector<glm::dvec3> heat_flux;  // −k ∇T per cell
   HeatSolveReport report;
   double true_residual = 0;
+  // Wall times of this run's stages: GL context (GPU, when this run made it), operator upload, solve
+  // (multigrid set-up and transient snapshots included), flux and download, the double true residual.
+  double context_seconds = 0, upload_seconds = 0, solve_wall_seconds = 0, download_seconds = 0, true_residual_seconds = 0;
 };
 
 std::vector<glm::dvec3> heat_flux(const std::vector<double>& gx, const std::vector<double>& gy,
@@ -76,20 +80,26 @@ BackendRun run_backend(Backend& backend, Operator& op, const HeatProblem& proble
   BackendRun run;
   run.backend = name;
   MultigridStats stats;
+  auto t0 = StageTimings::now();
   run.temperature = solve_heat(backend, op, problem, run.report, hooks,
                                problem.multigrid ? multigrid_factory(backend, op, levels, {}, &stats)
                                                  : PreconditionerFactory<typename Backend::Vector>{});
+  run.solve_wall_seconds = std::chrono::duration<double>(StageTimings::now() - t0).count();
   if (problem.multigrid)
     std::fprintf(stderr, "streamsolve: heat: %s multigrid levels %s, setup %.3f s\n", name.c_str(), stats.levels.c_str(),
                  stats.setup_seconds);
   // Heat flux of the final field on the same backend.
+  t0 = StageTimings::now();
   auto T = backend.upload(run.temperature);
   const std::int64_t cells = data.num_cells;
   auto gx = backend.make_vector(cells), gy = backend.make_vector(cells), gz = backend.make_vector(cells);
   op.cell_gradient(T, gx, gy, gz);
   run.heat_flux = heat_flux(backend.download(gx), backend.download(gy), backend.download(gz), problem.conductivity);
+  run.download_seconds = std::chrono::duration<double>(StageTimings::now() - t0).count();
+  t0 = StageTimings::now();
   CpuHeatOperator reference(data);
   run.true_residual = true_relative_residual(reference, problem.dirichlet_nodes, run.report, run.temperature);
+  run.true_residual_seconds = std::chrono::duration<double>(StageTimings::now() - t0).count();
   return run;
 }
 
@@ -118,6 +128,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
     run_heat_distributed(d);
     return;
   }
+  StageTimings timings;
   // 1. Read and check the case file: every mistake stops here, before any work.
   HeatCase heat_case = read_heat_case(o.case_file);
   if (o.refine) heat_case.refine = *o.refine;
@@ -127,17 +138,24 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   load.refine = heat_case.refine;
   // Multigrid keeps every level of the refinement (the finest is the mesh load_mesh gives).
   MeshHierarchy hierarchy;
+  auto t0 = StageTimings::now();
   if (heat_case.multigrid) hierarchy = load_mesh_hierarchy(heat_case.mesh_file, load);
   else hierarchy.levels.push_back(load_mesh(heat_case.mesh_file, load));
   const LoadedMesh& mesh = hierarchy.finest();
+  add_mesh_timings(timings, mesh.report, std::chrono::duration<double>(StageTimings::now() - t0).count(),
+                   heat_case.multigrid);
+  t0 = StageTimings::now();
   const HeatProblem problem = build_heat_problem(heat_case, mesh);
   const GeometricLevels levels = heat_case.multigrid ? heat_geometric_levels(heat_case, hierarchy) : GeometricLevels{};
+  timings.add_since("problem", t0);
   std::fprintf(stderr, "streamsolve: heat: %zu nodes, %zu tets, %zu fixed nodes, %s\n", mesh.mesh.nodes.size(),
                mesh.mesh.tets.size(), problem.dirichlet_nodes.size(),
                problem.time ? ("transient, " + std::to_string(problem.time->steps) + " steps").c_str() : "steady");
 
   // 4. The conduction operator in double; its lumped mass weighted by ρc per cell.
+  t0 = StageTimings::now();
   const HeatOperatorData data = assemble_heat_system(mesh, problem);
+  timings.add_since("assemble", t0);
 
   const std::string out_dir = prepare_output_directory(o.out, heat_case.output_directory);
 
@@ -148,8 +166,10 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   view.title = "temperature";
   view.subtitle = fs::path(heat_case.path).filename().string() + ", " + o.backend;
   if (globals.gl.window) {
+    t0 = StageTimings::now();
     context.emplace(globals.gl);
     viewer.emplace(*context, mesh, view);
+    timings.add_since("gl_context", t0);
   }
 
   // Transient runs write a VTU every `every` steps from the primary backend, and a PVD index.
@@ -175,28 +195,44 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   // 5. Solve on the chosen backend, and on the other one too with --compare.
   std::vector<BackendRun> runs;
   const auto run_gpu = [&](const HeatSolveHooks& hooks) {
+    auto t_context = StageTimings::now();
     if (!context) context.emplace(globals.gl);
+    const double context_seconds = std::chrono::duration<double>(StageTimings::now() - t_context).count();
     LayoutOptions layout;
     layout.packing = parse_packing(o.format);
     GpuBackend gpu(*context, layout, globals.gpu_options());  // --launch fragment|compute
+    auto t_upload = StageTimings::now();
     GpuHeatOperator op(gpu, data);
+    const double upload_seconds = std::chrono::duration<double>(StageTimings::now() - t_upload).count();
     BackendRun run = run_backend(gpu, op, problem, data, "gpu", hooks, &levels);
+    run.upload_seconds = upload_seconds;
+    run.context_seconds = context_seconds;
     run.device = context->info().renderer;
     return run;
   };
   const auto run_cpu = [&](const HeatSolveHooks& hooks) {
     CpuBackend cpu;
+    auto t_upload = StageTimings::now();
     CpuHeatOperator op(data);
+    const double upload_seconds = std::chrono::duration<double>(StageTimings::now() - t_upload).count();
     BackendRun run = run_backend(cpu, op, problem, data, "cpu", hooks, &levels);
+    run.upload_seconds = upload_seconds;
     run.device = cpu_device_name();
     return run;
   };
   runs.push_back(o.backend == "gpu" ? run_gpu(primary_hooks) : run_cpu(primary_hooks));
+  if (runs[0].context_seconds > 0) timings.add("gl_context", runs[0].context_seconds);
+  timings.add("upload", runs[0].upload_seconds);
+  timings.add("solve", runs[0].solve_wall_seconds);
+  timings.add("download", runs[0].download_seconds);
+  timings.add("true_residual", runs[0].true_residual_seconds);
   if (o.compare) {
     HeatSolveHooks quiet;
     ProgressPrinter other_progress(other_backend(o.backend));
     quiet.progress = [&](int k, double r, double s) { other_progress(k, r, s); };
+    t0 = StageTimings::now();
     runs.push_back(o.backend == "gpu" ? run_cpu(quiet) : run_gpu(quiet));
+    timings.add_since("compare", t0);
   }
   const BackendRun& primary = runs[0];
 
@@ -241,9 +277,14 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   // did not converge writes only the JSON (it says so), then stops with the error.
   const bool converged = std::all_of(runs.begin(), runs.end(), [](const BackendRun& r) { return r.report.converged; });
   if (converged) {
+    t0 = StageTimings::now();
     write_heat_vtu((fs::path(out_dir) / (problem.time ? "heat_final.vtu" : "heat.vtu")).string(), mesh, primary);
     if (!o.no_png) render_surface_png(mesh, primary.temperature, view, output_path(o.png, out_dir, "heat.png"));
+    timings.add_since("write", t0);
   }
+  summary["timings"] = timings.json();
+  summary["peak_host_memory_bytes"] = peak_host_memory_bytes();
+  if (globals.gl.verbose) timings.print("heat");
   const std::string json_path = output_path(o.json, out_dir, "heat.json");
   write_file_atomically(json_path, summary.dump(2) + "\n");
   for (const BackendRun& run : runs)

@@ -40,6 +40,7 @@
 #include "solver/cg.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
+#include "util/host_memory.hpp"
 
 namespace ss {
 namespace {
@@ -526,6 +527,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
                               {"partition", root->partition_seconds},
                               {"distribute", root->distribute_seconds},
                               {"prepare_rank0", prepare_seconds}};
+  summary["peak_host_memory_bytes"] = peak_host_memory_bytes();  // rank 0's: it reads, refines and partitions
   summary["temperature"] = {{"min", *t_min}, {"max", *t_max}};
   // Fields first, the JSON summary last (as the serial command): heat.json means the run finished.
   if (report.converged) {

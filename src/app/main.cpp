@@ -10,6 +10,7 @@
 #include "app/commands.hpp"
 #include "parallel/mpi_env.hpp"
 #include "util/error.hpp"
+#include "util/host_memory.hpp"
 
 namespace ss {
 
@@ -37,9 +38,7 @@ std::string out_of_memory_message() {
   rlimit as{};
   if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
     limit = "address-space limit " + std::to_string(as.rlim_cur >> 20) + " MB (ulimit -v)";
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return "out of memory: an allocation failed (peak resident " + std::to_string(usage.ru_maxrss >> 10) + " MB, " +
+  return "out of memory: an allocation failed (peak resident " + std::to_string(ss::peak_host_memory_bytes() >> 20) + " MB, " +
          limit + "); use a coarser mesh or a smaller refine, or run where more memory is available";
 }
 

@@ -1,11 +1,13 @@
 #include "app/solve_command.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
 #include <omp.h>
 
 #include "util/error.hpp"
+#include "util/host_memory.hpp"
 
 namespace ss {
 
@@ -46,6 +48,46 @@ void describe_backend(nlohmann::json& summary, const std::string& backend, const
   summary["backend"] = backend;
   summary["device"] = device;
   if (backend == "gpu") summary["launch"] = to_string(globals.gpu_options().launch);
+}
+
+void StageTimings::add(const std::string& stage, double seconds) {
+  for (auto& [name, total] : stages_)
+    if (name == stage) {
+      total += seconds;
+      return;
+    }
+  stages_.emplace_back(stage, seconds);
+}
+
+nlohmann::json StageTimings::json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, seconds] : stages_) j[name] = seconds;
+  j["total"] = std::chrono::duration<double>(now() - start_).count();
+  return j;
+}
+
+void StageTimings::print(const std::string& name) const {
+  std::string line;
+  for (const auto& [stage, seconds] : stages_) {
+    char part[96];
+    std::snprintf(part, sizeof part, "%s%s %.3f s", line.empty() ? "" : ", ", stage.c_str(), seconds);
+    line += part;
+  }
+  std::fprintf(stderr, "streamsolve: %s: timings %s, total %.3f s; peak host memory %lld MB\n", name.c_str(), line.c_str(),
+               std::chrono::duration<double>(now() - start_).count(),
+               static_cast<long long>(peak_host_memory_bytes() >> 20));
+}
+
+void add_mesh_timings(StageTimings& timings, const LoadReport& report, double load_seconds, bool hierarchy) {
+  const std::pair<const char*, double> stages[] = {{"read", report.read_seconds},         {"validate", report.validate_seconds},
+                                                   {"refine", report.refine_seconds},     {"renumber", report.renumber_seconds},
+                                                   {"topology", report.topology_seconds}, {"geometry", report.geometry_seconds}};
+  double listed = 0;
+  for (const auto& [stage, seconds] : stages) {
+    timings.add(stage, seconds);
+    listed += seconds;
+  }
+  if (hierarchy) timings.add("coarse_levels", std::max(0.0, load_seconds - listed));
 }
 
 std::string TimeSeries::snapshot_name(int step) const {

@@ -2,14 +2,18 @@
 // What the solve commands (heat, flow) share above the physics: their common options, the output
 // folder and file names, the device line of the JSON summary, progress throttling on stderr, and
 // VTU time series with their PVD index.
+#include <chrono>
+#include <cstdio>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
+#include "mesh/load_mesh.hpp"
 #include "mesh/vtu.hpp"
 
 namespace ss {
@@ -58,6 +62,33 @@ public:
 private:
   double last_ = -1.0;
 };
+
+// Where a run's wall time went, stage by stage in run order (read, refine, ..., solve, write), and
+// its peak host memory: the JSON's "timings" and "peak_host_memory_bytes", printed with -v.
+class StageTimings {
+public:
+  using Clock = std::chrono::steady_clock;
+  static Clock::time_point now() { return Clock::now(); }
+  // Adds `seconds` to `stage` (a stage met again accumulates).
+  void add(const std::string& stage, double seconds);
+  void add_since(const std::string& stage, Clock::time_point start) {
+    add(stage, std::chrono::duration<double>(now() - start).count());
+  }
+  // {"read": s, ..., "total": wall seconds since this object was made}
+  nlohmann::json json() const;
+  // One line on stderr: "streamsolve: NAME: timings read 0.12 s, ..., total 3.4 s; peak host memory 812 MB".
+  void print(const std::string& name) const;
+
+private:
+  std::vector<std::pair<std::string, double>> stages_;
+  Clock::time_point start_ = now();
+};
+
+// The mesh stages of a load (read, validate, refine, renumber, topology, geometry: the finest
+// level's) into `timings`. For a multigrid hierarchy (`hierarchy`), what they leave of the load's
+// wall time `load_seconds` (the coarser levels' renumbering, topology and geometry, the level maps)
+// goes to "coarse_levels".
+void add_mesh_timings(StageTimings& timings, const LoadReport& report, double load_seconds, bool hierarchy);
 
 // <dir>/<prefix>_NNNNNN.vtu snapshots and <dir>/<prefix>.pvd listing them, all written atomically.
 class TimeSeries {

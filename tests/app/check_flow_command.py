@@ -120,6 +120,13 @@ def scenario_outputs():
     for solve in ("momentum", "pressure"):
         it = j["iterations"][solve]
         check(f"{solve} iterations {it}", it["last"] > 0 and 0 < it["mean"] <= it["max"])
+    timings = j.get("timings", {})
+    stages = ["read", "validate", "refine", "renumber", "topology", "geometry", "problem", "assemble", "upload",
+              "solve", "fields", "write", "total"]
+    listed = sum(v for k, v in timings.items() if k != "total")
+    check(f"timings {sorted(timings)}: each >= 0, they add up to at most the total ({listed:.3f} <= {timings.get('total')})",
+          all(k in timings and timings[k] >= 0 for k in stages) and listed <= 1.001 * timings["total"])
+    check(f"peak host memory {j.get('peak_host_memory_bytes')} bytes > 1 MB", j.get("peak_host_memory_bytes", 0) > 1 << 20)
     sps = j["seconds_per_step"]
     check(f"seconds per step {sps}", all(sps[k] >= 0 for k in ("convection", "momentum", "pressure"))
           and sps["total"] >= sps["momentum"] + sps["pressure"])

@@ -66,6 +66,16 @@ def main():
     span = max(T0) - min(T0)
     print(f"serial: {serial['iterations']} iterations, {len(T0)} nodes, T range {span:.6g} ({t:.1f} s)")
     failures = []
+    # Where the serial run's time went: every stage, none negative, adding up to at most the total.
+    timings = serial.get("timings", {})
+    stages = ["read", "validate", "refine", "renumber", "topology", "geometry", "problem", "assemble", "upload",
+              "solve", "download", "true_residual", "write"] + (["gl_context"] if a.backend == "gpu" else [])
+    listed = sum(v for k, v in timings.items() if k != "total")
+    timed = all(k in timings and timings[k] >= 0 for k in stages + ["total"]) and listed <= timings["total"] * 1.001 \
+        and serial.get("peak_host_memory_bytes", 0) > (1 << 20)
+    print(f"serial timings {timings}, peak host memory {serial.get('peak_host_memory_bytes')}: {'ok' if timed else 'FAIL'}")
+    if not timed:
+        failures.append("serial timings")
     for n in [int(x) for x in a.ranks.split(",")]:
         out = os.path.join(a.outdir, f"ranks{n}")
         t = run(mpiexec_prefix(a.mpiexec, n) + [a.streamsolve] + common + ["--distributed", "--out", out], a.timeout)
@@ -74,6 +84,7 @@ def main():
         diff = max(abs(x - y) for x, y in zip(T, T0)) / (span if span > 0 else 1.0)
         di = summary["iterations"] - serial["iterations"]
         ok = len(T) == len(T0) and diff <= 1e-4 and abs(di) <= 2 and summary["ranks"] == n and \
+            summary.get("peak_host_memory_bytes", 0) > (1 << 20) and \
             len(summary["owned_nodes"]) == n and sum(summary["owned_nodes"]) == len(T0)
         print(f"{n} ranks: {summary['iterations']} iterations ({di:+d}), max |T - T_serial| = {diff:.2e} of the range, "
               f"owned nodes {summary['owned_nodes']}, communication {100 * summary['communication_share']:.0f}% "
