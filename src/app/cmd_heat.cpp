@@ -75,8 +75,9 @@ std::vector<glm::dvec3> heat_flux(const std::vector<double>& gx, const std::vect
 
 // Solves with one backend; transient snapshots go to `snapshot` (only for the primary run).
 template <class Backend, class Operator>
-BackendRun run_backend(Backend& backend, Operator& op, const HeatProblem& problem, const HeatOperatorData& data,
-                       const std::string& name, const HeatSolveHooks& hooks, const GeometricLevels* levels) {
+BackendRun run_backend(Backend& backend, Operator& op, const HeatProblem& problem,
+                       const std::shared_ptr<const HeatOperatorData>& data, const std::string& name,
+                       const HeatSolveHooks& hooks, const GeometricLevels* levels) {
   BackendRun run;
   run.backend = name;
   MultigridStats stats;
@@ -91,7 +92,7 @@ BackendRun run_backend(Backend& backend, Operator& op, const HeatProblem& proble
   // Heat flux of the final field on the same backend.
   t0 = StageTimings::now();
   auto T = backend.upload(run.temperature);
-  const std::int64_t cells = data.num_cells;
+  const std::int64_t cells = data->num_cells;
   auto gx = backend.make_vector(cells), gy = backend.make_vector(cells), gz = backend.make_vector(cells);
   op.cell_gradient(T, gx, gy, gz);
   run.heat_flux = heat_flux(backend.download(gx), backend.download(gy), backend.download(gz), problem.conductivity);
@@ -136,6 +137,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   // 2. Load, validate and prepare the mesh; 3. resolve groups and assemble materials and loads.
   LoadOptions load;
   load.refine = heat_case.refine;
+  load.tables = TopologyTables::boundary;  // the node graph and the boundary faces are all heat needs
   // Multigrid keeps every level of the refinement (the finest is the mesh load_mesh gives).
   MeshHierarchy hierarchy;
   auto t0 = StageTimings::now();
@@ -154,7 +156,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
 
   // 4. The conduction operator in double; its lumped mass weighted by ρc per cell.
   t0 = StageTimings::now();
-  const HeatOperatorData data = assemble_heat_system(mesh, problem);
+  const auto data = std::make_shared<const HeatOperatorData>(assemble_heat_system(mesh, problem));
   timings.add_since("assemble", t0);
 
   const std::string out_dir = prepare_output_directory(o.out, heat_case.output_directory);

@@ -28,7 +28,7 @@ struct GpuEstimate {
 };
 
 GpuEstimate estimate_gpu_bytes(const Topology& t) {
-  const std::int64_t n = t.num_nodes, c = t.num_cells, f = t.num_faces, e = t.num_edges;
+  const std::int64_t n = t.num_nodes, c = t.num_cells, f = t.mesh_faces, e = t.num_edges;
   GpuEstimate g;
   g.heat = 4 * (n * (9 + 1 + 3) + c * (4 + 18 + 1) + (n + 1) + 8 * c);
   g.flow = 4 * (f * (6 + 3 + 2 + 3 + 3) + c * (8 + 4 + 4) + e * 3 + (e + 1) + 3 * f + n * 3);
@@ -51,14 +51,14 @@ struct MeshInfoOptions {
 };
 
 void run_mesh_info(const MeshInfoOptions& o) {
-  const LoadedMesh m = load_mesh(o.file, LoadOptions{o.refine, o.renumber});
+  const LoadedMesh m = load_mesh(o.file, LoadOptions{o.refine, o.renumber, TopologyTables::boundary});
   const Topology& t = m.topology;
   const Geometry& g = m.geometry;
   const MeshQuality& q = g.quality;
   std::map<std::int32_t, std::int64_t> faces_per_group, tets_per_group;
   for (std::int32_t f : t.boundary_faces) ++faces_per_group[t.face_groups[f]];
   for (std::int32_t id : m.mesh.tet_groups) ++tets_per_group[id];
-  const std::int64_t euler = std::int64_t(t.num_nodes) - t.num_edges + t.num_faces - t.num_cells;
+  const std::int64_t euler = std::int64_t(t.num_nodes) - t.num_edges + t.mesh_faces - t.num_cells;
   const GpuEstimate gpu = estimate_gpu_bytes(t);
 
   std::printf("mesh                 %s%s\n", o.file.c_str(),
@@ -66,8 +66,8 @@ void run_mesh_info(const MeshInfoOptions& o) {
                           " nodes, " + std::to_string(m.report.file_tets) + " tets)").c_str()
                        : "");
   std::printf("nodes                %d\ntets                 %d\n", t.num_nodes, t.num_cells);
-  std::printf("faces                %d (%zu boundary)\nedges                %d\n", t.num_faces, t.boundary_faces.size(),
-              t.num_edges);
+  std::printf("faces                %lld (%zu boundary)\nedges                %d\n", static_cast<long long>(t.mesh_faces),
+              t.boundary_faces.size(), t.num_edges);
   std::printf("euler characteristic %lld (V - E + F - C; 1 for a ball)\n", static_cast<long long>(euler));
   std::printf("volume               %.10g\n", g.total_volume);
   std::printf("bounding box         [%g, %g, %g] - [%g, %g, %g]\n", g.bbox_min.x, g.bbox_min.y, g.bbox_min.z,
@@ -105,7 +105,7 @@ void run_mesh_info(const MeshInfoOptions& o) {
     j["refine"] = o.refine;
     j["nodes"] = t.num_nodes;
     j["tets"] = t.num_cells;
-    j["faces"] = t.num_faces;
+    j["faces"] = t.mesh_faces;
     j["edges"] = t.num_edges;
     j["boundary_faces"] = t.boundary_faces.size();
     j["euler_characteristic"] = euler;
@@ -144,7 +144,7 @@ struct ConvertOptions {
 // `group` cell array holds the volume group on tets and the surface group on triangles.
 void run_convert(const ConvertOptions& o) {
   const VtuEncoding encoding = parse_vtu_encoding(o.encoding);
-  LoadedMesh m = load_mesh(o.in, LoadOptions{o.refine, o.renumber});
+  LoadedMesh m = load_mesh(o.in, LoadOptions{o.refine, o.renumber, TopologyTables::boundary});
   const Topology& t = m.topology;
   TetMesh& out = m.mesh;
   out.boundary_triangles.clear();

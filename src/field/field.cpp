@@ -1,6 +1,7 @@
 #include "field/field.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include "util/error.hpp"
 
@@ -15,14 +16,18 @@ TexelFormat int_format(const Layout& layout) {
 
 namespace {
 
-// Copies `values` into a zero-padded W×H×P host image and uploads it.
-template <typename T>
-void upload_padded(Texture& texture, const Layout& layout, const std::vector<T>& values) {
+// Converts `values` into a zero-padded W×H×P host image of T (one parallel pass, only the padding
+// zeroed) and uploads it.
+template <typename T, typename S>
+void upload_padded(Texture& texture, const Layout& layout, const std::vector<S>& values) {
   SS_REQUIRE(std::int64_t(values.size()) == layout.n,
              "upload of " << values.size() << " values into a field of " << layout.n << " elements");
-  std::vector<T> image(size_t(layout.capacity()), T(0));
-  std::copy(values.begin(), values.end(), image.begin());
-  texture.write_rows(0, layout.height, image.data());
+  const std::int64_t n = layout.n, capacity = layout.capacity();
+  std::unique_ptr<T[]> image(new T[size_t(capacity)]);
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (std::int64_t i = 0; i < n; ++i) image[size_t(i)] = static_cast<T>(values[size_t(i)]);
+  std::fill(image.get() + n, image.get() + capacity, T(0));
+  texture.write_rows(0, layout.height, image.get());
 }
 
 }  // namespace
@@ -30,7 +35,8 @@ void upload_padded(Texture& texture, const Layout& layout, const std::vector<T>&
 Field::Field(const Layout& layout)
     : layout_(layout), texture_(layout.width, layout.height, float_format(layout)) {}
 
-void Field::upload(const std::vector<float>& values) { upload_padded(texture_, layout_, values); }
+void Field::upload(const std::vector<float>& values) { upload_padded<float>(texture_, layout_, values); }
+void Field::upload(const std::vector<double>& values) { upload_padded<float>(texture_, layout_, values); }
 
 std::vector<float> Field::download(std::int64_t begin, std::int64_t end) const {
   if (end < 0) end = layout_.n;
@@ -58,10 +64,13 @@ IndexField::IndexField(const Layout& layout)
     : layout_(layout), texture_(layout.width, layout.height, int_format(layout)) {}
 
 void IndexField::upload(const std::vector<std::int32_t>& values) {
-  upload_padded(texture_, layout_, values);
-  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-  min_ = *lo;
-  max_ = *hi;
+  upload_padded<std::int32_t>(texture_, layout_, values);
+  std::int32_t lo = values.empty() ? 0 : values[0], hi = lo;
+  const std::int64_t n = std::int64_t(values.size());
+#pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi) if (n > 65536)
+  for (std::int64_t i = 0; i < n; ++i) lo = std::min(lo, values[size_t(i)]), hi = std::max(hi, values[size_t(i)]);
+  min_ = lo;
+  max_ = hi;
 }
 
 std::vector<std::int32_t> IndexField::download() const {

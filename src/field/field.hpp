@@ -27,6 +27,7 @@ public:
 
   // Whole-field upload of exactly size() values; padding is written as 0.
   void upload(const std::vector<float>& values);
+  void upload(const std::vector<double>& values);  // rounded to float on the way (one host pass)
   // Elements [begin, end) back to the host (end = -1: to the end).
   std::vector<float> download(std::int64_t begin = 0, std::int64_t end = -1) const;
 

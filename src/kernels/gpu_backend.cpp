@@ -44,7 +44,7 @@ GpuBackend::Vector GpuBackend::make_vector(std::int64_t n) {
 
 GpuBackend::Vector GpuBackend::upload(const std::vector<double>& values) {
   Vector v(layout_for(std::int64_t(values.size())));
-  v.upload(std::vector<float>(values.begin(), values.end()));
+  v.upload(values);
   return v;
 }
 

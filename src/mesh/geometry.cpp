@@ -9,15 +9,12 @@
 #include <glm/geometric.hpp>
 
 #include "util/error.hpp"
+#include "util/ordered_sum.hpp"
 
 namespace ss {
 namespace {
 
 using i32 = std::int32_t;
-
-// For local edge k = (i, j) of kTetEdgeNodes, the other two nodes (c, d) such that (i, j, c, d) is
-// an even permutation of (0, 1, 2, 3).
-constexpr int kEdgeOthers[6][2] = {{2, 3}, {3, 1}, {1, 2}, {0, 3}, {2, 0}, {0, 1}};
 
 double longest_edge(const TetMesh& mesh, const Tet& t) {
   double l2 = 0;
@@ -88,6 +85,7 @@ Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
     for (const auto& p : mesh.nodes) g.bbox_min = glm::min(g.bbox_min, p), g.bbox_max = glm::max(g.bbox_max, p);
   }
 
+  // Face rows: every face, or the boundary and listed ones (TopologyTables::boundary).
   g.face_areas.resize(nf);
   g.face_normals.resize(nf);
   g.face_centroids.resize(nf);
@@ -102,19 +100,24 @@ Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
     g.face_centroids[f] = (a + b + c) / 3.0;
   }
 
-  g.edge_vectors.resize(ne);
-  g.edge_lengths.resize(ne);
+  // Per-edge and per-(cell, edge) tables only for the full set (the mesh operators, tests); the
+  // heat assembly computes its dual faces cell by cell (tet_dual_face_areas).
+  const bool all = topo.tables == TopologyTables::all;
+  if (all) {
+    g.edge_vectors.resize(ne);
+    g.edge_lengths.resize(ne);
 #pragma omp parallel for schedule(static)
-  for (i32 e = 0; e < ne; ++e) {
-    g.edge_vectors[e] = mesh.nodes[topo.edge_nodes[e][1]] - mesh.nodes[topo.edge_nodes[e][0]];
-    g.edge_lengths[e] = glm::length(g.edge_vectors[e]);
+    for (i32 e = 0; e < ne; ++e) {
+      g.edge_vectors[e] = mesh.nodes[topo.edge_nodes[e][1]] - mesh.nodes[topo.edge_nodes[e][0]];
+      g.edge_lengths[e] = glm::length(g.edge_vectors[e]);
+    }
+    g.dual_face_areas.resize(static_cast<size_t>(nc) * 6);
   }
 
   g.cell_volumes.resize(nc);
   g.cell_centroids.resize(nc);
-  g.dual_face_areas.resize(static_cast<size_t>(nc) * 6);
   // Dihedral extremes tracked as cosines (acos is monotone decreasing), converted once at the end.
-  double total = 0, max_cos = -1, min_cos = 1;
+  double max_cos = -1, min_cos = 1, min_edge2 = std::numeric_limits<double>::max(), max_edge2 = 0;
   double min_vol = std::numeric_limits<double>::max(), max_vol = 0;
   // Worst aspect ratio and its (first) tet, per thread, merged below.
   struct Worst {
@@ -122,15 +125,14 @@ Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
     i32 tet = -1;
   };
   std::vector<Worst> worst(static_cast<std::size_t>(omp_get_max_threads()));
-#pragma omp parallel for schedule(static) reduction(+ : total) reduction(min : min_cos, min_vol) \
-    reduction(max : max_cos, max_vol)
+#pragma omp parallel for schedule(static) reduction(min : min_cos, min_vol, min_edge2) \
+    reduction(max : max_cos, max_vol, max_edge2)
   for (i32 c = 0; c < nc; ++c) {
     const Tet& t = mesh.tets[c];
     glm::dvec3 p[4] = {mesh.nodes[t[0]], mesh.nodes[t[1]], mesh.nodes[t[2]], mesh.nodes[t[3]]};
     const double v = glm::dot(p[1] - p[0], glm::cross(p[2] - p[0], p[3] - p[0])) / 6.0;
     g.cell_volumes[c] = v;
     g.cell_centroids[c] = (p[0] + p[1] + p[2] + p[3]) / 4.0;
-    total += v;
     min_vol = std::min(min_vol, v);
     max_vol = std::max(max_vol, v);
     // Outward area vectors of the four faces.
@@ -146,24 +148,24 @@ Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
     double lmax2 = 0;
     for (int k = 0; k < 6; ++k) {
       const int i = kTetEdgeNodes[k][0], j = kTetEdgeNodes[k][1];
-      const int oc = kEdgeOthers[k][0], od = kEdgeOthers[k][1];
+      const int oc = kTetEdgeOthers[k][0], od = kTetEdgeOthers[k][1];
       const glm::dvec3 d = p[j] - p[i];
-      lmax2 = std::max(lmax2, glm::dot(d, d));
+      const double l2 = glm::dot(d, d);
+      lmax2 = std::max(lmax2, l2);
+      min_edge2 = std::min(min_edge2, l2);
+      max_edge2 = std::max(max_edge2, l2);
       // Dihedral angle at edge (i, j) between the faces opposite oc and od: pi - angle(n_oc, n_od).
       const double cosang = -glm::dot(n[oc], n[od]) * (inv_area[oc] * inv_area[od]);
       min_cos = std::min(min_cos, cosang);
       max_cos = std::max(max_cos, cosang);
-      // Dual face: S = (pc - m) x (pd - m) / 12, oriented from local node i to j (S . (pj - pi) = V/2).
-      const glm::dvec3 m = 0.5 * (p[i] + p[j]);
-      glm::dvec3 s = glm::cross(p[oc] - m, p[od] - m) / 12.0;
-      g.dual_face_areas[static_cast<size_t>(c) * 6 + k] = t[i] < t[j] ? s : -s;
     }
+    if (all) tet_dual_face_areas(p, t, &g.dual_face_areas[static_cast<size_t>(c) * 6]);
     const double inradius = 3.0 * v / area_sum;
     const double aspect = std::sqrt(lmax2) / (2.0 * std::sqrt(6.0) * inradius);
     Worst& w = worst[static_cast<std::size_t>(omp_get_thread_num())];
     if (aspect > w.aspect) w = {aspect, c};  // ascending c within a thread: keeps the first
   }
-  g.total_volume = total;
+  g.total_volume = ordered_sum(g.cell_volumes);  // the same sum for any number of threads
 
   g.dual_volumes.assign(nn, 0.0);
   for (i32 c = 0; c < nc; ++c)
@@ -187,10 +189,9 @@ Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
     q.max_aspect_ratio = best.aspect;
     q.worst_aspect_tet = best.tet;
   }
-  if (ne > 0) {
-    auto [lo, hi] = std::minmax_element(g.edge_lengths.begin(), g.edge_lengths.end());
-    q.min_edge_length = *lo;
-    q.max_edge_length = *hi;
+  if (nc > 0) {  // every edge is an edge of a tet: the same extremes as over the edge table
+    q.min_edge_length = std::sqrt(min_edge2);
+    q.max_edge_length = std::sqrt(max_edge2);
   }
   return g;
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include <glm/geometric.hpp>
 #include <glm/vec3.hpp>
 
 #include "mesh/tet_mesh.hpp"
@@ -67,7 +68,25 @@ struct Geometry {
   MeshQuality quality;
 };
 
-// Requires positively oriented tets (validate_and_orient_tets first).
+// For local edge k = (i, j) of kTetEdgeNodes, the other two nodes (c, d) such that (i, j, c, d) is
+// an even permutation of (0, 1, 2, 3).
+inline constexpr int kTetEdgeOthers[6][2] = {{2, 3}, {3, 1}, {1, 2}, {0, 3}, {2, 0}, {0, 1}};
+
+// The six dual-face area vectors of a tet with corners p and node ids t (Geometry::dual_face_areas
+// of one cell): S = (pc - m) x (pd - m) / 12 for local edge (i, j), oriented along the global edge
+// (low node id -> high), S . (pj - pi) = V / 2.
+inline void tet_dual_face_areas(const glm::dvec3 p[4], const Tet& t, glm::dvec3 out[6]) {
+  for (int k = 0; k < 6; ++k) {
+    const int i = kTetEdgeNodes[k][0], j = kTetEdgeNodes[k][1];
+    const glm::dvec3 m = 0.5 * (p[i] + p[j]);
+    const glm::dvec3 s = glm::cross(p[kTetEdgeOthers[k][0]] - m, p[kTetEdgeOthers[k][1]] - m) / 12.0;
+    out[k] = t[i] < t[j] ? s : -s;
+  }
+}
+
+// Requires positively oriented tets (validate_and_orient_tets first). The per-face arrays follow the
+// topology's face rows; edge_vectors, edge_lengths and dual_face_areas are computed only with
+// TopologyTables::all. Bit-identical for any number of OpenMP threads.
 Geometry compute_geometry(const TetMesh& mesh, const Topology& topo);
 
 }  // namespace ss

@@ -26,8 +26,12 @@ LoadedMesh prepare(TetMesh mesh, const LoadOptions& options, LoadReport report) 
   report.validate_seconds = seconds_since(t0);
   if (refine > 0) {
     t0 = clock::now();
-    build_topology(mesh);  // reports face errors with the file's ids, before refinement
-    mesh = refine_uniform(mesh, refine);
+    // Face errors are reported with the file's ids, before refinement; refined levels need the edges only.
+    Topology topo = build_topology(mesh, TopologyTables::boundary);
+    for (int level = 0; level < refine; ++level) {
+      if (level > 0) topo = build_topology(mesh, TopologyTables::edges);
+      mesh = refine_once(mesh, topo);
+    }
     report.refine_seconds = seconds_since(t0);
   }
   // A mesh without file tags is named by 0-based ids in messages; keep the caller's numbering so a
@@ -42,9 +46,9 @@ LoadedMesh prepare(TetMesh mesh, const LoadOptions& options, LoadReport report) 
   }
   t0 = clock::now();
   try {
-    out.topology = build_topology(mesh);
+    out.topology = build_topology(mesh, options.tables);
   } catch (const Error&) {
-    if (!unrenumbered.tets.empty()) build_topology(unrenumbered);  // throws in the caller's numbering
+    if (!unrenumbered.tets.empty()) build_topology(unrenumbered, options.tables);  // throws in the caller's numbering
     throw;
   }
   unrenumbered = TetMesh{};

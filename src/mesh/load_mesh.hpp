@@ -23,6 +23,9 @@ struct LoadReport {
 struct LoadOptions {
   int refine = 0;        // uniform refinement levels (tets x 8^refine)
   bool renumber = true;  // renumber_for_locality() after refinement (RCM nodes, tets by min node)
+  // The finest level's tables (TopologyTables::boundary for node-based heat and mesh-info: ~1/3 of
+  // the memory); coarser levels of a hierarchy get the same.
+  TopologyTables tables = TopologyTables::all;
 };
 
 struct LoadedMesh {

@@ -40,7 +40,7 @@ std::vector<std::int32_t> finish_level(TetMesh mesh, const LoadOptions& options,
     report.renumber_seconds = seconds_since(t0);
   }
   auto t0 = clock::now();
-  out.topology = build_topology(mesh);
+  out.topology = build_topology(mesh, options.tables);
   if (out.topology.unassigned_group != 0) mesh.surface_group_names[out.topology.unassigned_group] = "unassigned";
   report.topology_seconds = seconds_since(t0);
   t0 = clock::now();
@@ -71,8 +71,9 @@ MeshHierarchy prepare_mesh_hierarchy(TetMesh mesh, const LoadOptions& options) {
     Topology coarse_topology;  // of `current` in its unrenumbered order: edge e -> new node nn + e
     if (level < options.refine) {
       t0 = std::chrono::steady_clock::now();
-      coarse_topology = build_topology(current);  // reports face errors with the file's ids
-      next = refine_uniform(current, 1);
+      // Level 0 checks the faces and reports errors with the file's ids; the others need edges only.
+      coarse_topology = build_topology(current, level == 0 ? TopologyTables::boundary : TopologyTables::edges);
+      next = refine_once(current, coarse_topology);
       report.refine_seconds += seconds_since(t0);
     }
     const std::vector<std::int32_t> new_id = finish_level(std::move(current), options, level, report, h.levels[size_t(level)]);

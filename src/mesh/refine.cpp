@@ -7,12 +7,10 @@
 #include "util/error.hpp"
 
 namespace ss {
-namespace {
 
 using i32 = std::int32_t;
 
-TetMesh refine_once(const TetMesh& mesh) {
-  const Topology topo = build_topology(mesh);
+TetMesh refine_once(const TetMesh& mesh, const Topology& topo) {
   const i32 nn = topo.num_nodes, ne = topo.num_edges, nc = topo.num_cells;
   SS_REQUIRE(static_cast<std::int64_t>(nc) * 8 < (1LL << 29) && static_cast<std::int64_t>(nn) + ne < (1LL << 31),
              mesh.source << ": refinement would exceed 32-bit ids (" << nc << " tets -> " << 8LL * nc << ")");
@@ -22,11 +20,12 @@ TetMesh refine_once(const TetMesh& mesh) {
   out.volume_group_names = mesh.volume_group_names;  // tags are dropped: refined entities have none
   out.nodes.resize(static_cast<size_t>(nn) + ne);
   std::copy(mesh.nodes.begin(), mesh.nodes.end(), out.nodes.begin());
+#pragma omp parallel for schedule(static)
   for (i32 e = 0; e < ne; ++e)
     out.nodes[nn + e] = 0.5 * (mesh.nodes[topo.edge_nodes[e][0]] + mesh.nodes[topo.edge_nodes[e][1]]);
 
   out.tets.resize(static_cast<size_t>(nc) * 8);
-  out.tet_groups.resize(out.tets.size(), 0);
+  out.tet_groups.resize(out.tets.size());
 #pragma omp parallel for schedule(static)
   for (i32 c = 0; c < nc; ++c) {
     const Tet& t = mesh.tets[c];
@@ -86,12 +85,10 @@ TetMesh refine_once(const TetMesh& mesh) {
   return out;
 }
 
-}  // namespace
-
 TetMesh refine_uniform(const TetMesh& mesh, int levels) {
   SS_REQUIRE(levels >= 0, "refinement level must be >= 0, got " << levels);
   TetMesh out = mesh;
-  for (int level = 0; level < levels; ++level) out = refine_once(out);
+  for (int level = 0; level < levels; ++level) out = refine_once(out, build_topology(out, TopologyTables::edges));
   return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Uniform refinement: every tet into 8, every boundary triangle into 4.
 #include "mesh/tet_mesh.hpp"
+#include "mesh/topology.hpp"
 
 namespace ss {
 
@@ -9,5 +10,9 @@ namespace ss {
 // diagonal (best shape of the three choices). Children are positively oriented when the parent is;
 // volume and boundary groups are inherited. Applied `levels` times (tets x 8^levels).
 TetMesh refine_uniform(const TetMesh& mesh, int levels = 1);
+
+// One level with the mesh's topology already built (any TopologyTables: it needs the edges and
+// cell_edges only). New node nn + e is the midpoint of edge e.
+TetMesh refine_once(const TetMesh& mesh, const Topology& topo);
 
 }  // namespace ss

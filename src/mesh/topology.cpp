@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include "mesh/bucket_sort.hpp"
 #include "util/error.hpp"
@@ -128,11 +130,79 @@ void build_edges(const TetMesh& mesh, Topology& topo, void* scratch) {
   }
 }
 
+// The file's triangles by their smallest node, as sorted (middle, largest) pairs: the interior faces
+// TopologyTables::boundary keeps besides the boundary.
+struct ListedFaces {
+  std::vector<i32> start;  // CSR over the smallest node
+  std::vector<std::array<i32, 2>> rest;
+
+  ListedFaces(const TetMesh& mesh, i32 nn) {
+    const Triangle* tris = mesh.boundary_triangles.data();
+    const i32 nt = static_cast<i32>(mesh.boundary_triangles.size());
+    std::vector<std::array<i32, 3>> sorted(static_cast<size_t>(nt));
+    for (i32 t = 0; t < nt; ++t) {
+      i32 a = tris[t][0], b = tris[t][1], c = tris[t][2];
+      // out-of-range triangles are reported by assign_face_groups; keep them out of the buckets
+      if (std::min({a, b, c}) < 0 || std::max({a, b, c}) >= nn) a = b = c = 0;
+      sort3(a, b, c);
+      sorted[size_t(t)] = {a, b, c};
+    }
+    rest.resize(static_cast<size_t>(nt));
+    start = detail::bucket_scatter<1>(
+        nt, nn, [&](i32 t, int) { return sorted[size_t(t)][0]; },
+        [&](i32 pos, i32 t, int) { rest[size_t(pos)] = {sorted[size_t(t)][1], sorted[size_t(t)][2]}; });
+    for (i32 n = 0; n < nn; ++n) std::sort(rest.begin() + start[n], rest.begin() + start[n + 1]);
+  }
+  bool contains(i32 a, i32 b, i32 c) const {
+    return std::binary_search(rest.begin() + start[a], rest.begin() + start[a + 1], std::array<i32, 2>{b, c});
+  }
+};
+
+// A face problem found in bucket `node`: kind 1 = shared by > 2 tets, 2 = both tets on the same
+// side, 3 = a face edge missing from the edge table (cannot happen for faces of tets); `entry` =
+// the face's first occurrence in the sorted entries.
+struct FaceProblem {
+  int kind = 0;
+  i32 entry = 0;
+};
+
+[[noreturn]] void throw_face_problem(const TetMesh& mesh, i32 a, const FaceProblem& p, const FaceEntry* entries,
+                                     const std::vector<i32>& start) {
+  const FaceEntry& first = entries[p.entry];
+  const i32 b = first.b, c = first.c;
+  const bool tagged = !mesh.tet_tags.empty();
+  if (p.kind == 1) {
+    std::vector<std::int64_t> ids_of_cells;
+    for (i32 j = start[a]; j < start[a + 1]; ++j) {
+      if (entries[j].b != b || entries[j].c != c) continue;
+      const i32 cell = entries[j].code >> 3;
+      ids_of_cells.push_back(tagged ? mesh.tet_tags[cell] : std::int64_t{cell});
+    }
+    std::sort(ids_of_cells.begin(), ids_of_cells.end());
+    std::ostringstream cells;
+    for (std::size_t k = 0; k < ids_of_cells.size(); ++k) cells << (k ? ", " : "") << (tagged ? "" : "#") << ids_of_cells[k];
+    NodeId ids[3] = {a, b, c};  // listed in ascending file tags
+    if (mesh.node_tags.size() == mesh.nodes.size())
+      std::sort(ids, ids + 3, [&](NodeId x, NodeId y) { return mesh.node_tags[x] < mesh.node_tags[y]; });
+    SS_THROW(mesh.source << ": face (" << nodes_label(mesh, ids, 3) << ") is shared by more than two tets (tets "
+                         << cells.str() << (tagged ? ")" : ", 0-based)"));
+  }
+  // The face in its first tet's outward order, rotated to start at a.
+  const NodeId nodes[3] = {a, (first.code & 1) ? c : b, (first.code & 1) ? b : c};
+  if (p.kind == 2)
+    SS_THROW(mesh.source << ": " << tet_label(mesh, first.code >> 3) << " and " << tet_label(mesh, entries[p.entry + 1].code >> 3)
+                         << " lie on the same side of their shared face (" << nodes_label(mesh, nodes, 3)
+                         << "): overlapping tets");
+  SS_THROW(mesh.source << ": internal error: an edge of face (" << nodes_label(mesh, nodes, 3) << ") is not in the edge table");
+}
+
 // Unique faces, the same way on the smallest node, plus face -> cells, cell -> faces and
 // face -> edges (needs the edges). A face's node order is the outward order of its first tet,
-// rotated to start at its smallest node: (a, b, c) or (a, c, b).
+// rotated to start at its smallest node: (a, b, c) or (a, c, b). With TopologyTables::boundary only
+// the boundary faces and the file's triangles get rows (and no cell_faces or face_edges).
 void build_faces(const TetMesh& mesh, Topology& topo, void* scratch) {
   const i32 nn = topo.num_nodes, nc = topo.num_cells;
+  const bool all = topo.tables == TopologyTables::all;
   FaceEntry* entries = static_cast<FaceEntry*>(scratch);
   const Tet* tets = mesh.tets.data();
   const std::vector<i32> start = detail::bucket_scatter<4>(
@@ -148,60 +218,79 @@ void build_faces(const TetMesh& mesh, Topology& topo, void* scratch) {
         sort3(a, b, cc);
         entries[pos] = FaceEntry{b, cc, ((c * 4 + k) << 1) | odd};
       });
-  // Sort each bucket on (b, c) (stable: equal faces stay in tet order) and count its faces.
+  std::optional<ListedFaces> listed;
+  if (!all) listed.emplace(mesh, nn);
+  // [i, j): the occurrences of one face in a sorted bucket of node a.
+  const auto keep = [&](i32 a, i32 i, i32 j) {
+    return all || j - i == 1 || listed->contains(a, entries[i].b, entries[i].c);
+  };
+  // Sort each bucket on (b, c) (stable: equal faces stay in tet order), count its kept faces and
+  // check every face (first problem per node).
   std::vector<i32> faces_per_node(nn, 0);
-#pragma omp parallel for schedule(dynamic, 4096) if (nn > 20000)
-  for (i32 n = 0; n < nn; ++n) {
-    FaceEntry *first = entries + start[n], *last = entries + start[n + 1];
+  std::vector<FaceProblem> problem(nn);
+  std::int64_t mesh_faces = 0, boundary = 0;
+  bool any_problem = false;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(+ : mesh_faces, boundary) reduction(|| : any_problem) if (nn > 20000)
+  for (i32 a = 0; a < nn; ++a) {
+    FaceEntry *first = entries + start[a], *last = entries + start[a + 1];
     sort_bucket(first, last, [](const FaceEntry& x, const FaceEntry& y) {
       return x.b != y.b ? x.b < y.b : x.c < y.c;
     });
-    i32 count = 0;
-    for (auto it = first; it != last; ++it)
-      if (it == first || it->b != (it - 1)->b || it->c != (it - 1)->c) ++count;
-    faces_per_node[n] = count;
+    i32 kept = 0;
+    for (i32 i = start[a], j; i < start[a + 1]; i = j) {
+      j = i + 1;
+      while (j < start[a + 1] && entries[j].b == entries[i].b && entries[j].c == entries[i].c) ++j;
+      ++mesh_faces;
+      boundary += j - i == 1;
+      kept += keep(a, i, j);
+      if (problem[a].kind != 0) continue;
+      if (j - i > 2) problem[a] = {1, i}, any_problem = true;
+      // Two tets on opposite sides see the face with opposite orientations.
+      else if (j - i == 2 && (entries[i].code & 1) == (entries[i + 1].code & 1)) problem[a] = {2, i}, any_problem = true;
+    }
+    faces_per_node[a] = kept;
   }
-  topo.face_offsets_by_min_node = faces_per_node;
+  if (any_problem)
+    for (i32 a = 0; a < nn; ++a)
+      if (problem[a].kind != 0) throw_face_problem(mesh, a, problem[a], entries, start);
+  topo.mesh_faces = mesh_faces;
+  topo.mesh_boundary_faces = boundary;
+  topo.face_offsets_by_min_node = std::move(faces_per_node);
   topo.face_offsets_by_min_node.push_back(0);
   topo.num_faces = exclusive_scan(topo.face_offsets_by_min_node);
   const i32 nf = topo.num_faces;
   topo.face_nodes.resize(nf);
   topo.face_cells.resize(nf);
-  topo.face_edges.resize(nf);
-  topo.face_edge_signs.resize(nf);
-  topo.cell_faces.resize(nc);
-  topo.cell_face_signs.resize(nc);
-  // First problem found per node: 1 = shared by > 2 tets, 2 = both tets on the same side,
-  // 3 = a face edge missing from the edge table (cannot happen for faces of tets); second = face.
-  std::vector<std::pair<int, i32>> problem(nn, {0, 0});
-  bool any_problem = false;
+  if (all) {
+    topo.face_edges.resize(nf);
+    topo.face_edge_signs.resize(nf);
+    topo.cell_faces.resize(nc);
+    topo.cell_face_signs.resize(nc);
+  }
 #pragma omp parallel for schedule(dynamic, 4096) reduction(|| : any_problem) if (nn > 20000)
   for (i32 a = 0; a < nn; ++a) {
     i32 f = topo.face_offsets_by_min_node[a];
-    i32 i = start[a];
-    while (i < start[a + 1]) {
+    for (i32 i = start[a], j; i < start[a + 1]; i = j) {
       const i32 b = entries[i].b, c = entries[i].c;
-      i32 j = i + 1;
+      j = i + 1;
       while (j < start[a + 1] && entries[j].b == b && entries[j].c == c) ++j;
+      if (!keep(a, i, j)) continue;
       const i32 code0 = entries[i].code, c0 = code0 >> 3, k0 = (code0 >> 1) & 3;
       const bool odd = code0 & 1;
+      const i32 c1 = j - i >= 2 ? entries[i + 1].code >> 3 : -1;
       topo.face_nodes[f] = odd ? std::array<i32, 3>{a, c, b} : std::array<i32, 3>{a, b, c};
-      topo.face_cells[f] = {c0, -1};
-      topo.cell_faces[c0][k0] = f;
-      topo.cell_face_signs[c0][k0] = 1;
-      if (j - i > 2 && problem[a].first == 0) problem[a] = {1, f}, any_problem = true;
-      if (j - i >= 2) {
-        const i32 code1 = entries[i + 1].code, c1 = code1 >> 3, k1 = (code1 >> 1) & 3;
-        topo.face_cells[f][1] = c1;
-        topo.cell_faces[c1][k1] = f;
-        topo.cell_face_signs[c1][k1] = -1;
-        // Two tets on opposite sides see the face with opposite orientations.
-        if ((code1 & 1) == (code0 & 1) && problem[a].first == 0) problem[a] = {2, f}, any_problem = true;
-      }
-      // Edges of the cycle: (a, b, c) -> ab, bc, ca;  (a, c, b) -> ac, cb, ba. Taken from the first
-      // tet's cell_edges (no search): the face's three local edges, told apart by their nodes.
-      i32 ab = -1, ac = -1, bc = -1;
-      {
+      topo.face_cells[f] = {c0, c1};
+      if (all) {
+        topo.cell_faces[c0][k0] = f;
+        topo.cell_face_signs[c0][k0] = 1;
+        if (c1 >= 0) {
+          const i32 k1 = (entries[i + 1].code >> 1) & 3;
+          topo.cell_faces[c1][k1] = f;
+          topo.cell_face_signs[c1][k1] = -1;
+        }
+        // Edges of the cycle: (a, b, c) -> ab, bc, ca;  (a, c, b) -> ac, cb, ba. Taken from the first
+        // tet's cell_edges (no search): the face's three local edges, told apart by their nodes.
+        i32 ab = -1, ac = -1, bc = -1;
         const Tet& t = mesh.tets[c0];
         const auto& fl = kTetFaceNodes[k0];
         for (int q = 0; q < 3; ++q) {
@@ -210,46 +299,16 @@ void build_faces(const TetMesh& mesh, Topology& topo, void* scratch) {
           const i32 x = std::min(t[li], t[lj]), y = std::max(t[li], t[lj]);
           (x == a ? (y == b ? ab : ac) : bc) = e;
         }
+        if ((ab < 0 || ac < 0 || bc < 0) && problem[a].kind == 0) problem[a] = {3, i}, any_problem = true;
+        topo.face_edges[f] = odd ? std::array<i32, 3>{ac, bc, ab} : std::array<i32, 3>{ab, bc, ac};
+        topo.face_edge_signs[f] = odd ? std::array<i32, 3>{1, -1, -1} : std::array<i32, 3>{1, 1, -1};
       }
-      if ((ab < 0 || ac < 0 || bc < 0) && problem[a].first == 0) problem[a] = {3, f}, any_problem = true;
-      topo.face_edges[f] = odd ? std::array<i32, 3>{ac, bc, ab} : std::array<i32, 3>{ab, bc, ac};
-      topo.face_edge_signs[f] = odd ? std::array<i32, 3>{1, -1, -1} : std::array<i32, 3>{1, 1, -1};
       ++f;
-      i = j;
     }
   }
-  if (any_problem) {
-    for (i32 n = 0; n < nn; ++n) {
-      if (problem[n].first == 1) {
-        const auto& fn = topo.face_nodes[problem[n].second];
-        const i32 fb = std::min(fn[1], fn[2]), fc = std::max(fn[1], fn[2]);
-        const bool tagged = !mesh.tet_tags.empty();
-        std::vector<std::int64_t> ids_of_cells;
-        for (i32 j = start[n]; j < start[n + 1]; ++j) {
-          if (entries[j].b != fb || entries[j].c != fc) continue;
-          const i32 c = entries[j].code >> 3;
-          ids_of_cells.push_back(tagged ? mesh.tet_tags[c] : std::int64_t{c});
-        }
-        std::sort(ids_of_cells.begin(), ids_of_cells.end());
-        std::ostringstream cells;
-        for (std::size_t k = 0; k < ids_of_cells.size(); ++k) cells << (k ? ", " : "") << (tagged ? "" : "#") << ids_of_cells[k];
-        NodeId ids[3] = {n, fb, fc};  // listed in ascending file tags
-        if (mesh.node_tags.size() == static_cast<std::size_t>(nn))
-          std::sort(ids, ids + 3, [&](NodeId x, NodeId y) { return mesh.node_tags[x] < mesh.node_tags[y]; });
-        SS_THROW(mesh.source << ": face (" << nodes_label(mesh, ids, 3) << ") is shared by more than two tets (tets "
-                             << cells.str() << (tagged ? ")" : ", 0-based)"));
-      }
-      const auto& p = topo.face_nodes[problem[n].second];
-      if (problem[n].first == 2) {
-        i32 f = problem[n].second;
-        SS_THROW(mesh.source << ": " << tet_label(mesh, topo.face_cells[f][0]) << " and "
-                             << tet_label(mesh, topo.face_cells[f][1]) << " lie on the same side of their shared face ("
-                             << nodes_label(mesh, p.data(), 3) << "): overlapping tets");
-      }
-      SS_REQUIRE(problem[n].first != 3, mesh.source << ": internal error: an edge of face ("
-                                                    << nodes_label(mesh, p.data(), 3) << ") is not in the edge table");
-    }
-  }
+  if (any_problem)
+    for (i32 a = 0; a < nn; ++a)
+      if (problem[a].kind != 0) throw_face_problem(mesh, a, problem[a], entries, start);
 }
 
 // Node -> neighbour CSR from the edge list. Edges are sorted by (low, high), so appending each edge
@@ -341,8 +400,9 @@ std::int32_t fresh_group_id(const TetMesh& mesh) {
   return free_id;
 }
 
-Topology build_topology(const TetMesh& mesh) {
+Topology build_topology(const TetMesh& mesh, TopologyTables tables) {
   Topology topo;
+  topo.tables = tables;
   SS_REQUIRE(mesh.nodes.size() < (1u << 31) && mesh.tets.size() < (1u << 28),
              mesh.source << ": mesh too large for 32-bit ids (" << mesh.nodes.size() << " nodes, "
                          << mesh.tets.size() << " tets)");
@@ -362,11 +422,11 @@ Topology build_topology(const TetMesh& mesh) {
     static_assert(sizeof(EdgeEntry) * 6 >= sizeof(FaceEntry) * 4 && alignof(EdgeEntry) == alignof(FaceEntry));
     auto scratch = detail::uninitialized_array<EdgeEntry>(static_cast<size_t>(topo.num_cells) * 6);
     build_edges(mesh, topo, scratch.get());
-    build_faces(mesh, topo, scratch.get());
+    if (tables != TopologyTables::edges) build_faces(mesh, topo, scratch.get());
   }
   build_node_tables(topo);
-  build_edge_faces(topo);
-  assign_face_groups(mesh, topo);
+  if (tables == TopologyTables::all) build_edge_faces(topo);
+  if (tables != TopologyTables::edges) assign_face_groups(mesh, topo);
   return topo;
 }
 

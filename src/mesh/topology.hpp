@@ -18,11 +18,24 @@ inline constexpr int kTetFaceNodes[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0,
 // Local edges of a tet, from its first to its second local node.
 inline constexpr int kTetEdgeNodes[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
 
+// Which tables build_topology makes: only what the physics needs (a full set costs ~200 bytes per
+// tet, the node graph with boundary faces ~60).
+enum class TopologyTables {
+  edges,     // edges, cell_edges and the node CSR (what refinement needs); no faces, no face checks
+  boundary,  // + the face rows of the boundary and of every triangle the file lists (interior ones
+             //   included), with face_cells and face_groups: node-based heat, mesh-info, convert.
+             //   No cell_faces, face_edges, edge_faces. Faces are still checked (> 2 tets, overlap).
+  all,       // every table (flow, the mesh operators)
+};
+
 struct Topology {
+  TopologyTables tables = TopologyTables::all;
   std::int32_t num_nodes = 0;
   std::int32_t num_cells = 0;
-  std::int32_t num_faces = 0;
+  std::int32_t num_faces = 0;  // face rows in the tables below (all faces only with TopologyTables::all)
   std::int32_t num_edges = 0;
+  std::int64_t mesh_faces = 0;     // faces of the mesh, interior and boundary (0 with TopologyTables::edges)
+  std::int64_t mesh_boundary_faces = 0;
 
   // Faces. Node order is chosen so n = (p1 - p0) x (p2 - p0) points from face_cells[f][0] to
   // face_cells[f][1], i.e. outward on the boundary where face_cells[f][1] == -1.
@@ -67,10 +80,11 @@ struct Topology {
   std::int32_t find_face(std::int32_t a, std::int32_t b, std::int32_t c) const;
 };
 
-// Builds all tables in O(n) (counting sort on the smallest node, then tiny per-node sorts).
+// Builds the tables in O(n) (counting sort on the smallest node, then tiny per-node sorts), in
+// parallel (OpenMP) with the same result for any number of threads.
 // Throws ss::Error naming the entity by the file's tags (TetMesh::node_tags/tet_tags) for: a node id out of range or repeated in a tet, a face shared by more than two tets, two tets on the same
 // side of a face (overlap), a file triangle that is no face of any tet.
-Topology build_topology(const TetMesh& mesh);
+Topology build_topology(const TetMesh& mesh, TopologyTables tables = TopologyTables::all);
 
 // One more than the largest surface group id in use (names or triangles), used for the
 // `unassigned` boundary group; the smallest free positive id when the largest is 2^31 - 1.

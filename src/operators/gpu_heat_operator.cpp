@@ -66,29 +66,32 @@ void upload_csr(GpuBackend& gpu, bool quad_rows, const std::vector<std::int32_t>
 }  // namespace
 
 GpuHeatOperator::GpuHeatOperator(GpuBackend& gpu, const LoadedMesh& mesh, const std::vector<double>& conductivity)
-    : GpuHeatOperator(gpu, assemble_heat_operator(mesh, conductivity)) {}
+    : GpuHeatOperator(gpu, std::make_shared<const HeatOperatorData>(assemble_heat_operator(mesh, conductivity, true))) {}
 
 GpuHeatOperator::GpuHeatOperator(GpuBackend& gpu, const HeatOperatorData& data)
-    : gpu_(gpu), data_(data), quad_rows_(gpu.layout_options().packing == Packing::rgba32f) {
-  upload_csr(gpu_, quad_rows_, data_.offsets, data_.neighbors, data_.coefficients, offsets_, neighbors_, coefficients_,
+    : GpuHeatOperator(gpu, std::make_shared<const HeatOperatorData>(data)) {}
+
+GpuHeatOperator::GpuHeatOperator(GpuBackend& gpu, std::shared_ptr<const HeatOperatorData> data)
+    : gpu_(gpu), data_(std::move(data)), quad_rows_(gpu.layout_options().packing == Packing::rgba32f) {
+  upload_csr(gpu_, quad_rows_, data_->offsets, data_->neighbors, data_->coefficients, offsets_, neighbors_, coefficients_,
              &coefficients_lo_);
-  diagonal_ = gpu_.upload(data_.diagonal);
-  mass_ = gpu_.upload(data_.mass);
-  mass_lo_ = gpu_.upload(low_parts(data_.mass));
-  if (!data_.cell_nodes.empty()) {  // absent in the light tables of multigrid levels (no cell gradient)
-    cell_nodes_ = gpu_.upload_indices(data_.cell_nodes);
-    for (int d = 0; d < 3; ++d) grad_lambda_[d] = gpu_.upload(data_.grad_lambda[d]);
+  diagonal_ = gpu_.upload(data_->diagonal);
+  mass_ = gpu_.upload(data_->mass);
+  mass_lo_ = gpu_.upload(low_parts(data_->mass));
+  if (!data_->cell_nodes.empty()) {  // absent in the light tables of multigrid levels (no cell gradient)
+    cell_nodes_ = gpu_.upload_indices(data_->cell_nodes);
+    for (int d = 0; d < 3; ++d) grad_lambda_[d] = gpu_.upload(data_->grad_lambda[d]);
   }
   set_dirichlet({});
 }
 
 void GpuHeatOperator::require_nodes(const Vector& v, const char* what) const {
-  SS_REQUIRE(v.size() == data_.num_nodes,
-             "heat operator: " << what << " has " << v.size() << " values, expected " << data_.num_nodes << " (one per node)");
+  SS_REQUIRE(v.size() == data_->num_nodes,
+             "heat operator: " << what << " has " << v.size() << " values, expected " << data_->num_nodes << " (one per node)");
 }
 void GpuHeatOperator::require_cells(const Vector& v, const char* what) const {
-  SS_REQUIRE(v.size() == data_.num_cells,
-             "heat operator: " << what << " has " << v.size() << " values, expected " << data_.num_cells << " (one per cell)");
+  SS_REQUIRE(v.size() == data_->num_cells,
+             "heat operator: " << what << " has " << v.size() << " values, expected " << data_->num_cells << " (one per cell)");
 }
 
 void GpuHeatOperator::apply(const Vector& T, Vector& KT) {
@@ -103,10 +106,11 @@ void GpuHeatOperator::apply(const Vector& T, Vector& KT) {
 void GpuHeatOperator::apply_node_cells(const Vector& T, Vector& KT) {
   require_nodes(T, "T");
   require_nodes(KT, "K·T");
+  SS_REQUIRE(!data_->node_cells.empty(), "heat operator: assembled without the node→cells tables (node_cell_form)");
   if (!node_cells_uploaded_) {
-    node_cell_offsets_ = gpu_.upload_indices(data_.node_cell_offsets);
-    node_cells_ = gpu_.upload_indices(data_.node_cells);
-    node_cell_coefficients_ = gpu_.upload(data_.node_cell_coefficients);
+    node_cell_offsets_ = gpu_.upload_indices(data_->node_cell_offsets);
+    node_cells_ = gpu_.upload_indices(data_->node_cells);
+    node_cell_coefficients_ = gpu_.upload(data_->node_cell_coefficients);
     node_cells_uploaded_ = true;
   }
   gpu_.launch("heat_apply_cells.glsl",
@@ -121,7 +125,7 @@ void GpuHeatOperator::cell_gradient(const Vector& T, Vector& gx, Vector& gy, Vec
   require_cells(gx, "gx");
   require_cells(gy, "gy");
   require_cells(gz, "gz");
-  SS_REQUIRE(!data_.cell_nodes.empty(), "heat operator: built without cell tables (no cell gradient)");
+  SS_REQUIRE(!data_->cell_nodes.empty(), "heat operator: built without cell tables (no cell gradient)");
   gpu_.launch("heat_cell_gradient.glsl",
               {GpuBackend::in("T", T), GpuBackend::in("cell_nodes", cell_nodes_),
                GpuBackend::in("grad_x", grad_lambda_[0]), GpuBackend::in("grad_y", grad_lambda_[1]),
@@ -130,7 +134,7 @@ void GpuHeatOperator::cell_gradient(const Vector& T, Vector& gx, Vector& gy, Vec
 }
 
 void GpuHeatOperator::set_dirichlet(const std::vector<std::int32_t>& nodes) {
-  dirichlet_ = eliminate_dirichlet(data_, nodes);
+  dirichlet_ = eliminate_dirichlet(*data_, nodes);
   upload_csr(gpu_, quad_rows_, dirichlet_.offsets, dirichlet_.neighbors, dirichlet_.coefficients, free_offsets_,
              free_neighbors_, free_coefficients_);
   shift_ = gpu_.upload(dirichlet_.shift);
@@ -157,9 +161,9 @@ void GpuHeatOperator::apply_system(double a, double s, const Vector& T, Vector& 
 }
 
 GpuHeatOperator::Vector GpuHeatOperator::system_diagonal(double a, double s) {
-  std::vector<double> d(size_t(data_.num_nodes));
+  std::vector<double> d(size_t(data_->num_nodes));
   for (size_t i = 0; i < d.size(); ++i)
-    d[i] = dirichlet_.fixed[i] != 0 ? 1.0 : a * data_.mass[i] + s * data_.diagonal[i];
+    d[i] = dirichlet_.fixed[i] != 0 ? 1.0 : a * data_->mass[i] + s * data_->diagonal[i];
   return gpu_.upload(d);
 }
 
@@ -202,23 +206,23 @@ void GpuHeatOperator::residual_precise(double a, double s, const PreciseVector& 
 // Bytes that must move, each table and field once (float32 values, int32 indices): the lower
 // bound a bandwidth figure is measured against.
 double GpuHeatOperator::apply_bytes() const {
-  const double n = data_.num_nodes, nnz = double(data_.neighbors.size());
+  const double n = data_->num_nodes, nnz = double(data_->neighbors.size());
   return 4.0 * (n + 1) + 8.0 * nnz + 4.0 * n + 4.0 * n;  // offsets, neighbours + K_ij, T, K·T
 }
 double GpuHeatOperator::apply_system_bytes() const {
-  const double n = data_.num_nodes, nnz = double(dirichlet_.neighbors.size());
+  const double n = data_->num_nodes, nnz = double(dirichlet_.neighbors.size());
   return 4.0 * (n + 1) + 8.0 * nnz + 4.0 * n * 5;  // K_FF CSR, T, mass, shift, mask, output
 }
 double GpuHeatOperator::residual_precise_bytes() const {
-  const double n = data_.num_nodes, nnz = double(data_.neighbors.size());
+  const double n = data_->num_nodes, nnz = double(data_->neighbors.size());
   return 4.0 * (n + 1) + 12.0 * nnz + 8.0 * n * 4 + 4.0 * n;  // CSR (K pairs), f, x, m, out pairs, mask
 }
 double GpuHeatOperator::cell_gradient_bytes() const {
-  const double n = data_.num_nodes, c = data_.num_cells;
+  const double n = data_->num_nodes, c = data_->num_cells;
   return 16.0 * c + 48.0 * c + 4.0 * n + 12.0 * c;  // cell nodes, ∇λ, T, three outputs
 }
 double GpuHeatOperator::apply_node_cells_bytes() const {
-  const double n = data_.num_nodes, c = data_.num_cells, entries = double(data_.node_cells.size());
+  const double n = data_->num_nodes, c = data_->num_cells, entries = double(data_->node_cells.size());
   return 4.0 * (n + 1) + 4.0 * entries + 16.0 * entries + 16.0 * c + 4.0 * n + 4.0 * n;
 }
 

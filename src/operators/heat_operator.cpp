@@ -7,20 +7,24 @@
 
 #include <glm/geometric.hpp>
 
+#include "mesh/bucket_sort.hpp"
 #include "util/error.hpp"
 
 namespace ss {
 
-HeatOperatorData assemble_heat_operator(const LoadedMesh& loaded, const std::vector<double>& conductivity) {
+HeatOperatorData assemble_heat_operator(const LoadedMesh& loaded, const std::vector<double>& conductivity,
+                                        bool node_cell_form) {
   const TetMesh& mesh = loaded.mesh;
   const Topology& topo = loaded.topology;
   const Geometry& geo = loaded.geometry;
   const std::int32_t nc = topo.num_cells, nn = topo.num_nodes;
   SS_REQUIRE(std::int64_t(conductivity.size()) == nc,
              "heat operator: " << conductivity.size() << " conductivities for " << nc << " cells");
+  std::int32_t bad = nc;
+#pragma omp parallel for schedule(static) reduction(min : bad)
   for (std::int32_t c = 0; c < nc; ++c)
-    SS_REQUIRE(std::isfinite(conductivity[size_t(c)]) && conductivity[size_t(c)] > 0,
-               "heat operator: conductivity of cell " << c << " is " << conductivity[size_t(c)] << " (must be > 0)");
+    if (!(std::isfinite(conductivity[size_t(c)]) && conductivity[size_t(c)] > 0)) bad = std::min(bad, c);
+  SS_REQUIRE(bad == nc, "heat operator: conductivity of cell " << bad << " is " << conductivity[size_t(bad)] << " (must be > 0)");
 
   HeatOperatorData d;
   d.num_nodes = nn;
@@ -28,34 +32,35 @@ HeatOperatorData assemble_heat_operator(const LoadedMesh& loaded, const std::vec
   d.mass = geo.dual_volumes;
   d.cell_nodes.resize(size_t(nc) * 4);
   for (auto& g : d.grad_lambda) g.resize(size_t(nc) * 4);
-  d.edge_coefficients.assign(size_t(topo.num_edges), 0.0);
   // Per (cell, local edge): the symmetrised cell contribution K^c_ab (also the node→cells table).
   std::vector<double> cell_edge_coefficient(size_t(nc) * 6);
 
+#pragma omp parallel for schedule(static)
   for (std::int32_t c = 0; c < nc; ++c) {
     const Tet& tet = mesh.tets[size_t(c)];
     const double volume = geo.cell_volumes[size_t(c)];
+    const glm::dvec3 p[4] = {mesh.nodes[size_t(tet[0])], mesh.nodes[size_t(tet[1])], mesh.nodes[size_t(tet[2])],
+                             mesh.nodes[size_t(tet[3])]};
     // ∇λ_m = -S_m / (3V): S_m the outward area vector of the face opposite node m (eq. 6.2 with
     // the face value of λ_m: 1/3 on the three faces holding m, 0 on the opposite one, and Σ S = 0).
     glm::dvec3 grad[4];
     for (int m = 0; m < 4; ++m) {
-      const glm::dvec3& q0 = mesh.nodes[size_t(tet[size_t(kTetFaceNodes[m][0])])];
-      const glm::dvec3& q1 = mesh.nodes[size_t(tet[size_t(kTetFaceNodes[m][1])])];
-      const glm::dvec3& q2 = mesh.nodes[size_t(tet[size_t(kTetFaceNodes[m][2])])];
-      const glm::dvec3 area = 0.5 * glm::cross(q1 - q0, q2 - q0);
+      const glm::dvec3& q0 = p[kTetFaceNodes[m][0]];
+      const glm::dvec3 area = 0.5 * glm::cross(p[kTetFaceNodes[m][1]] - q0, p[kTetFaceNodes[m][2]] - q0);
       grad[m] = -area / (3.0 * volume);
       d.cell_nodes[size_t(c) * 4 + size_t(m)] = tet[size_t(m)];
       for (int x = 0; x < 3; ++x) d.grad_lambda[x][size_t(c) * 4 + size_t(m)] = grad[m][x];
     }
     // S_out(a): the cell's median-dual faces of the three edges at local node a, oriented away
-    // from a (dual_face_areas run from the global low node to the high one).
+    // from a (the dual faces run from the global low node to the high one).
+    glm::dvec3 dual[6];
+    tet_dual_face_areas(p, tet, dual);
     glm::dvec3 away[4] = {glm::dvec3(0.0), glm::dvec3(0.0), glm::dvec3(0.0), glm::dvec3(0.0)};
     for (int k = 0; k < 6; ++k) {
       const int a = kTetEdgeNodes[k][0], b = kTetEdgeNodes[k][1];
-      const glm::dvec3& s = geo.dual_face_areas[size_t(c) * 6 + size_t(k)];
       const bool a_low = tet[size_t(a)] < tet[size_t(b)];
-      away[a] += a_low ? s : -s;
-      away[b] += a_low ? -s : s;
+      away[a] += a_low ? dual[k] : -dual[k];
+      away[b] += a_low ? -dual[k] : dual[k];
     }
     // Flux out of a's dual cell through its faces in c: -k ∇T·S_out(a); the coefficient of T_b
     // is K^c_ab = -k ∇λ_b·S_out(a) (= k V ∇λ_a·∇λ_b). Symmetrised so K is exactly symmetric.
@@ -64,9 +69,23 @@ HeatOperatorData assemble_heat_operator(const LoadedMesh& loaded, const std::vec
       const int a = kTetEdgeNodes[k][0], b = kTetEdgeNodes[k][1];
       const double kab = -k_c * glm::dot(grad[b], away[a]);
       const double kba = -k_c * glm::dot(grad[a], away[b]);
-      const double value = 0.5 * (kab + kba);
-      cell_edge_coefficient[size_t(c) * 6 + size_t(k)] = value;
-      d.edge_coefficients[size_t(topo.cell_edges[size_t(c)][size_t(k)])] += value;
+      cell_edge_coefficient[size_t(c) * 6 + size_t(k)] = 0.5 * (kab + kba);
+    }
+  }
+  // K_ab = Σ over the cells around edge ab, in cell order (a stable scatter of the (cell, local
+  // edge) pairs by edge): the same sum for any number of threads.
+  {
+    const auto* cell_edges = topo.cell_edges.data();
+    std::vector<std::int32_t> incidence(size_t(nc) * 6);
+    const std::vector<std::int32_t> start = detail::bucket_scatter<6>(
+        nc, topo.num_edges, [cell_edges](std::int32_t c, int k) { return cell_edges[c][k]; },
+        [&incidence](std::int32_t pos, std::int32_t c, int k) { incidence[size_t(pos)] = c * 6 + k; });
+    d.edge_coefficients.resize(size_t(topo.num_edges));
+#pragma omp parallel for schedule(static)
+    for (std::int32_t e = 0; e < topo.num_edges; ++e) {
+      double sum = 0;
+      for (std::int32_t i = start[size_t(e)]; i < start[size_t(e) + 1]; ++i) sum += cell_edge_coefficient[size_t(incidence[size_t(i)])];
+      d.edge_coefficients[size_t(e)] = sum;
     }
   }
 
@@ -85,6 +104,7 @@ HeatOperatorData assemble_heat_operator(const LoadedMesh& loaded, const std::vec
     d.diagonal[size_t(i)] = -row;
   }
 
+  if (!node_cell_form) return d;
   // Node -> cells: for each cell around node i, the row K^c_{i m}, m = 0..3 (0 for m = i).
   d.node_cell_offsets.assign(size_t(nn) + 1, 0);
   for (std::int32_t c = 0; c < nc; ++c)
@@ -118,23 +138,38 @@ HeatDirichletData eliminate_dirichlet(const HeatOperatorData& data, const std::v
   }
   for (std::int32_t i = 0; i < nn; ++i)
     if (e.fixed[size_t(i)] != 0) e.nodes.push_back(i);
-  e.offsets.assign(size_t(nn) + 1, 0);
-  e.shift.assign(size_t(nn), 0.0);
-  e.neighbors.reserve(data.neighbors.size());
-  e.coefficients.reserve(data.neighbors.size());
+  // Row lengths, their prefix sum, then the rows (both passes parallel over rows).
+  e.offsets.resize(size_t(nn) + 1);
+  e.offsets[0] = 0;
+#pragma omp parallel for schedule(static)
   for (std::int32_t i = 0; i < nn; ++i) {
+    std::int32_t free_neighbors = 0;
+    if (e.fixed[size_t(i)] == 0)
+      for (std::int32_t k = data.offsets[size_t(i)]; k < data.offsets[size_t(i) + 1]; ++k)
+        free_neighbors += e.fixed[size_t(data.neighbors[size_t(k)])] == 0;
+    e.offsets[size_t(i) + 1] = free_neighbors;
+  }
+  for (std::int32_t i = 0; i < nn; ++i) e.offsets[size_t(i) + 1] += e.offsets[size_t(i)];
+  e.neighbors.resize(size_t(e.offsets[size_t(nn)]));
+  e.coefficients.resize(e.neighbors.size());
+  e.shift.resize(size_t(nn));
+#pragma omp parallel for schedule(static)
+  for (std::int32_t i = 0; i < nn; ++i) {
+    double shift = 0.0;
+    std::int32_t out = e.offsets[size_t(i)];
     if (e.fixed[size_t(i)] == 0) {
       for (std::int32_t k = data.offsets[size_t(i)]; k < data.offsets[size_t(i) + 1]; ++k) {
         const std::int32_t j = data.neighbors[size_t(k)];
         if (e.fixed[size_t(j)] != 0) {
-          e.shift[size_t(i)] -= data.coefficients[size_t(k)];
+          shift -= data.coefficients[size_t(k)];
         } else {
-          e.neighbors.push_back(j);
-          e.coefficients.push_back(data.coefficients[size_t(k)]);
+          e.neighbors[size_t(out)] = j;
+          e.coefficients[size_t(out)] = data.coefficients[size_t(k)];
+          ++out;
         }
       }
     }
-    e.offsets[size_t(i) + 1] = std::int32_t(e.neighbors.size());
+    e.shift[size_t(i)] = shift;
   }
   return e;
 }

@@ -43,6 +43,7 @@
 // fragment-shader gathers, src/operators/gpu_heat_operator.cpp) and CpuHeatOperator (double,
 // OpenMP, the reference). The double-precision assembly both upload is assemble_heat_operator().
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "cpu/cpu_backend.hpp"
@@ -67,15 +68,20 @@ struct HeatOperatorData {
   // grad_lambda[d][4c + m] = component d of ∇λ_m in cell c.
   std::vector<std::int32_t> cell_nodes;
   std::vector<double> grad_lambda[3];
-  // Node -> cell incidence (for the node→cells form of apply, kept for measurement): row i lists
-  // the cells around node i; entry k holds the cell and the four values k_c V_c ∇λ_i·∇λ_m.
+  // Node -> cell incidence (for the node→cells form of apply, kept for measurement; assembled only
+  // on request): row i lists the cells around node i; entry k holds the cell and the four values
+  // k_c V_c ∇λ_i·∇λ_m.
   std::vector<std::int32_t> node_cell_offsets;
   std::vector<std::int32_t> node_cells;
   std::vector<double> node_cell_coefficients;  // 4 per entry
 };
 
-// Median-dual assembly (thesis §6.1) in double. `conductivity` has one value > 0 per cell.
-HeatOperatorData assemble_heat_operator(const LoadedMesh& mesh, const std::vector<double>& conductivity);
+// Median-dual assembly (thesis §6.1) in double, in parallel with the same result for any number of
+// threads. `conductivity` has one value > 0 per cell. The node→cells tables (measurement only,
+// ~150 bytes per tet) only with `node_cell_form`. Needs cell_edges and the node CSR of the topology
+// (any TopologyTables).
+HeatOperatorData assemble_heat_operator(const LoadedMesh& mesh, const std::vector<double>& conductivity,
+                                        bool node_cell_form = false);
 
 // The Dirichlet elimination of one set of fixed nodes (host side, double).
 struct HeatDirichletData {
@@ -123,11 +129,12 @@ public:
   using PreciseVector = GpuBackend::PreciseVector;
 
   GpuHeatOperator(GpuBackend& gpu, const LoadedMesh& mesh, const std::vector<double>& conductivity);
-  GpuHeatOperator(GpuBackend& gpu, const HeatOperatorData& data);
+  GpuHeatOperator(GpuBackend& gpu, const HeatOperatorData& data);  // copies the tables
+  GpuHeatOperator(GpuBackend& gpu, std::shared_ptr<const HeatOperatorData> data);
 
-  std::int32_t num_nodes() const { return data_.num_nodes; }
-  std::int32_t num_cells() const { return data_.num_cells; }
-  const HeatOperatorData& data() const { return data_; }
+  std::int32_t num_nodes() const { return data_->num_nodes; }
+  std::int32_t num_cells() const { return data_->num_cells; }
+  const HeatOperatorData& data() const { return *data_; }
 
   void apply(const Vector& T, Vector& KT);
   const Vector& lumped_mass() const { return mass_; }
@@ -162,7 +169,7 @@ private:
   void require_cells(const Vector& v, const char* what) const;
 
   GpuBackend& gpu_;
-  HeatOperatorData data_;
+  std::shared_ptr<const HeatOperatorData> data_;  // shared with the caller (one copy for both backends)
   bool quad_rows_ = false;  // RGBA packing: CSR rows padded to multiples of 4 (see upload_csr)
   HeatDirichletData dirichlet_;
   IndexField offsets_, neighbors_;
@@ -185,15 +192,16 @@ public:
 
   CpuHeatOperator(const LoadedMesh& mesh, const std::vector<double>& conductivity);
   CpuHeatOperator(CpuBackend& cpu, const LoadedMesh& mesh, const std::vector<double>& conductivity);
-  explicit CpuHeatOperator(const HeatOperatorData& data);
+  explicit CpuHeatOperator(const HeatOperatorData& data);  // copies the tables
+  explicit CpuHeatOperator(std::shared_ptr<const HeatOperatorData> data);
 
-  std::int32_t num_nodes() const { return data_.num_nodes; }
-  std::int32_t num_cells() const { return data_.num_cells; }
-  const HeatOperatorData& data() const { return data_; }
+  std::int32_t num_nodes() const { return data_->num_nodes; }
+  std::int32_t num_cells() const { return data_->num_cells; }
+  const HeatOperatorData& data() const { return *data_; }
 
   void apply(const Vector& T, Vector& KT);
-  const Vector& lumped_mass() const { return data_.mass; }
-  const Vector& diagonal() const { return data_.diagonal; }
+  const Vector& lumped_mass() const { return data_->mass; }
+  const Vector& diagonal() const { return data_->diagonal; }
   void cell_gradient(const Vector& T, Vector& gx, Vector& gy, Vector& gz);
 
   void set_dirichlet(const std::vector<std::int32_t>& nodes);
@@ -214,7 +222,7 @@ public:
   void apply_node_cells(const Vector& T, Vector& KT);
 
 private:
-  HeatOperatorData data_;
+  std::shared_ptr<const HeatOperatorData> data_;  // shared with the caller (one copy for both backends)
   HeatDirichletData dirichlet_;
 };
 

@@ -329,7 +329,7 @@ TEST_P(HeatOperatorGpu, IsEquivalentToRef) {
   gpu_options.launch = launch;
   GpuBackend gpu = make_gpu(options, gpu_options);
   const auto k = conductivity_for(mesh);
-  const HeatOperatorData data = assemble_heat_operator(mesh, k);
+  const HeatOperatorData data = assemble_heat_operator(mesh, k, true);
   GpuHeatOperator gop(gpu, data);
   CpuHeatOperator cop(data);
   const std::int64_t n = gop.num_nodes(), nc = gop.num_cells();
