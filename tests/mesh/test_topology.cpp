@@ -164,61 +164,70 @@ TEST(Topology, UnlistedBoundaryFacesGoToUnassigned) {
 }
 
 TEST(Topology, FaceSharedByThreeTetsIsAnError) {
-  TetMesh mesh;
-  mesh.source = "three.msh";
-  mesh.nodes = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 0, -1}, {1, 1, 1}};
-  mesh.tets = {{0, 1, 2, 3}, {0, 2, 1, 4}, {1, 2, 0, 5}};  // all three hold face {0, 1, 2}
-  mesh.tet_groups = {0, 0, 0};
-  try {
-    build_topology(mesh);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("three.msh: face (nodes #0 #1 #2 (0-based)) is shared by more than two tets (tets #0, #1, #2, 0-based)"),
-              std::string::npos)
-        << e.what();
-  }
-  mesh.node_tags = {11, 12, 13, 14, 15, 16};
-  mesh.tet_tags = {101, 102, 103};
-  try {
-    build_topology(mesh);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("three.msh: face (nodes 11 12 13) is shared by more than two tets (tets 101, 102, 103)"),
-              std::string::npos)
-        << e.what();
+  // The lean tables check faces the same way (TopologyTables::boundary).
+  for (TopologyTables tables : {TopologyTables::all, TopologyTables::boundary}) {
+    TetMesh mesh;
+    mesh.source = "three.msh";
+    mesh.nodes = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 0, -1}, {1, 1, 1}};
+    mesh.tets = {{0, 1, 2, 3}, {0, 2, 1, 4}, {1, 2, 0, 5}};  // all three hold face {0, 1, 2}
+    mesh.tet_groups = {0, 0, 0};
+    try {
+      build_topology(mesh, tables);
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("three.msh: face (nodes #0 #1 #2 (0-based)) is shared by more than two tets (tets #0, #1, #2, 0-based)"),
+                std::string::npos)
+          << e.what();
+    }
+    mesh.node_tags = {11, 12, 13, 14, 15, 16};
+    mesh.tet_tags = {101, 102, 103};
+    try {
+      build_topology(mesh, tables);
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("three.msh: face (nodes 11 12 13) is shared by more than two tets (tets 101, 102, 103)"),
+                std::string::npos)
+          << e.what();
+    }
   }
 }
 
 TEST(Topology, OverlappingTetsAreAnError) {
-  TetMesh mesh;
-  mesh.source = "overlap.msh";
-  mesh.nodes = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0.2, 0.2, 1}};
-  mesh.tets = {{0, 1, 2, 3}, {0, 1, 2, 4}};  // both above face {0, 1, 2}
-  mesh.tet_groups = {0, 0};
-  try {
-    build_topology(mesh);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("tet #0 (0-based) and tet #1 (0-based) lie on the same side"), std::string::npos) << e.what();
+  // The lean tables check faces the same way (TopologyTables::boundary).
+  for (TopologyTables tables : {TopologyTables::all, TopologyTables::boundary}) {
+    TetMesh mesh;
+    mesh.source = "overlap.msh";
+    mesh.nodes = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0.2, 0.2, 1}};
+    mesh.tets = {{0, 1, 2, 3}, {0, 1, 2, 4}};  // both above face {0, 1, 2}
+    mesh.tet_groups = {0, 0};
+    try {
+      build_topology(mesh, tables);
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("tet #0 (0-based) and tet #1 (0-based) lie on the same side"), std::string::npos) << e.what();
+    }
   }
 }
 
 TEST(Topology, TriangleThatIsNoFaceIsAnError) {
-  TetMesh mesh = test::make_regular_tet();
-  mesh.boundary_triangles = {{0, 1, 2}, {0, 1, 7}};
-  mesh.nodes.resize(8);
-  mesh.triangle_groups = {1, 2};
-  mesh.surface_group_names[2] = "inlet";
-  mesh.volume_group_names[2] = "solid";  // a volume group of the same id does not name triangles
-  mesh.node_tags = {5, 6, 7, 8, 0, 0, 0, 9};
-  mesh.triangle_tags = {40, 41};
-  try {
-    build_topology(mesh);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("regular.msh: triangle 41 (nodes 5 6 9, inlet) is not a face of any tet"),
-              std::string::npos)
-        << e.what();
+  // The lean tables check faces the same way (TopologyTables::boundary).
+  for (TopologyTables tables : {TopologyTables::all, TopologyTables::boundary}) {
+    TetMesh mesh = test::make_regular_tet();
+    mesh.boundary_triangles = {{0, 1, 2}, {0, 1, 7}};
+    mesh.nodes.resize(8);
+    mesh.triangle_groups = {1, 2};
+    mesh.surface_group_names[2] = "inlet";
+    mesh.volume_group_names[2] = "solid";  // a volume group of the same id does not name triangles
+    mesh.node_tags = {5, 6, 7, 8, 0, 0, 0, 9};
+    mesh.triangle_tags = {40, 41};
+    try {
+      build_topology(mesh, tables);
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("regular.msh: triangle 41 (nodes 5 6 9, inlet) is not a face of any tet"),
+                std::string::npos)
+          << e.what();
+    }
   }
 }
 
