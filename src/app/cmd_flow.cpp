@@ -116,9 +116,10 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
   }
   CpuMeshOperators output_ops(mesh);
   FlowRunHooks primary_hooks;
-  primary_hooks.every = flow_case.output_every;
+  primary_hooks.every = o.every ? *o.every : flow_case.output_every;
   primary_hooks.snapshot = [&](const FlowState& s) {
-    checkpoints.write(s, mesh, compute_flow_fields(output_ops, mesh, problem, s));
+    if (o.no_vtu) checkpoints.write_checkpoint(s);
+    else checkpoints.write(s, mesh, compute_flow_fields(output_ops, mesh, problem, s));
   };
   const auto progress_hooks = [&](const std::string& backend) {
     FlowRunHooks hooks;
@@ -222,7 +223,7 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
                 other.backend.c_str(), d.max_pressure_diff);
   }
   t0 = StageTimings::now();
-  write_flow_vtu((fs::path(out_dir) / "flow.vtu").string(), mesh, primary.fields);
+  if (!o.no_vtu) write_flow_vtu((fs::path(out_dir) / "flow.vtu").string(), mesh, primary.fields);
   if (!o.no_png) {
     SliceOptions slice;
     slice.origin = flow_case.slice_origin ? *flow_case.slice_origin : default_slice_origin(mesh);

@@ -122,6 +122,8 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
     d.json = o.json;
     d.png = o.png;
     d.no_png = o.no_png;
+    d.no_vtu = o.no_vtu;
+    d.every = o.every;
     d.format = o.format;
     d.gl = globals.gl;
     d.gpu_given = globals.gpu_option && globals.gpu_option->count() > 0;
@@ -180,8 +182,8 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   HeatSolveHooks primary_hooks;
   ProgressPrinter progress(o.backend);
   primary_hooks.progress = [&](int k, double r, double s) { progress(k, r, s); };
-  if (problem.time) {
-    primary_hooks.every = heat_case.output_every;
+  if (problem.time && !o.no_vtu) {
+    primary_hooks.every = o.every ? *o.every : heat_case.output_every;
     primary_hooks.snapshot = [&](int step, double time, const std::vector<double>& T) {
       series.add(step, time, mesh.mesh, {VtuArray::scalars("temperature", T)}, {});
       if (viewer) viewer->update(T);
@@ -280,7 +282,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   const bool converged = std::all_of(runs.begin(), runs.end(), [](const BackendRun& r) { return r.report.converged; });
   if (converged) {
     t0 = StageTimings::now();
-    write_heat_vtu((fs::path(out_dir) / (problem.time ? "heat_final.vtu" : "heat.vtu")).string(), mesh, primary);
+    if (!o.no_vtu) write_heat_vtu((fs::path(out_dir) / (problem.time ? "heat_final.vtu" : "heat.vtu")).string(), mesh, primary);
     if (!o.no_png) render_surface_png(mesh, primary.temperature, view, output_path(o.png, out_dir, "heat.png"));
     timings.add_since("write", t0);
   }

@@ -344,7 +344,7 @@ LocalHeat read_and_distribute(const DistributedHeatOptions& o, Root& root) {
     h.variant = std::int32_t(problem.variant);
     h.transient = problem.time.has_value();
     if (problem.time) h.time = *problem.time;
-    h.output_every = root.heat_case.output_every;
+    h.output_every = o.no_vtu ? 0 : o.every ? *o.every : root.heat_case.output_every;
     if (q == 0) mine = std::move(h);
     else send_bytes(pack(h), q, piece_tag, MPI_COMM_WORLD);
   }
@@ -532,9 +532,10 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   // Fields first, the JSON summary last (as the serial command): heat.json means the run finished.
   if (report.converged) {
     std::vector<std::int32_t> node_owner(root->node_owner.begin(), root->node_owner.end());
-    write_vtu((fs::path(out_dir) / (problem.time ? "heat_final.vtu" : "heat.vtu")).string(), mesh.mesh,
-              {VtuArray::scalars("temperature", T), VtuArray::integers("owner", node_owner)},
-              {VtuArray::vectors("heat_flux", flux), VtuArray::integers("rank", root->tet_part)});
+    if (!o.no_vtu)
+      write_vtu((fs::path(out_dir) / (problem.time ? "heat_final.vtu" : "heat.vtu")).string(), mesh.mesh,
+                {VtuArray::scalars("temperature", T), VtuArray::integers("owner", node_owner)},
+                {VtuArray::vectors("heat_flux", flux), VtuArray::integers("rank", root->tet_part)});
     if (!o.no_png) {
       RenderOptions view;
       view.title = "temperature";

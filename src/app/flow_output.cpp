@@ -35,8 +35,12 @@ FlowState FlowCheckpoints::resume() {
 void FlowCheckpoints::write(const FlowState& state, const LoadedMesh& mesh, const FlowFields& fields) {
   const std::string name = series_.snapshot_name(state.step);
   write_flow_vtu(series_.path(name), mesh, fields);
-  write_flow_state((fs::path(directory_) / flow_state_name(state.step)).string(), state);
+  write_checkpoint(state);
   series_.add_written(state.step, state.time);
+}
+
+void FlowCheckpoints::write_checkpoint(const FlowState& state) {
+  write_flow_state((fs::path(directory_) / flow_state_name(state.step)).string(), state);
 }
 
 }  // namespace ss

@@ -25,6 +25,8 @@ public:
   FlowState resume();
   // Snapshot, checkpoint, index — in that order.
   void write(const FlowState& state, const LoadedMesh& mesh, const FlowFields& fields);
+  // The checkpoint alone (--no-vtu): restartable, no snapshot in the series.
+  void write_checkpoint(const FlowState& state);
 
 private:
   std::string directory_;

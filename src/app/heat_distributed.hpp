@@ -18,6 +18,8 @@ struct DistributedHeatOptions {
   std::optional<int> refine;
   std::string out, json, png;
   bool no_png = false;
+  bool no_vtu = false;
+  std::optional<int> every;  // overrides the case file's output.every
   std::string format = "R32F";
   GlContextOptions gl;  // gl.gpu is replaced by the rank's device unless gpu_given
   bool gpu_given = false;

@@ -23,6 +23,9 @@ void add_solve_options(CLI::App& command, SolveOptions& o, const std::string& na
   command.add_option("--json", o.json, "summary JSON (default: <out>/" + name + ".json)");
   command.add_option("--png", o.png, "picture of " + png_what + " (default: <out>/" + name + ".png)");
   command.add_flag("--no-png", o.no_png, "do not render the PNG (needs no GL context with --backend cpu)");
+  command.add_flag("--no-vtu", o.no_vtu, "do not write VTU fields (final or snapshots): the JSON and PNG still are");
+  command.add_option("--every", o.every, "write a snapshot every N time steps (overrides [output] every; transient runs)")
+      ->check(CLI::PositiveNumber);
 }
 
 std::string other_backend(const std::string& backend) { return backend == "gpu" ? "cpu" : "gpu"; }

@@ -26,6 +26,8 @@ struct SolveOptions {
   std::optional<int> refine;
   std::string out, json, png;
   bool no_png = false;
+  bool no_vtu = false;       // no VTU fields (final or snapshots); JSON, PNG and checkpoints still written
+  std::optional<int> every;  // snapshot interval in time steps (overrides the case file's output.every)
 };
 
 // Registers the options above on `command`; `name` ("heat", "flow") names the default files in the help.

@@ -163,6 +163,15 @@ def scenario_restart():
     check("flow.pvd continues the series", all(f'file="flow_{s:06d}.vtu"' in pvd for s in (0, 4, 8)))
     final_states_match(os.path.join(work, "out_straight", "flow_000008.state"), os.path.join(out, "flow_000008.state"),
                        "4 + restart + 4 vs 8")
+    # --no-vtu --every 2: checkpoints at 2, 4, 6, 8 (restartable), no VTU; the same final state.
+    quiet = case("quiet", steps=8, every=4)
+    ran(run("flow", quiet, "--backend", "cpu", "--no-png", "--no-vtu", "--every", "2"), "--no-vtu --every 2")
+    out = os.path.join(work, "out_quiet")
+    files = sorted(os.listdir(out))
+    check(f"--no-vtu --every 2 wrote {files}", not any(f.endswith(".vtu") for f in files) and
+          all(f"flow_{s:06d}.state" in files for s in (2, 4, 6, 8)) and "flow.json" in files)
+    final_states_match(os.path.join(work, "out_straight", "flow_000008.state"), os.path.join(out, "flow_000008.state"),
+                       "--no-vtu vs straight")
 
 
 def complete_files(folder):

@@ -76,6 +76,25 @@ def main():
     print(f"serial timings {timings}, peak host memory {serial.get('peak_host_memory_bytes')}: {'ok' if timed else 'FAIL'}")
     if not timed:
         failures.append("serial timings")
+    # --no-vtu: the same solve, no VTU at all (JSON still); transient runs: --every 2 writes steps 0, 2, 4 and the last.
+    quiet_dir = os.path.join(a.outdir, "no_vtu")
+    run([a.streamsolve] + common + ["--no-vtu", "--out", quiet_dir], a.timeout)
+    quiet = json.load(open(os.path.join(quiet_dir, "heat.json")))
+    vtus = sorted(f for f in os.listdir(quiet_dir) if f.endswith(".vtu"))
+    ok = quiet["converged"] and quiet["iterations"] == serial["iterations"] and not vtus
+    print(f"--no-vtu: {quiet['iterations']} iterations, VTU files {vtus}: {'ok' if ok else 'FAIL'}")
+    if not ok:
+        failures.append("--no-vtu")
+    if serial.get("steps", 0) > 1:
+        every_dir = os.path.join(a.outdir, "every2")
+        run([a.streamsolve] + common + ["--every", "2", "--out", every_dir], a.timeout)
+        steps = serial["steps"]
+        expected = sorted({f"heat_{k:06d}.vtu" for k in list(range(0, steps + 1, 2)) + [steps]} | {"heat_final.vtu"})
+        vtus = sorted(f for f in os.listdir(every_dir) if f.endswith(".vtu"))
+        ok = vtus == expected
+        print(f"--every 2: {vtus}: {'ok' if ok else 'FAIL (expected ' + str(expected) + ')'}")
+        if not ok:
+            failures.append("--every")
     for n in [int(x) for x in a.ranks.split(",")]:
         out = os.path.join(a.outdir, f"ranks{n}")
         t = run(mpiexec_prefix(a.mpiexec, n) + [a.streamsolve] + common + ["--distributed", "--out", out], a.timeout)
