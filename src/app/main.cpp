@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   // A file-size limit (ulimit -f) then makes write() fail with EFBIG, which the writers report as one
   // error line and clean up after, instead of SIGXFSZ killing the process mid-file.
   std::signal(SIGXFSZ, SIG_IGN);
+  ss::keep_freed_memory_for_reuse();
   ss::GlobalOptions globals;
   CLI::App app{"streamsolve: GPU PDE solvers on tetrahedral meshes with OpenGL (heat, flow)"};
   app.set_version_flag("--version", std::string("streamsolve ") + SS_VERSION);
