@@ -55,6 +55,7 @@ std::vector<std::int32_t> finish_level(TetMesh mesh, const LoadOptions& options,
 
 MeshHierarchy prepare_mesh_hierarchy(TetMesh mesh, const LoadOptions& options) {
   SS_REQUIRE(options.refine >= 0, mesh.source << ": refinement level must be >= 0, got " << options.refine);
+  require_refinable(mesh, options.refine);
   LoadReport report;
   report.file_nodes = std::int64_t(mesh.nodes.size());
   report.file_tets = std::int64_t(mesh.tets.size());

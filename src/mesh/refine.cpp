@@ -12,8 +12,9 @@ using i32 = std::int32_t;
 
 TetMesh refine_once(const TetMesh& mesh, const Topology& topo) {
   const i32 nn = topo.num_nodes, ne = topo.num_edges, nc = topo.num_cells;
-  SS_REQUIRE(static_cast<std::int64_t>(nc) * 8 < (1LL << 29) && static_cast<std::int64_t>(nn) + ne < (1LL << 31),
-             mesh.source << ": refinement would exceed 32-bit ids (" << nc << " tets -> " << 8LL * nc << ")");
+  SS_REQUIRE(static_cast<std::int64_t>(nc) * 8 <= kMaxTets && static_cast<std::int64_t>(nn) + ne < (1LL << 31),
+             mesh.source << ": refinement would give " << 8LL * nc << " tets; the mesh tables handle at most " << kMaxTets
+                         << " (32-bit ids): use a smaller --refine");
   TetMesh out;
   out.source = mesh.source;
   out.surface_group_names = mesh.surface_group_names;
@@ -83,6 +84,14 @@ TetMesh refine_once(const TetMesh& mesh, const Topology& topo) {
     for (int k = 0; k < 4; ++k) out.triangle_groups[static_cast<size_t>(t) * 4 + k] = mesh.triangle_groups[t];
   }
   return out;
+}
+
+void require_refinable(const TetMesh& mesh, int levels) {
+  std::int64_t tets = std::int64_t(mesh.tets.size());
+  for (int level = 0; level < levels && tets <= kMaxTets; ++level) tets *= 8;
+  SS_REQUIRE(tets <= kMaxTets, mesh.source << ": refining " << levels << " times would give " << mesh.tets.size() << " x 8^"
+                                           << levels << " tets; the mesh tables handle at most " << kMaxTets
+                                           << " (32-bit ids): use a smaller --refine");
 }
 
 TetMesh refine_uniform(const TetMesh& mesh, int levels) {

@@ -11,6 +11,9 @@ namespace ss {
 // volume and boundary groups are inherited. Applied `levels` times (tets x 8^levels).
 TetMesh refine_uniform(const TetMesh& mesh, int levels = 1);
 
+// Throws ss::Error, before any work, when `levels` refinements would give more than kMaxTets tets.
+void require_refinable(const TetMesh& mesh, int levels);
+
 // One level with the mesh's topology already built (any TopologyTables: it needs the edges and
 // cell_edges only). New node nn + e is the midpoint of edge e.
 TetMesh refine_once(const TetMesh& mesh, const Topology& topo);

@@ -403,7 +403,7 @@ std::int32_t fresh_group_id(const TetMesh& mesh) {
 Topology build_topology(const TetMesh& mesh, TopologyTables tables) {
   Topology topo;
   topo.tables = tables;
-  SS_REQUIRE(mesh.nodes.size() < (1u << 31) && mesh.tets.size() < (1u << 28),
+  SS_REQUIRE(mesh.nodes.size() < (1u << 31) && std::int64_t(mesh.tets.size()) <= kMaxTets,
              mesh.source << ": mesh too large for 32-bit ids (" << mesh.nodes.size() << " nodes, "
                          << mesh.tets.size() << " tets)");
   topo.num_nodes = static_cast<i32>(mesh.nodes.size());

@@ -28,6 +28,10 @@ enum class TopologyTables {
   all,       // every table (flow, the mesh operators)
 };
 
+// The most tets the tables handle: a (tet, local face) pair is packed into 31 bits with the face's
+// orientation (4 faces x 2 orientations per tet).
+inline constexpr std::int64_t kMaxTets = (std::int64_t(1) << 28) - 1;
+
 struct Topology {
   TopologyTables tables = TopologyTables::all;
   std::int32_t num_nodes = 0;

@@ -1,5 +1,6 @@
 // Uniform refinement: counts, volume, groups, children volumes, valid topology.
 #include <map>
+#include <string>
 
 #include <glm/geometric.hpp>
 #include <gtest/gtest.h>
@@ -8,6 +9,10 @@
 #include "mesh/refine.hpp"
 #include "mesh/topology.hpp"
 #include "mesh_test_util.hpp"
+#include "mesh/load_mesh.hpp"
+#include "mesh/mesh_hierarchy.hpp"
+#include "mesh/read_mesh.hpp"
+#include "util/error.hpp"
 
 namespace ss {
 namespace {
@@ -100,6 +105,33 @@ TEST(Refine, InnerOctahedronUsesShortestDiagonal) {
     EXPECT_EQ(found[1] + found[2], 0) << "child " << c;
   }
   EXPECT_EQ(refine_uniform(mesh, 0).tets, mesh.tets);
+}
+
+}  // namespace
+}  // namespace ss
+
+namespace ss {
+namespace {
+
+// crank.msh has 1275 tets: refine 5 gives 41.8M (fine), refine 6 gives 334M, more than the tables'
+// 2^28 - 1: a clear error before any work (not an overflow or a host that runs out of memory).
+TEST(Refine, TooManyTetsIsAnErrorBeforeAnyWork) {
+  const std::string path = std::string(SS_SOURCE_DIR) + "/meshes/crank.msh";
+  for (bool hierarchy : {false, true}) {
+    try {
+      LoadOptions options;
+      options.refine = 6;
+      if (hierarchy) load_mesh_hierarchy(path, options);
+      else load_mesh(path, options);
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("crank.msh: refining 6 times would give 1275 x 8^6 tets; the mesh tables handle at most 268435455"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  TetMesh mesh = read_mesh(path);
+  EXPECT_NO_THROW(require_refinable(mesh, 5));
 }
 
 }  // namespace
