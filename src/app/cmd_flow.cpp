@@ -40,14 +40,18 @@ struct BackendFlowRun {
 };
 
 // "streamsolve: flow: cpu step 12/400, t = 0.06, dt = 0.005, CFL 0.31, kinetic energy 1.2e-02, max div 3e-08,
-//  iterations momentum 5 pressure 40, 0.52 s"
-void print_progress(const std::string& backend, const FlowStepInfo& i, const FlowTimeSettings& time, double seconds) {
-  const std::string of = time.steps > 0 ? "/" + std::to_string(time.steps) : "";
+//  iterations momentum 5 pressure 40, 0.52 s" (exact method: "iterations streamfunction 120")
+void print_progress(const std::string& backend, const FlowStepInfo& i, const FlowProblem& problem, double seconds) {
+  const std::string of = problem.time.steps > 0 ? "/" + std::to_string(problem.time.steps) : "";
+  const std::string iterations =
+      problem.method == FlowMethod::exact
+          ? "streamfunction " + std::to_string(i.streamfunction_iterations)
+          : "momentum " + std::to_string(i.momentum_iterations) + " pressure " + std::to_string(i.pressure_iterations);
   std::fprintf(stderr,
                "streamsolve: flow: %s step %d%s, t = %.6g, dt = %.4g, CFL %.3f, kinetic energy %.6e, max div %.2e, "
-               "iterations momentum %d pressure %d, %.2f s\n",
+               "iterations %s, %.2f s\n",
                backend.c_str(), i.step, of.c_str(), i.time, i.dt, i.cfl, i.kinetic_energy, i.max_divergence,
-               i.momentum_iterations, i.pressure_iterations, seconds);
+               iterations.c_str(), seconds);
 }
 
 nlohmann::json iteration_summary(int last, long total, int max, int steps) {
@@ -69,9 +73,12 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
   j["max_divergence"] = r.last.max_divergence;
   j["iterations"] = {
       {"momentum", iteration_summary(r.last.momentum_iterations, t.momentum_iterations, t.max_momentum_iterations, n)},
-      {"pressure", iteration_summary(r.last.pressure_iterations, t.pressure_iterations, t.max_pressure_iterations, n)}};
+      {"pressure", iteration_summary(r.last.pressure_iterations, t.pressure_iterations, t.max_pressure_iterations, n)},
+      {"streamfunction", iteration_summary(r.last.streamfunction_iterations, t.streamfunction_iterations,
+                                           t.max_streamfunction_iterations, n)}};
   j["seconds_per_step"] = {{"convection", per_step(t.convection_seconds)},
                            {"momentum", per_step(t.momentum_seconds)},
+                           {"streamfunction", per_step(t.streamfunction_seconds)},
                            {"pressure", per_step(t.pressure_seconds)},
                            {"projection", per_step(t.projection_seconds)},
                            {"diagnostics", per_step(t.diagnostics_seconds)},
@@ -125,7 +132,7 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
     FlowRunHooks hooks;
     hooks.progress = [backend, throttle = ProgressThrottle(), &problem](const FlowStepInfo& info, double seconds,
                                                                        bool force) mutable {
-      if (throttle.due(seconds, force || info.step == 1)) print_progress(backend, info, problem.time, seconds);
+      if (throttle.due(seconds, force || info.step == 1)) print_progress(backend, info, problem, seconds);
     };
     return hooks;
   };
@@ -194,8 +201,11 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
                           {"tolerance", s.tolerance},
                           {"max_iterations", s.max_iterations}};
   };
-  summary["solver"] = {{"momentum", solver_json(problem.momentum)}, {"pressure", solver_json(problem.pressure)}};
-  summary["scheme"] = {{"convection", problem.convection == Convection::central ? "central" : "upwind"},
+  summary["solver"] = {{"momentum", solver_json(problem.momentum)},
+                       {"pressure", solver_json(problem.pressure)},
+                       {"streamfunction", solver_json(problem.streamfunction)}};
+  summary["scheme"] = {{"method", problem.method == FlowMethod::exact ? "exact" : "classical"},
+                       {"convection", problem.convection == Convection::central ? "central" : "upwind"},
                        {"theta", problem.theta},
                        {"viscous", problem.viscous == ViscousScheme::curl_curl ? "curl_curl" : "two_point"}};
   summary["restarted_from"] = initial ? nlohmann::json(initial->step) : nlohmann::json(nullptr);

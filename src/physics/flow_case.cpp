@@ -140,11 +140,14 @@ FlowCase flow_case_from(const CaseFile& file) {
     c.theta = t.number("theta", c.theta);
     t.require_in("theta", c.theta, 0.5, 1.0, "1: implicit Euler, 0.5: Crank-Nicolson");
     c.two_point_viscous = t.choice("viscous", "curl_curl", {"curl_curl", "two_point"}) == "two_point";
+    c.exact_method = t.choice("method", "classical", {"classical", "exact"}) == "exact";
   });
 
   read_table(top, "solver", "solver", [&](TableReader& t) {
     read_table(t, "pressure", "solver.pressure", [&](TableReader& s) { c.pressure = read_solver(s, c.pressure, true); });
     read_table(t, "momentum", "solver.momentum", [&](TableReader& s) { c.momentum = read_solver(s, c.momentum, false); });
+    read_table(t, "streamfunction", "solver.streamfunction",
+               [&](TableReader& s) { c.streamfunction = read_solver(s, c.streamfunction, false); });
   });
 
   const OutputSettings output = read_output_table(top, c.output_every, [&](TableReader& t) {

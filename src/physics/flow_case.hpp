@@ -10,8 +10,10 @@
 //   [exact]       velocity = [u, v, w]                     — optional: the exact solution, when known;
 //                 flow.json then reports the cell velocity's error against it at the end
 //   [time]        dt, steps | end_time, cfl = 0, max_dt = dt
-//   [scheme]      convection = "central" | "upwind", theta = 1.0, viscous = "curl_curl" | "two_point"
-//   [solver.pressure], [solver.momentum]  tolerance = 1e-6, max_iterations = 5000,
+//   [scheme]      convection = "central" | "upwind", theta = 1.0, viscous = "curl_curl" | "two_point",
+//                 method = "classical" | "exact" (the exact fractional step: U = C s, physics/exact_fractional_step.hpp)
+//   [solver.pressure], [solver.momentum], [solver.streamfunction]  tolerance = 1e-6, max_iterations = 5000
+//                 (streamfunction: 20000),
 //                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" (the
 //                 momentum default) | "none"
 //   [output]      directory = "out", every = 10, slice_origin = [x, y, z], slice_normal = [0, 1, 0]
@@ -65,8 +67,10 @@ struct FlowCase {
   enum class Convection { central, upwind } convection = Convection::central;  // [scheme] convection
   double theta = 1.0;                            // [scheme] theta: 1 or 0.5 (any value in [0.5, 1])
   bool two_point_viscous = false;                // [scheme] viscous = "two_point" (default "curl_curl")
+  bool exact_method = false;                     // [scheme] method = "exact" (default "classical")
   FlowSolverSettings pressure{1e-6, 5000, "multigrid"};  // [solver.pressure]
   FlowSolverSettings momentum;                   // [solver.momentum]
+  FlowSolverSettings streamfunction{1e-6, 20000, "jacobi"};  // [solver.streamfunction] (exact method)
   std::string output_directory = "out";          // [output], resolved against the case file's folder
   int output_every = 10;
   std::optional<glm::dvec3> slice_origin;        // [output] slice_origin = [x,y,z]

@@ -75,6 +75,8 @@ FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) {
   };
   p.momentum = solver(c.momentum);
   p.pressure = solver(c.pressure);
+  p.streamfunction = solver(c.streamfunction);
+  p.method = c.exact_method ? FlowMethod::exact : FlowMethod::classical;
 
   // Conditions in case-file order; the group id each one covers.
   std::map<std::int32_t, std::int32_t> condition_of_group;

@@ -41,17 +41,23 @@ struct FlowTimeSettings {
   double max_dt = 0;
 };
 
+// classical: momentum predictor, pressure Poisson, projection (thesis §7.3); exact: U = C s from
+// one streamfunction solve, pressure only when written (§7.4, physics/exact_fractional_step.hpp).
+enum class FlowMethod { classical, exact };
+
 struct FlowProblem {
   double viscosity = 0;
   double theta = 1.0;
   Convection convection = Convection::central;
   ViscousScheme viscous = ViscousScheme::curl_curl;
+  FlowMethod method = FlowMethod::classical;
   std::vector<FlowCondition> conditions;
   std::vector<std::int32_t> boundary_condition;  // per boundary face: index into conditions
   VelocityFunction initial_velocity;             // null: at rest
   VelocityFunction exact_velocity;               // null: unknown (else flow.json reports the error against it)
   FlowTimeSettings time;
   FlowLinearSolver momentum, pressure;
+  FlowLinearSolver streamfunction{1e-6, 20000, true, false};  // exact method
 
   std::vector<FlowBoundaryKind> boundary_kinds() const;
   bool time_dependent() const;

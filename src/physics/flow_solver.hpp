@@ -12,16 +12,23 @@
 //   3. momentum:   (H/Δt − νθ K) U* = rhs on free faces, U* = U_b on prescribed ones  (CG + Jacobi)
 //   4. pressure:   P φ = −D U*/Δt                          (CG + multigrid V-cycle of P, or Jacobi)
 //   5. projection: Uⁿ⁺¹ = U* − Δt W G φ,  pⁿ⁺¹ = pⁿ + φ
+// The exact method (problem.method == exact, physics/exact_fractional_step.hpp) replaces 3–5 by
+// one solve for the edge streamfunction s, Uⁿ⁺¹ = C s, with the right-hand side of 2 without the
+// cell pressures; the pressure is recovered from the momentum residual ρ = m(rhs − A Uⁿ⁺¹) = m G p
+// only when the state is asked for: P p = −D(W ρ).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "multigrid/multigrid.hpp"
 #include "multigrid/pressure_matrix.hpp"
 #include "operators/curl_curl_viscous.hpp"
+#include "physics/exact_fractional_step.hpp"
 #include "physics/flow_problem.hpp"
 #include "solver/cg.hpp"
 #include "util/error.hpp"
@@ -36,13 +43,17 @@ struct FlowStepInfo {
   double kinetic_energy = 0;  // ½ Σ_f H_f U_f² (the energy the scheme's convection conserves)
   double max_divergence = 0;  // max_c |D U|_c / max_f |U_f|
   int momentum_iterations = 0, pressure_iterations = 0;
+  int streamfunction_iterations = 0;  // exact method
 };
 
 struct FlowTotals {
   int steps = 0;
   long momentum_iterations = 0, pressure_iterations = 0;
   int max_momentum_iterations = 0, max_pressure_iterations = 0;
+  long streamfunction_iterations = 0;  // exact method (pressure: the recoveries at output steps)
+  int max_streamfunction_iterations = 0;
   double convection_seconds = 0, momentum_seconds = 0, pressure_seconds = 0, projection_seconds = 0;
+  double streamfunction_seconds = 0;
   double diagnostics_seconds = 0;
 };
 
@@ -53,12 +64,14 @@ struct FlowState {
   std::vector<double> flux;      // U_f per face
   std::vector<double> pressure;  // p per cell
   std::vector<double> previous_flux;  // Uⁿ⁻¹ per face (empty at the start: no previous step)
+  std::vector<double> streamfunction;  // s per edge (exact method; empty otherwise)
 };
 
 template <class Backend, class FlowOps>
 class FlowSolver {
 public:
   using Vector = typename Backend::Vector;
+  using MeshOps = std::remove_reference_t<decltype(std::declval<FlowOps&>().mesh())>;
   static constexpr double kMaxCfl = 10.0;  // beyond this the explicit convection has blown up
   static constexpr double kMaxDtGrowth = 1.2;  // adaptive Δt: at most this factor from one step to the next
 
@@ -78,13 +91,14 @@ public:
     pressure_inverse_diagonal_ = backend.make_vector(nc_);
     backend.divide(ones_c_, ops.pressure_diagonal(), pressure_inverse_diagonal_);
     face_mass_ = backend.upload(data.face_mass);
+    free_mask_ = backend.upload(data.free_mask);
     if (problem.viscous == ViscousScheme::curl_curl) {
       curl_curl_data_ = build_curl_curl_viscous(mesh, problem.boundary_kinds());
       curl_curl_ = std::make_unique<CurlCurlViscous<Backend>>(backend, curl_curl_data_);
-      free_mask_ = backend.upload(data.free_mask);
       masked_ = backend.make_vector(nf_), lap_ = backend.make_vector(nf_), viscous_force_ = backend.make_vector(nf_);
       g_bar_ = backend.make_vector(curl_curl_data_.edge_mass.rows);
     }
+    if (problem.method == FlowMethod::exact) build_exact();
     upload_boundary(0.0);
     if (problem.pressure.multigrid) build_pressure_multigrid();  // P does not change: once, here
   }
@@ -98,6 +112,14 @@ public:
     for (size_t f = 0; f < U0.size(); ++f) U0[f] = mask[f] * U0[f] + (1.0 - mask[f]) * b.flux[f];
     backend_.copy(backend_.upload(U0), Ustar_);
     backend_.fill(p_, 0.0);
+    if (exact_) {  // U = C s nearest to U0 in the H norm: the exact solve with A = H (Δt = 1, ν = 0)
+      backend_.multiply(face_mass_, Ustar_, exact_rhs_);
+      const auto result = exact_->solve(1.0, 0.0, masked_momentum(1.0, 0.0), exact_rhs_,
+                                        cg_options(problem_.streamfunction), problem_.streamfunction.jacobi, U_);
+      SS_REQUIRE(result.converged, "the initial projection failed: " << result.failure);
+      pressure_current_ = true;
+      return;
+    }
     int iterations = 0;
     SS_REQUIRE(pressure_solve(1.0, iterations), "the initial projection failed: " << last_failure_);
     ops_.project(Ustar_, phi_, 1.0, U_);
@@ -117,11 +139,16 @@ public:
     // Boundary values of the restored time, as the uninterrupted run had them (twice: the curl–curl
     // term keeps the previous step's tangential source too).
     if (problem_.time_dependent()) upload_boundary(state_time_), upload_boundary(state_time_);
+    if (exact_ && std::int64_t(s.streamfunction.size()) == mesh_.topology.num_edges) exact_->restore(s.streamfunction);
+    pressure_current_ = true;
   }
 
+  // The state (exact method: recovers the pressure first, when the last step has not).
   FlowState state() {
+    if (!pressure_current_) recover_pressure();
     return FlowState{step_, state_time_, dt_, backend_.download(U_), backend_.download(p_),
-                     has_previous_ ? backend_.download(U_previous_) : std::vector<double>{}};
+                     has_previous_ ? backend_.download(U_previous_) : std::vector<double>{},
+                     exact_ ? backend_.download(exact_->streamfunction()) : std::vector<double>{}};
   }
   const Vector& flux() const { return U_; }
   const Vector& pressure() const { return p_; }
@@ -172,10 +199,12 @@ public:
       ops_.cell_terms(problem_.convection, nu * (1.0 - theta), nu, U_, ux_, uy_, uz_, bx_, by_, bz_, fx_, fy_, fz_);
       mesh_ops.integrate(fx_, fy_, fz_, integrated_);
     }
-    mesh_ops.gradient(p_, boundary_pressure_, pressure_gradient_);
-    ops_.momentum_rhs(1.0 / dt, nu * theta, U_, integrated_, pressure_gradient_, fixed_columns_, boundary_flux_, rhs_);
+    mesh_ops.gradient(exact_ ? zero_cells_ : p_, boundary_pressure_, pressure_gradient_);
+    ops_.momentum_rhs(1.0 / dt, nu * theta, U_, integrated_, pressure_gradient_, fixed_columns_, boundary_flux_,
+                      exact_ ? exact_rhs_ : rhs_);
     backend_.finish();
     totals_.convection_seconds += seconds_since(t0);
+    if (exact_) return exact_step(dt, t_new, info);
 
     // 3. Momentum predictor, from the linear extrapolation U* ≈ Uⁿ + (Δt/Δtⁿ⁻¹)(Uⁿ − Uⁿ⁻¹) (Uⁿ when
     //    there is no previous step).
@@ -190,12 +219,7 @@ public:
     CgOptions momentum_options;
     momentum_options.tolerance = problem_.momentum.tolerance;
     momentum_options.max_iterations = problem_.momentum.max_iterations;
-    const auto apply = [&](const Vector& x, Vector& y) {
-      if (!curl_curl_) return ops_.momentum_apply(1.0 / dt, nu * theta, x, y);
-      backend_.multiply(free_mask_, x, masked_);
-      curl_curl_->apply(masked_, lap_);
-      ops_.momentum_combine(1.0 / dt, nu * theta, x, lap_, y);
-    };
+    const auto apply = [&](const Vector& x, Vector& y) { momentum_apply(1.0 / dt, nu * theta, x, y); };
     const CgResult momentum = conjugate_gradient(backend_, apply, rhs_, Ustar_,
                                                  problem_.momentum.jacobi ? &momentum_inverse_diagonal_ : nullptr, momentum_options);
     totals_.momentum_seconds += seconds_since(t0);
@@ -216,24 +240,14 @@ public:
     backend_.finish();
     totals_.projection_seconds += seconds_since(t0);
 
-    state_time_ = t_new, dt_ = dt, ++step_;
-    t0 = Clock::now();
-    info = diagnostics();
-    info.dt = dt;
-    info.momentum_iterations = momentum.iterations;
-    info.pressure_iterations = pressure_iterations;
-    totals_.diagnostics_seconds += seconds_since(t0);
-    totals_.steps++;
-    totals_.momentum_iterations += momentum.iterations;
-    totals_.pressure_iterations += pressure_iterations;
     totals_.max_momentum_iterations = std::max(totals_.max_momentum_iterations, momentum.iterations);
     totals_.max_pressure_iterations = std::max(totals_.max_pressure_iterations, pressure_iterations);
-    if (!std::isfinite(info.kinetic_energy)) return fail("the velocity field is no longer finite", t_new);
-    if (info.cfl > kMaxCfl)
-      return fail("CFL number " + std::to_string(info.cfl) + " exceeds " + std::to_string(kMaxCfl) +
-                      " (explicit convection is unstable: lower dt or set [time] cfl)",
-                  t_new);
-    return true;
+    totals_.momentum_iterations += momentum.iterations;
+    totals_.pressure_iterations += pressure_iterations;
+    return finish_step(dt, t_new, info, [&](FlowStepInfo& i) {
+      i.momentum_iterations = momentum.iterations;
+      i.pressure_iterations = pressure_iterations;
+    });
   }
 
   // Diagnostics of the current field (reductions only).
@@ -251,6 +265,104 @@ public:
   }
 
 private:
+  // Step bookkeeping and diagnostics after the new flux is in U_ (`fill` adds the solve counts).
+  template <class Fill>
+  bool finish_step(double dt, double t_new, FlowStepInfo& info, Fill&& fill) {
+    const auto t0 = std::chrono::steady_clock::now();
+    state_time_ = t_new, dt_ = dt, ++step_;
+    info = diagnostics();
+    info.dt = dt;
+    fill(info);
+    totals_.diagnostics_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    totals_.steps++;
+    if (!std::isfinite(info.kinetic_energy)) return fail("the velocity field is no longer finite", t_new);
+    if (info.cfl > kMaxCfl)
+      return fail("CFL number " + std::to_string(info.cfl) + " exceeds " + std::to_string(kMaxCfl) +
+                      " (explicit convection is unstable: lower dt or set [time] cfl)",
+                  t_new);
+    return true;
+  }
+
+  // y = A x = (H/Δt − νθ K) x on free faces, x on prescribed ones (operators/flow_operators.hpp).
+  void momentum_apply(double inv_dt, double nu_theta, const Vector& x, Vector& y) {
+    if (!curl_curl_) return ops_.momentum_apply(inv_dt, nu_theta, x, y);
+    backend_.multiply(free_mask_, x, masked_);
+    curl_curl_->apply(masked_, lap_);
+    ops_.momentum_combine(inv_dt, nu_theta, x, lap_, y);
+  }
+
+  // y = m A m x: the momentum operator on the free faces only (the exact method's A).
+  typename ExactFractionalStep<Backend, MeshOps>::MomentumApply masked_momentum(double inv_dt, double nu_theta) {
+    return [this, inv_dt, nu_theta](const Vector& x, Vector& y) {
+      momentum_apply(inv_dt, nu_theta, x, exact_scratch_);
+      backend_.multiply(free_mask_, exact_scratch_, y);
+    };
+  }
+
+  static CgOptions cg_options(const FlowLinearSolver& s) {
+    CgOptions options;
+    options.tolerance = s.tolerance;
+    options.max_iterations = s.max_iterations;
+    return options;
+  }
+
+  void build_exact() {
+    exact_boundary_ = build_streamfunction_boundary(mesh_, problem_);
+    // Jacobi of Â: Σ_{f ∋ e} m_f H_f and Σ_{f ∋ e} m_f (−K_ff) per edge.
+    const Topology& t = mesh_.topology;
+    const std::vector<double>& k_diagonal = curl_curl_ ? curl_curl_data_.diagonal : data_.laplacian_diagonal;
+    std::vector<double> mass_sum(size_t(t.num_edges), 0.0), viscous_sum(size_t(t.num_edges), 0.0);
+    for (size_t f = 0; f < size_t(nf_); ++f)
+      for (std::int32_t e : t.face_edges[f]) {
+        mass_sum[size_t(e)] += data_.free_mask[f] * data_.face_mass[f];
+        viscous_sum[size_t(e)] -= data_.free_mask[f] * k_diagonal[f];
+      }
+    for (size_t e = 0; e < mass_sum.size(); ++e)  // fixed edges: any non-zero (the free-edge mask zeroes 1/d)
+      if (exact_boundary_.free_edge_mask[e] == 0.0) mass_sum[e] = 1.0, viscous_sum[e] = 0.0;
+    exact_ = std::make_unique<ExactFractionalStep<Backend, MeshOps>>(backend_, ops_.mesh(), exact_boundary_,
+                                                                      data_.free_mask, mass_sum, viscous_sum);
+    exact_rhs_ = backend_.make_vector(nf_), exact_scratch_ = backend_.make_vector(nf_);
+    zero_cells_ = backend_.make_vector(nc_);
+    backend_.fill(zero_cells_, 0.0);
+    pressure_weight_ = backend_.upload(data_.pressure_weight);
+  }
+
+  // 3'. The exact method's solve: Uⁿ⁺¹ = C s (Uⁿ kept as Uⁿ⁻¹).
+  bool exact_step(double dt, double t_new, FlowStepInfo& info) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double nu_theta = problem_.viscosity * problem_.theta;
+    const auto result = exact_->solve(1.0 / dt, nu_theta, masked_momentum(1.0 / dt, nu_theta), exact_rhs_,
+                                      cg_options(problem_.streamfunction), problem_.streamfunction.jacobi, Ustar_);
+    totals_.streamfunction_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!result.converged) return fail(result.failure, t_new);
+    std::swap(U_, U_previous_);
+    std::swap(U_, Ustar_);
+    has_previous_ = true, pressure_current_ = false;
+    totals_.streamfunction_iterations += result.iterations;
+    totals_.max_streamfunction_iterations = std::max(totals_.max_streamfunction_iterations, result.iterations);
+    return finish_step(dt, t_new, info, [&](FlowStepInfo& i) { i.streamfunction_iterations = result.iterations; });
+  }
+
+  // p from the momentum residual of the last step: ρ = m(rhs − A U) = m G p, so P p = −D(W ρ).
+  void recover_pressure() {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double nu_theta = problem_.viscosity * problem_.theta;
+    masked_momentum(1.0 / dt_, nu_theta)(U_, Ustar_);
+    backend_.multiply(free_mask_, exact_rhs_, rhs_);
+    backend_.axpy(-1.0, Ustar_, rhs_, rhs_);
+    backend_.multiply(pressure_weight_, rhs_, Ustar_);
+    ops_.mesh().divergence(Ustar_, rhs_p_);
+    backend_.scale(-1.0, rhs_p_, rhs_p_);
+    int iterations = 0;
+    if (!solve_pressure_system(iterations))
+      SS_THROW("pressure recovery at step " << step_ << " failed: " << last_failure_);
+    backend_.copy(phi_, p_);
+    totals_.pressure_iterations += iterations;
+    totals_.max_pressure_iterations = std::max(totals_.max_pressure_iterations, iterations);
+    totals_.pressure_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    pressure_current_ = true;
+  }
+
   double courant_rate() {
     ops_.courant(U_, courant_);
     return backend_.max(courant_);
@@ -275,6 +387,7 @@ private:
     bz_ = backend_.upload(at_least_one(b.bz));
     boundary_pressure_ = backend_.upload(b.pressure);
     boundary_flux_ = backend_.upload(b.flux);
+    if (exact_) exact_->set_boundary_flux(b.flux);
     // Fixed columns of the momentum system: K U_b.
     if (!curl_curl_) return ops_.viscous_apply(boundary_flux_, fixed_columns_);
     fixed_columns_ = backend_.make_vector(nf_);
@@ -293,6 +406,11 @@ private:
   bool pressure_solve(double dt, int& iterations) {
     ops_.mesh().divergence(Ustar_, rhs_p_);
     backend_.scale(-1.0 / dt, rhs_p_, rhs_p_);
+    return solve_pressure_system(iterations);
+  }
+
+  // P φ = rhs_p_ (the right-hand side already in rhs_p_).
+  bool solve_pressure_system(int& iterations) {
     const bool singular = !data_.pressure_fixed;
     if (singular) backend_.axpy(-backend_.sum(rhs_p_) / double(nc_), ones_c_, rhs_p_, rhs_p_);
     backend_.fill(phi_, 0.0);
@@ -354,6 +472,11 @@ private:
   CurlCurlViscousData curl_curl_data_;
   std::unique_ptr<CurlCurlViscous<Backend>> curl_curl_;
   Vector free_mask_, masked_, lap_, viscous_force_, g_, g_previous_, g_bar_;
+  // Exact method (problem_.method == exact; null for classical).
+  StreamfunctionBoundary exact_boundary_;
+  std::unique_ptr<ExactFractionalStep<Backend, MeshOps>> exact_;
+  Vector exact_rhs_, exact_scratch_, zero_cells_, pressure_weight_;
+  bool pressure_current_ = true;  // p_ belongs to the current flux (exact method: recovered lazily)
 };
 
 }  // namespace ss
