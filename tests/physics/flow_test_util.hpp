@@ -22,6 +22,7 @@ inline void assign_by_group(FlowProblem& p, const LoadedMesh& m, const std::map<
     SS_REQUIRE(id >= 0, "test mesh has no group " << name);
     index_of_group[id] = std::int32_t(p.conditions.size());
     p.conditions.push_back(condition);
+    if (p.conditions.back().label.empty()) p.conditions.back().label = name;
   }
   for (std::int32_t f : m.topology.boundary_faces) {
     auto it = index_of_group.find(m.topology.face_groups[size_t(f)]);
