@@ -4,6 +4,8 @@
 //    by its own profile at the inlet: flow rate and centre-line velocity converge with h;
 //  - Ethier & Steinman's unsteady 3D solution of the Navier–Stokes equations (1994) with the exact
 //    velocity on the boundary and as the start: the velocity error at t = 0.1 falls with h and Δt.
+// Each for both methods (classical and exact fractional step); the exact method's errors are the
+// classical one's or smaller (the printed lines are the README's table).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -90,12 +92,13 @@ DuctResult measure(const LoadedMesh& m, const FlowFields& f, const Duct& duct) {
   return r;
 }
 
-FlowProblem duct_problem(const LoadedMesh& m, const Duct& duct, bool velocity_inlet) {
+FlowProblem duct_problem(const LoadedMesh& m, const Duct& duct, bool velocity_inlet, FlowMethod method) {
   FlowProblem p;
+  p.method = method;
   p.viscosity = duct.nu;
   p.time.dt = 0.01;
   p.time.steps = 25;  // slowest transient decays like exp(−ν π² (1/W² + 1/H²) t): 1e-5 by t = 0.25
-  p.pressure.tolerance = p.momentum.tolerance = 1e-9;
+  p.pressure.tolerance = p.momentum.tolerance = p.streamfunction.tolerance = 1e-9;
   FlowCondition inlet = pressure_outlet(duct.drop);
   if (velocity_inlet) inlet = wall([duct](const glm::dvec3& x, double) { return glm::dvec3(duct.velocity(x.y, x.z), 0, 0); });
   assign_by_group(p, m, {{"xmin", inlet}, {"xmax", pressure_outlet(0.0)}, {"ymin", wall()}, {"ymax", wall()},
@@ -107,17 +110,20 @@ FlowProblem duct_problem(const LoadedMesh& m, const Duct& duct, bool velocity_in
 // and the centre-line velocity's errors fall with h (measured, 384 → 3072 cells: pressure drive
 // +17.5 % → +5.5 %, −4.9 % → −0.9 %, L2 0.19 → 0.10; velocity drive (the inlet fixes the flow rate)
 // centre line −19.7 % → −6.1 %, L2 0.19 → 0.10).
-void expect_duct_converges(bool velocity_inlet) {
+const char* name(FlowMethod m) { return m == FlowMethod::exact ? "exact" : "classical"; }
+
+void expect_duct_converges(bool velocity_inlet, FlowMethod method) {
   const Duct duct;
   const glm::dvec3 extent(duct.length, duct.width, duct.height);
   double previous_rate_error = 0, previous_l2 = 0, previous_centre_error = 0;
   for (int level = 0; level < 2; ++level) {
     const int n = 2 << level;  // hexes across the height: 2, 4
     const LoadedMesh& m = box(8 * n / 2, 2 * n, n, extent);
-    const DuctResult r = measure(m, run_to_end(m, duct_problem(m, duct, velocity_inlet)), duct);
+    const DuctResult r = measure(m, run_to_end(m, duct_problem(m, duct, velocity_inlet, method)), duct);
     const double rate_error = std::fabs(r.flow_rate / duct.flow_rate() - 1);
-    std::printf("duct (%s inlet) %d cells: flow rate %+.4f %%, centre-line u %+.4f %%, L2(u_x) %.4f\n",
-                velocity_inlet ? "velocity" : "pressure", m.topology.num_cells, 100 * (r.flow_rate / duct.flow_rate() - 1),
+    std::printf("duct (%s inlet, %s) %d cells: flow rate %+.4f %%, centre-line u %+.4f %%, L2(u_x) %.4f\n",
+                velocity_inlet ? "velocity" : "pressure", name(method), m.topology.num_cells,
+                100 * (r.flow_rate / duct.flow_rate() - 1),
                 100 * (r.centre_velocity - 1), r.l2_error);
     const double centre_error = std::fabs(r.centre_velocity - 1);
     if (level > 0) {
@@ -130,8 +136,14 @@ void expect_duct_converges(bool velocity_inlet) {
   }
 }
 
-TEST(FlowValidation, PressureDrivenDuctConvergesToTheExactSeries) { expect_duct_converges(false); }
-TEST(FlowValidation, VelocityDrivenDuctConvergesToTheExactSeries) { expect_duct_converges(true); }
+TEST(FlowValidation, PressureDrivenDuctConvergesToTheExactSeries) { expect_duct_converges(false, FlowMethod::classical); }
+TEST(FlowValidation, VelocityDrivenDuctConvergesToTheExactSeries) { expect_duct_converges(true, FlowMethod::classical); }
+TEST(FlowValidation, ExactMethodPressureDrivenDuctConvergesToTheExactSeries) {
+  expect_duct_converges(false, FlowMethod::exact);
+}
+TEST(FlowValidation, ExactMethodVelocityDrivenDuctConvergesToTheExactSeries) {
+  expect_duct_converges(true, FlowMethod::exact);
+}
 
 // ---- Ethier & Steinman (1994), a = π/4, d = π/2, on the unit cube:
 //   u = −a [e^{ax} sin(ay + dz) + e^{az} cos(ax + dy)] e^{−ν d² t}, v and w by cycling (x, y, z).
@@ -143,7 +155,7 @@ glm::dvec3 ethier_steinman(const glm::dvec3& x, double t, double nu) {
   return {component(x.x, x.y, x.z), component(x.y, x.z, x.x), component(x.z, x.x, x.y)};
 }
 
-TEST(FlowValidation, EthierSteinmanErrorFallsWithHAndDt) {
+void expect_ethier_steinman_converges(FlowMethod method) {
   const double nu = 1.0, end = 0.1;
   const VelocityFunction exact = [nu](const glm::dvec3& x, double t) { return ethier_steinman(x, t, nu); };
   double previous = 0;
@@ -151,18 +163,20 @@ TEST(FlowValidation, EthierSteinmanErrorFallsWithHAndDt) {
     const int n = 4 << level;
     const LoadedMesh& m = box(n, n, n, glm::dvec3(1.0));
     FlowProblem p;
+    p.method = method;
     p.viscosity = nu;
     p.theta = 0.5;
     p.time.dt = 0.025 / (1 << level);  // Δt ∝ h
     p.time.end_time = end;
-    p.pressure.tolerance = p.momentum.tolerance = 1e-9;
+    p.pressure.tolerance = p.momentum.tolerance = p.streamfunction.tolerance = 1e-9;
     p.initial_velocity = exact;
     FlowCondition boundary = wall(exact);
     boundary.time_dependent = true;
     assign_by_group(p, m, {{"xmin", boundary}, {"xmax", boundary}, {"ymin", boundary}, {"ymax", boundary},
                            {"zmin", boundary}, {"zmax", boundary}});
     const FlowExactError e = velocity_error(m, run_to_end(m, p), exact, end);
-    std::printf("Ethier-Steinman %d cells, dt %g: L2 %.4e, max %.4e\n", m.topology.num_cells, p.time.dt, e.l2, e.max);
+    std::printf("Ethier-Steinman (%s) %d cells, dt %g: L2 %.4e, max %.4e\n", name(method), m.topology.num_cells,
+                p.time.dt, e.l2, e.max);
     EXPECT_NEAR(e.time, end, 1e-12);
     if (level > 0) {
       const double rate = std::log2(previous / e.l2);
@@ -171,6 +185,11 @@ TEST(FlowValidation, EthierSteinmanErrorFallsWithHAndDt) {
     }
     previous = e.l2;
   }
+}
+
+TEST(FlowValidation, EthierSteinmanErrorFallsWithHAndDt) { expect_ethier_steinman_converges(FlowMethod::classical); }
+TEST(FlowValidation, ExactMethodEthierSteinmanErrorFallsWithHAndDt) {
+  expect_ethier_steinman_converges(FlowMethod::exact);
 }
 
 }  // namespace
