@@ -8,16 +8,17 @@ import zlib
 
 
 def read_state(path):
-    """A flow_NNNNNN.state (version 2, src/physics/flow_state_file.hpp) and its expected size."""
+    """A flow_NNNNNN.state (version 3, src/physics/flow_state_file.hpp) and its expected size."""
     data = open(path, "rb").read()
     assert data[:8] == b"SSFLOWST", path
-    version, step, t, dt, faces, cells, previous = struct.unpack_from("<Iiddqqq", data, 8)
-    assert version == 2, f"{path}: version {version}"
-    at = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8
-    values = struct.unpack_from("<%dd" % (faces + cells + previous), data, at)
+    version, step, t, dt, faces, cells, previous, edges = struct.unpack_from("<Iiddqqqq", data, 8)
+    assert version == 3, f"{path}: version {version}"
+    at = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 8
+    count = faces + cells + previous + edges
+    values = struct.unpack_from("<%dd" % count, data, at)
     return {"step": step, "time": t, "dt": dt, "flux": values[:faces], "pressure": values[faces:faces + cells],
-            "previous_flux": values[faces + cells:], "size": at + 8 * (faces + cells + previous) + 8,
-            "file_size": len(data)}
+            "previous_flux": values[faces + cells:faces + cells + previous],
+            "streamfunction": values[faces + cells + previous:], "size": at + 8 * count + 8, "file_size": len(data)}
 
 
 def check_png(path):

@@ -15,8 +15,8 @@ namespace ss {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'S', 'F', 'L', 'O', 'W', 'S', 'T'};
-constexpr std::uint32_t kVersion = 2;
-constexpr std::size_t kHeaderBytesV1 = 8 + 4 + 4 + 8 + 8 + 8 + 8;  // version 2 adds one i64
+constexpr std::uint32_t kVersion = 3;
+constexpr std::size_t kHeaderBytesV1 = 8 + 4 + 4 + 8 + 8 + 8 + 8;  // versions 2 and 3 add one i64 each
 
 std::uint64_t fnv1a(const char* data, std::size_t size) {
   std::uint64_t hash = 14695981039346656037ull;
@@ -57,9 +57,11 @@ void write_flow_state(const std::string& path, const FlowState& s) {
   put(bytes, std::int64_t(s.flux.size()));
   put(bytes, std::int64_t(s.pressure.size()));
   put(bytes, std::int64_t(s.previous_flux.size()));
+  put(bytes, std::int64_t(s.streamfunction.size()));
   bytes.append(reinterpret_cast<const char*>(s.flux.data()), s.flux.size() * sizeof(double));
   bytes.append(reinterpret_cast<const char*>(s.pressure.data()), s.pressure.size() * sizeof(double));
   bytes.append(reinterpret_cast<const char*>(s.previous_flux.data()), s.previous_flux.size() * sizeof(double));
+  bytes.append(reinterpret_cast<const char*>(s.streamfunction.data()), s.streamfunction.size() * sizeof(double));
   put(bytes, fnv1a(bytes.data(), bytes.size()));
   AtomicFile file(path);
   file.stream().write(bytes.data(), std::streamsize(bytes.size()));
@@ -74,7 +76,7 @@ FlowState read_flow_state(const std::string& path) {
              path << ": not a streamsolve flow state (bad header)");
   std::size_t at = sizeof kMagic;
   const auto version = take<std::uint32_t>(bytes, at);
-  SS_REQUIRE(version == 1 || version == kVersion,
+  SS_REQUIRE(version >= 1 && version <= kVersion,
              path << ": flow state version " << version << ", this streamsolve reads 1 to " << kVersion);
   FlowState s;
   s.step = take<std::int32_t>(bytes, at);
@@ -82,11 +84,13 @@ FlowState read_flow_state(const std::string& path) {
   s.dt = take<double>(bytes, at);
   const auto faces = take<std::int64_t>(bytes, at), cells = take<std::int64_t>(bytes, at);
   const auto previous = version >= 2 ? take<std::int64_t>(bytes, at) : std::int64_t(0);
+  const auto edges = version >= 3 ? take<std::int64_t>(bytes, at) : std::int64_t(0);
   const auto fits = [&](std::int64_t count) { return count >= 0 && std::uint64_t(count) <= bytes.size() / 8; };
-  SS_REQUIRE(fits(faces) && fits(cells) && (previous == 0 || previous == faces),
+  SS_REQUIRE(fits(faces) && fits(cells) && fits(edges) && (previous == 0 || previous == faces),
              path << ": flow state header is damaged (" << faces << " faces, " << cells << " cells, " << previous
-                  << " previous fluxes)");
-  const std::size_t expected = at + std::size_t(faces + cells + previous) * sizeof(double) + sizeof(std::uint64_t);
+                  << " previous fluxes, " << edges << " edges)");
+  const std::size_t expected =
+      at + std::size_t(faces + cells + previous + edges) * sizeof(double) + sizeof(std::uint64_t);
   SS_REQUIRE(bytes.size() == expected, path << ": flow state is " << bytes.size() << " bytes, its header (" << faces
                                             << " faces, " << cells << " cells) says " << expected);
   const std::size_t body = bytes.size() - sizeof(std::uint64_t);
@@ -101,6 +105,7 @@ FlowState read_flow_state(const std::string& path) {
   take_doubles(s.flux, faces);
   take_doubles(s.pressure, cells);
   take_doubles(s.previous_flux, previous);
+  take_doubles(s.streamfunction, edges);
   return s;
 }
 

@@ -3,11 +3,13 @@
 // (face fluxes, cell pressures, the previous step's fluxes, time, step, Δt — all in double), written
 // atomically.
 //
-// Layout (little-endian): "SSFLOWST" | u32 version = 2 | i32 step | f64 time | f64 dt |
-// i64 faces | i64 cells | i64 previous faces (0 or faces) | f64 flux[faces] | f64 pressure[cells] |
-// f64 previous flux[previous faces] | u64 FNV-1a of all bytes before it.
-// Version 1 (written before 2026-11) lacks the previous-faces count and array; it is still read
-// (the restarted run's first momentum solve then starts from Uⁿ instead of the extrapolation).
+// Layout (little-endian): "SSFLOWST" | u32 version = 3 | i32 step | f64 time | f64 dt |
+// i64 faces | i64 cells | i64 previous faces (0 or faces) | i64 edges (0, or the streamfunction's) |
+// f64 flux[faces] | f64 pressure[cells] | f64 previous flux[previous faces] | f64 s[edges] |
+// u64 FNV-1a of all bytes before it.
+// Version 1 (written before 2026-11) lacks the previous-faces count and array, version 2 the edge
+// count and streamfunction; both are still read (the restarted run's first solve then starts from
+// Uⁿ instead of the extrapolation, or from s = 0).
 // A file that is short, has another magic or version, or fails the checksum is an ss::Error naming it.
 #include <string>
 #include <vector>

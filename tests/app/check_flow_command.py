@@ -116,7 +116,8 @@ def scenario_outputs():
     check(f"kinetic energy {j['kinetic_energy']} in (0, 0.5)", 0 < j["kinetic_energy"] < 0.5)
     check(f"max divergence {j['max_divergence']:.2e} <= 1e-5 (pressure tolerance 1e-6)", j["max_divergence"] <= 1e-5)
     solvers = {k: v["preconditioner"] for k, v in j["solver"].items()}
-    check(f"default preconditioners {solvers}", solvers == {"momentum": "jacobi", "pressure": "multigrid"})
+    check(f"default preconditioners {solvers}", solvers == {"momentum": "jacobi", "pressure": "multigrid",
+                                                                "streamfunction": "jacobi"})
     for solve in ("momentum", "pressure"):
         it = j["iterations"][solve]
         check(f"{solve} iterations {it}", it["last"] > 0 and 0 < it["mean"] <= it["max"])
@@ -163,6 +164,21 @@ def scenario_restart():
     check("flow.pvd continues the series", all(f'file="flow_{s:06d}.vtu"' in pvd for s in (0, 4, 8)))
     final_states_match(os.path.join(work, "out_straight", "flow_000008.state"), os.path.join(out, "flow_000008.state"),
                        "4 + restart + 4 vs 8")
+    # The exact method: the checkpoint carries the streamfunction (the next solve's start).
+    exact = '[scheme]\nmethod = "exact"\n'
+    ran(run("flow", case("exact_straight", steps=6, every=3, extra=exact), "--backend", "cpu", "--no-png"),
+        "exact method, 6 steps straight")
+    ran(run("flow", case("exact_restarted", steps=3, every=3, extra=exact), "--backend", "cpu", "--no-png"),
+        "exact method, first 3 steps")
+    r = run("flow", case("exact_restarted", steps=6, every=3, extra=exact), "--backend", "cpu", "--no-png", "--restart")
+    ran(r, "exact method, --restart to 6 steps")
+    a = read_state(os.path.join(work, "out_exact_straight", "flow_000006.state"))
+    check(f"exact checkpoint holds the streamfunction ({len(a['streamfunction'])} edges)", len(a["streamfunction"]) > 0)
+    j = json.load(open(os.path.join(work, "out_exact_restarted", "flow.json")))
+    check(f"exact JSON: method {j['scheme']['method']}, streamfunction iterations {j['iterations']['streamfunction']}",
+          j["scheme"]["method"] == "exact" and j["iterations"]["streamfunction"]["max"] > 0)
+    final_states_match(os.path.join(work, "out_exact_straight", "flow_000006.state"),
+                       os.path.join(work, "out_exact_restarted", "flow_000006.state"), "exact: 3 + restart + 3 vs 6")
     # --no-vtu --every 2: checkpoints at 2, 4, 6, 8 (restartable), no VTU; the same final state.
     quiet = case("quiet", steps=8, every=4)
     ran(run("flow", quiet, "--backend", "cpu", "--no-png", "--no-vtu", "--every", "2"), "--no-vtu --every 2")

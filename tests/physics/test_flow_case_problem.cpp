@@ -114,6 +114,7 @@ FlowState sample_state(std::int64_t faces, std::int64_t cells) {
   for (std::int64_t i = 0; i < faces; ++i) s.flux.push_back(std::sin(double(i)) * 1e-3);
   for (std::int64_t i = 0; i < cells; ++i) s.pressure.push_back(std::cos(double(i)) / 7.0);
   for (std::int64_t i = 0; i < faces; ++i) s.previous_flux.push_back(std::sin(double(i) + 0.5) * 1e-3);
+  for (std::int64_t i = 0; i < faces + cells; ++i) s.streamfunction.push_back(std::cos(double(i) + 0.25) * 1e-4);
   return s;
 }
 
@@ -136,6 +137,7 @@ TEST(FlowStateFile, RoundTripsExactly) {
   EXPECT_EQ(r.flux, s.flux);
   EXPECT_EQ(r.pressure, s.pressure);
   EXPECT_EQ(r.previous_flux, s.previous_flux);
+  EXPECT_EQ(r.streamfunction, s.streamfunction);
   FlowState first = s;  // a run's first checkpoint may come before any previous step
   first.previous_flux.clear();
   write_flow_state(path, first);
