@@ -1,11 +1,12 @@
 // `streamsolve bench flow --mesh FILE [--case CASE.toml] [--refine K] [--steps N] [--warmup-steps W]
-//                       [--cpu-steps M] [--cfl C] [--json FILE]`
+//                       [--cpu-steps M] [--cfl C] [--methods classical,exact] [--json FILE]`
 // Seconds per time step of the fractional-step flow solver, split into convection (explicit terms and
 // right-hand side), momentum solve, pressure solve, projection and diagnostics, with the iterations
 // of each solve: on the GPU once per launch path of `--launch` (e.g. fragment,compute) and on the
 // CPU reference (double, OpenMP). Every run continues from the same developed state: the first GPU
 // path steps W times from rest (untimed), and each run then restores that state and takes N steps
-// (the CPU M steps, as it is slow on big meshes). The problem is the case's, or without --case the
+// (the CPU M steps, as it is slow on big meshes). Each method of --methods (default both) runs
+// so; the exact method first takes one untimed step from that state (its streamfunction starts at 0). The problem is the case's, or without --case the
 // lid-driven cavity at Re = 100 (lid speed 1, ν = 0.01; the mesh needs the groups "lid" and "walls",
 // as meshes/cavity.msh). Δt follows the CFL target (default 0.5) as in a production run.
 #include <algorithm>
@@ -42,6 +43,7 @@ struct FlowBenchOptions {
   std::string mesh, case_file, json;
   int refine = 0, steps = 10, warmup_steps = 20, cpu_steps = 2;
   double cfl = 0.5;
+  std::vector<std::string> methods{"classical", "exact"};
 };
 
 // The built-in problem: the lid-driven cavity of meshes/cavity_flow.toml at Re = 100.
@@ -74,6 +76,8 @@ nlohmann::json time_steps(Backend& backend, Ops& ops, const FlowProblem& problem
     for (int s = 0; s < warmup; ++s) step();
     developed = solver.state();
     std::fprintf(stderr, "streamsolve: bench flow: warmed up %d steps to t = %g\n", warmup, developed->time);
+  } else if (problem.method == FlowMethod::exact && developed->streamfunction.empty()) {
+    step();
   }
   const FlowTotals before = solver.totals();
   const auto t1 = Clock::now();
@@ -83,17 +87,23 @@ nlohmann::json time_steps(Backend& backend, Ops& ops, const FlowProblem& problem
   FlowTotals t = solver.totals();  // of the timed steps only
   t.steps -= before.steps;
   t.momentum_iterations -= before.momentum_iterations, t.pressure_iterations -= before.pressure_iterations;
+  t.streamfunction_iterations -= before.streamfunction_iterations;
+  t.streamfunction_seconds -= before.streamfunction_seconds;
   t.convection_seconds -= before.convection_seconds, t.momentum_seconds -= before.momentum_seconds;
   t.pressure_seconds -= before.pressure_seconds, t.projection_seconds -= before.projection_seconds;
   t.diagnostics_seconds -= before.diagnostics_seconds;
   const double n = std::max(1, t.steps);
   nlohmann::json j;
   j["steps"] = t.steps;
+  j["method"] = problem.method == FlowMethod::exact ? "exact" : "classical";
   j["setup_seconds"] = setup_seconds;  // operators, solver, first use of every kernel, restore
   j["seconds_per_step"] = {{"convection", t.convection_seconds / n},   {"momentum", t.momentum_seconds / n},
                            {"pressure", t.pressure_seconds / n},       {"projection", t.projection_seconds / n},
+                           {"streamfunction", t.streamfunction_seconds / n},
                            {"diagnostics", t.diagnostics_seconds / n}, {"total", seconds / n}};
-  j["iterations"] = {{"momentum", double(t.momentum_iterations) / n}, {"pressure", double(t.pressure_iterations) / n}};
+  j["iterations"] = {{"momentum", double(t.momentum_iterations) / n},
+                     {"pressure", double(t.pressure_iterations) / n},
+                     {"streamfunction", double(t.streamfunction_iterations) / n}};
   j["last"] = {{"time", info.time}, {"dt", info.dt}, {"cfl", info.cfl}, {"kinetic_energy", info.kinetic_energy},
                {"max_divergence", info.max_divergence}};
   return j;
@@ -101,13 +111,18 @@ nlohmann::json time_steps(Backend& backend, Ops& ops, const FlowProblem& problem
 
 void print_row(const std::string& name, const nlohmann::json& r) {
   const auto& s = r["seconds_per_step"];
-  std::printf("%-13s %6d %11.4e %11.4e %11.4e %11.4e %11.4e %11.4e %7.1f %7.1f %9.3e\n", name.c_str(),
+  std::printf("%-22s %6d %11.4e %11.4e %11.4e %11.4e %11.4e %11.4e %11.4e %7.1f %7.1f %7.1f %9.3e\n", name.c_str(),
               r["steps"].get<int>(), s["total"].get<double>(), s["convection"].get<double>(),
               s["momentum"].get<double>(), s["pressure"].get<double>(), s["projection"].get<double>(),
-              s["diagnostics"].get<double>(), r["iterations"]["momentum"].get<double>(),
-              r["iterations"]["pressure"].get<double>(), r["last"]["cfl"].get<double>());
+              s["streamfunction"].get<double>(), s["diagnostics"].get<double>(),
+              r["iterations"]["momentum"].get<double>(), r["iterations"]["pressure"].get<double>(),
+              r["iterations"]["streamfunction"].get<double>(), r["last"]["cfl"].get<double>());
   std::fflush(stdout);
 }
+
+void bench_method(const FlowBenchOptions& o, const GlobalOptions& globals, GlContext& context,
+                  const FlowProblem& problem, const LoadedMesh& mesh, const MeshOperatorTables& tables,
+                  const FlowOperatorData& data, std::optional<FlowState>& developed, nlohmann::json& report);
 
 void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
   using Clock = std::chrono::steady_clock;
@@ -145,13 +160,28 @@ void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
   report["cpu_threads"] = std::thread::hardware_concurrency();
   report["cpu_device"] = cpu_device_name();
   report["runs"] = nlohmann::json::array();
-  std::printf("%-13s %6s %11s %11s %11s %11s %11s %11s %7s %7s %9s\n", "run", "steps", "s/step", "convection",
-              "momentum", "pressure", "projection", "diagnost.", "mom_it", "p_it", "cfl");
+  std::printf("%-22s %6s %11s %11s %11s %11s %11s %11s %11s %7s %7s %7s %9s\n", "run", "steps", "s/step",
+              "convection", "momentum", "pressure", "projection", "streamfn", "diagnost.", "mom_it", "p_it", "sf_it",
+              "cfl");
 
-  // 2. GPU, once per launch path; the first one also steps from rest to the developed state.
   GlContext context(globals.gl);
   report["device"] = context.info().renderer;
   std::optional<FlowState> developed;
+  for (const std::string& method : o.methods) {
+    problem.method = method == "exact" ? FlowMethod::exact : FlowMethod::classical;
+    bench_method(o, globals, context, problem, mesh, tables, data, developed, report);
+  }
+  if (!o.json.empty()) write_file_atomically(o.json, report.dump(2) + "\n");
+}
+
+// One method: the GPU once per launch path (the first run of all also steps from rest to the
+// developed state), then the CPU reference from the same state.
+void bench_method(const FlowBenchOptions& o, const GlobalOptions& globals, GlContext& context,
+                  const FlowProblem& problem, const LoadedMesh& mesh, const MeshOperatorTables& tables,
+                  const FlowOperatorData& data, std::optional<FlowState>& developed, nlohmann::json& report) {
+  using Clock = std::chrono::steady_clock;
+  const auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  const std::string method = problem.method == FlowMethod::exact ? "exact" : "classical";
   std::map<std::string, double> gpu_seconds;
   for (const GpuOptions& path : globals.gpu_options_list()) {
     const auto t0 = Clock::now();
@@ -163,7 +193,7 @@ void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
     row["backend"] = "gpu";
     row["launch"] = launch;
     gpu_seconds[launch] = row["seconds_per_step"]["total"].get<double>();
-    print_row("gpu " + launch, row);
+    print_row(method + " gpu " + launch, row);
     report["runs"].push_back(row);
   }
 
@@ -176,16 +206,15 @@ void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
     nlohmann::json row = time_steps(cpu, ops, problem, mesh, data, developed, o.warmup_steps, o.cpu_steps, since(t0));
     row["backend"] = "cpu";
     const double cpu_seconds = row["seconds_per_step"]["total"].get<double>();
-    print_row("cpu", row);
+    print_row(method + " cpu", row);
     report["runs"].push_back(row);
-    for (auto& [launch, seconds] : gpu_seconds) report["gpu_over_cpu_speedup"][launch] = cpu_seconds / seconds;
+    for (auto& [launch, seconds] : gpu_seconds) {
+      report["gpu_over_cpu_speedup"][method][launch] = cpu_seconds / seconds;
+      std::printf("%s gpu %s over cpu: %.1fx\n", method.c_str(), launch.c_str(), cpu_seconds / seconds);
+    }
   }
   if (gpu_seconds.count("fragment") && gpu_seconds.count("compute"))
-    report["compute_over_fragment_speedup"] = gpu_seconds["fragment"] / gpu_seconds["compute"];
-  if (report.contains("gpu_over_cpu_speedup"))
-    for (auto& [launch, speedup] : report["gpu_over_cpu_speedup"].items())
-      std::printf("gpu %s over cpu: %.1fx\n", launch.c_str(), speedup.get<double>());
-  if (!o.json.empty()) write_file_atomically(o.json, report.dump(2) + "\n");
+    report["compute_over_fragment_speedup"][method] = gpu_seconds["fragment"] / gpu_seconds["compute"];
 }
 
 }  // namespace
@@ -205,6 +234,9 @@ void add_bench_flow_command(CLI::App& bench, GlobalOptions& globals) {
   b->add_option("--cpu-steps", o.cpu_steps, "timed steps of the CPU reference (default 2; 0: skip it)")
       ->check(CLI::Range(0, 100000));
   b->add_option("--cfl", o.cfl, "CFL target of the adaptive time step (default 0.5)")->check(CLI::PositiveNumber);
+  b->add_option("--methods", o.methods, "flow methods to time, comma-separated (default classical,exact)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"classical", "exact"}));
   b->add_option("--json", o.json, "write the results as JSON to this file");
   b->callback([&globals] {
     SS_REQUIRE(!o.mesh.empty() || !o.case_file.empty(), "bench flow: give --mesh FILE (and --case CASE.toml for a "

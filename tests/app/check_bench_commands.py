@@ -141,7 +141,8 @@ if xvfb:
                        capture_output=True, text=True, env=no_display, timeout=600)
     check(f"--glfw under Xvfb runs: {r.stderr.strip()[-300:]}", r.returncode == 0 and "GLFW hidden window" in r.stderr)
 
-# bench flow: per-step split on both launch paths and the CPU reference from one developed state.
+# bench flow: per-step split of both methods on both launch paths and the CPU reference from one
+# developed state.
 cavity = os.path.join(os.path.dirname(cube), "cavity.msh")
 out = f"{work}/flow.json"
 r = run("bench", "flow", "--mesh", cavity, "--steps", "2", "--warmup-steps", "2", "--cpu-steps", "1",
@@ -149,19 +150,26 @@ r = run("bench", "flow", "--mesh", cavity, "--steps", "2", "--warmup-steps", "2"
 check("bench flow runs", r.returncode == 0 and os.path.exists(out))
 if os.path.exists(out):
     j = json.load(open(out))
-    runs = {(x["backend"], x.get("launch")): x for x in j["runs"]}
-    check("bench flow: gpu fragment, gpu compute and cpu rows",
-          set(runs) == {("gpu", "fragment"), ("gpu", "compute"), ("cpu", None)})
+    every = {(x["method"], x["backend"], x.get("launch")): x for x in j["runs"]}
+    check("bench flow: gpu fragment, gpu compute and cpu rows of both methods",
+          set(every) == {(m, b, l) for m in ("classical", "exact")
+                         for b, l in (("gpu", "fragment"), ("gpu", "compute"), ("cpu", None))})
+    runs = {k[1:]: x for k, x in every.items() if k[0] == "classical"}
+    exact = [x for k, x in every.items() if k[0] == "exact"]
     parts = ["convection", "momentum", "pressure", "projection", "diagnostics", "total"]
-    check("bench flow: every row has its seconds per step split and iterations",
+    check("bench flow: every classical row has its seconds per step split and iterations",
           all(all(x["seconds_per_step"][k] > 0 for k in parts) and x["iterations"]["momentum"] > 0 and
               x["iterations"]["pressure"] > 0 for x in runs.values()))
+    check("bench flow: every exact row has streamfunction seconds and iterations, no momentum or pressure solve",
+          all(x["seconds_per_step"]["streamfunction"] > 0 and x["iterations"]["streamfunction"] > 0 and
+              x["iterations"]["momentum"] == 0 and x["iterations"]["pressure"] == 0 for x in exact))
     check("bench flow: the parts add up to at most the total",
-          all(sum(x["seconds_per_step"][k] for k in parts[:-1]) <= 1.05 * x["seconds_per_step"]["total"]
-              for x in runs.values()))
+          all(sum(x["seconds_per_step"][k] for k in parts[:-1] + ["streamfunction"]) <= 1.05 * x["seconds_per_step"]["total"]
+              for x in every.values()))
     check("bench flow: speed-ups and mesh size", j["mesh"]["cells"] == 4994 and
-          set(j["gpu_over_cpu_speedup"]) == {"fragment", "compute"} and j["compute_over_fragment_speedup"] > 0)
-    check("bench flow: every run continues from the same state to the same time step",
+          all(set(j["gpu_over_cpu_speedup"][m]) == {"fragment", "compute"} and j["compute_over_fragment_speedup"][m] > 0
+              for m in ("classical", "exact")))
+    check("bench flow: every classical run continues from the same state to the same time step",
           len({round(x["last"]["dt"], 12) for x in runs.values() if x["backend"] == "gpu"}) == 1)
 r = run("bench", "flow", "--mesh", cube)
 check("bench flow without lid/walls groups: one error line naming the group", one_error_line(r) and "lid" in r.stderr)
