@@ -28,7 +28,7 @@ if [[ "${1:-}" == "--large" ]]; then
   exit 0
 fi
 
-for geo in cube duct cavity crank; do
+for geo in cube duct cavity crank dfg_cylinder; do
   mesh "$root/meshes/$geo.geo" "$root/meshes/$geo.msh" -format msh41 -bin
 done
 

@@ -18,6 +18,7 @@
 #include "physics/flow_case.hpp"
 #include "physics/flow_case_problem.hpp"
 #include "physics/flow_fields.hpp"
+#include "physics/flow_forces.hpp"
 #include "physics/flow_run.hpp"
 #include "render/render_slice.hpp"
 #include "util/atomic_file.hpp"
@@ -88,6 +89,34 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
   return j;
 }
 
+// flow.json "forces" (and one stdout line per group): the force at the end of the run.
+nlohmann::json forces_summary(const FlowForceMeter& meter, const FlowProblem& problem, const FlowState& state) {
+  const auto array = [](const glm::dvec3& v) { return nlohmann::json::array({v.x, v.y, v.z}); };
+  nlohmann::json list = nlohmann::json::array();
+  const std::vector<FlowForce> forces = meter.forces(state);
+  for (size_t i = 0; i < forces.size(); ++i) {
+    const FlowForceGroup& g = problem.forces[i];
+    const FlowForce& f = forces[i];
+    const glm::dvec3 total = f.total();
+    nlohmann::json j = {{"group", g.label}, {"force", array(total)}, {"pressure", array(f.pressure)},
+                        {"viscous", array(f.viscous)}};
+    std::printf("force on %s: (%.6e, %.6e, %.6e) per unit density (pressure (%.4e, %.4e, %.4e), viscous (%.4e, %.4e, "
+                "%.4e))",
+                g.label.c_str(), total.x, total.y, total.z, f.pressure.x, f.pressure.y, f.pressure.z, f.viscous.x,
+                f.viscous.y, f.viscous.z);
+    if (g.has_coefficients()) {
+      const glm::dvec3 c = force_coefficients(g, total);
+      j["coefficients"] = array(c);
+      j["reference_velocity"] = g.reference_velocity;
+      j["reference_area"] = g.reference_area;
+      std::printf(", coefficients (%.5f, %.5f, %.5f)", c.x, c.y, c.z);
+    }
+    std::printf("\n");
+    list.push_back(j);
+  }
+  return list;
+}
+
 void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
   SS_REQUIRE(mpi::size() == 1, "flow runs on one process (it has no MPI path yet); start it without mpirun");
   SS_REQUIRE(!globals.gl.window, "flow has no live window; drop --window (flow.png and the VTU files show the result)");
@@ -113,7 +142,7 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
 
   // 2. Output directory: a fresh run clears the previous one's series; --restart continues it.
   const std::string out_dir = prepare_output_directory(o.out, flow_case.output_directory);
-  FlowCheckpoints checkpoints(out_dir);
+  FlowCheckpoints checkpoints(out_dir, !problem.forces.empty());
   std::optional<FlowState> initial;
   if (o.restart) {
     initial = checkpoints.resume();
@@ -124,9 +153,12 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
   CpuMeshOperators output_ops(mesh);
   FlowRunHooks primary_hooks;
   primary_hooks.every = o.every ? *o.every : flow_case.output_every;
+  std::optional<FlowForceMeter> meter;
+  if (!problem.forces.empty()) meter.emplace(mesh, problem);
   primary_hooks.snapshot = [&](const FlowState& s) {
-    if (o.no_vtu) checkpoints.write_checkpoint(s);
-    else checkpoints.write(s, mesh, compute_flow_fields(output_ops, mesh, problem, s));
+    const std::vector<std::string> forces = meter ? force_rows(*meter, problem, s) : std::vector<std::string>{};
+    if (o.no_vtu) checkpoints.write_checkpoint(s, forces);
+    else checkpoints.write(s, mesh, compute_flow_fields(output_ops, mesh, problem, s), forces);
   };
   const auto progress_hooks = [&](const std::string& backend) {
     FlowRunHooks hooks;
@@ -215,6 +247,7 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
     std::printf("exact: cell velocity error at t = %g: %.4e (L2, relative), %.4e (max, of the max speed)\n", e.time,
                 e.l2, e.max);
   }
+  if (meter) summary["forces"] = forces_summary(*meter, problem, primary.result.state);
   const FlowDifference self = compare_flow_fields(primary.fields, primary.fields);
   summary["max_speed"] = self.max_speed;
   summary["pressure_range"] = self.pressure_range;

@@ -2,15 +2,48 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
+#include "util/atomic_file.hpp"
 #include "util/error.hpp"
 
 namespace ss {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+const char* const forces_file = "forces.csv";
+
+std::string csv_vector(const glm::dvec3& v) {
+  char text[96];
+  std::snprintf(text, sizeof text, "%.9e,%.9e,%.9e", v.x, v.y, v.z);
+  return text;
+}
+
+}  // namespace
+
+const char* force_csv_header() {
+  return "step,time,group,fx,fy,fz,fx_pressure,fy_pressure,fz_pressure,fx_viscous,fy_viscous,fz_viscous,cx,cy,cz";
+}
+
+std::vector<std::string> force_rows(const FlowForceMeter& meter, const FlowProblem& problem, const FlowState& state) {
+  std::vector<std::string> rows;
+  const std::vector<FlowForce> forces = meter.forces(state);
+  for (size_t i = 0; i < forces.size(); ++i) {
+    const FlowForceGroup& g = problem.forces[i];
+    const FlowForce& f = forces[i];
+    char head[64];
+    std::snprintf(head, sizeof head, "%d,%.9e,", state.step, state.time);
+    rows.push_back(head + g.label + "," + csv_vector(f.total()) + "," + csv_vector(f.pressure) + "," +
+                   csv_vector(f.viscous) + "," +
+                   (g.has_coefficients() ? csv_vector(force_coefficients(g, f.total())) : std::string(",,")));
+  }
+  return rows;
+}
+
 void FlowCheckpoints::clear_previous_run() {
-  series_.remove_previous_run({"flow.json", "flow.png", "flow.vtu"});
+  series_.remove_previous_run({"flow.json", "flow.png", "flow.vtu", forces_file});
   for (const FlowStateFile& file : list_flow_states(directory_)) remove_left_file(file.path);
 }
 
@@ -29,17 +62,32 @@ FlowState FlowCheckpoints::resume() {
     if (fs::exists(series_.path(series_.snapshot_name(file.step))))
       entries.push_back({read_flow_state_header(file.path).time, series_.snapshot_name(file.step)});
   series_.keep(std::move(entries));
+  // The force rows up to the checkpoint (a run without [[force]] groups leaves the file alone).
+  std::ifstream forces((fs::path(directory_) / forces_file).string());
+  std::string row;
+  if (forces_ && std::getline(forces, row))
+    while (std::getline(forces, row)) {
+      const int step = std::atoi(row.c_str());
+      if (step <= state.step) force_rows_.emplace_back(step, row);
+    }
   return state;
 }
 
-void FlowCheckpoints::write(const FlowState& state, const LoadedMesh& mesh, const FlowFields& fields) {
+void FlowCheckpoints::write(const FlowState& state, const LoadedMesh& mesh, const FlowFields& fields,
+                            const std::vector<std::string>& forces) {
   const std::string name = series_.snapshot_name(state.step);
   write_flow_vtu(series_.path(name), mesh, fields);
-  write_checkpoint(state);
+  write_checkpoint(state, forces);
   series_.add_written(state.step, state.time);
 }
 
-void FlowCheckpoints::write_checkpoint(const FlowState& state) {
+void FlowCheckpoints::write_checkpoint(const FlowState& state, const std::vector<std::string>& forces) {
+  if (forces_) {
+    for (const std::string& row : forces) force_rows_.emplace_back(state.step, row);
+    std::string text = std::string(force_csv_header()) + "\n";
+    for (const auto& [step, row] : force_rows_) text += row + "\n";
+    write_file_atomically((fs::path(directory_) / forces_file).string(), text);
+  }
   write_flow_state((fs::path(directory_) / flow_state_name(state.step)).string(), state);
 }
 

@@ -1,36 +1,51 @@
 #pragma once
 // The flow command's files in its output directory: snapshots flow_NNNNNN.vtu with the index
-// flow.pvd, and beside each snapshot the checkpoint flow_NNNNNN.state (physics/flow_state_file.hpp)
-// that --restart continues from. Every file is written atomically, the state after its VTU, so the
-// last state is always the last complete output step.
+// flow.pvd, beside each snapshot the checkpoint flow_NNNNNN.state (physics/flow_state_file.hpp)
+// that --restart continues from, and with [[force]] groups the history forces.csv (one row per
+// group and output step). Every file is written atomically, the state after its VTU and force rows,
+// so the last state is always the last complete output step.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "app/solve_command.hpp"
 #include "mesh/load_mesh.hpp"
 #include "physics/flow_fields.hpp"
+#include "physics/flow_forces.hpp"
 #include "physics/flow_state_file.hpp"
 
 namespace ss {
 
+// The force on each of the problem's [[force]] groups, as forces.csv rows
+// "step,time,group,fx,fy,fz,fx_pressure,...,fz_viscous,cx,cy,cz" (coefficients empty without a reference).
+std::vector<std::string> force_rows(const FlowForceMeter& meter, const FlowProblem& problem, const FlowState& state);
+const char* force_csv_header();
+
 class FlowCheckpoints {
 public:
-  explicit FlowCheckpoints(std::string directory) : directory_(std::move(directory)), series_(directory_, "flow") {}
+  // `forces`: write forces.csv (the problem has [[force]] groups).
+  FlowCheckpoints(std::string directory, bool forces)
+      : directory_(std::move(directory)), series_(directory_, "flow"), forces_(forces) {}
 
   // A fresh run: removes the snapshots, checkpoints, temporaries and final files (flow.vtu/json/png
   // under their default names) a previous run left here, so a later --restart cannot pick up a
   // checkpoint of another run and a failed run leaves no older result that looks like its own.
   void clear_previous_run();
-  // --restart: the last checkpoint (an error when there is none); the series keeps the snapshots up
-  // to it; later snapshots (written before a kill, without their checkpoint) and temporaries go.
+  // --restart: the last checkpoint (an error when there is none); the series and forces.csv keep
+  // what came up to it; later snapshots (written before a kill, without their checkpoint), force
+  // rows and temporaries go.
   FlowState resume();
-  // Snapshot, checkpoint, index — in that order.
-  void write(const FlowState& state, const LoadedMesh& mesh, const FlowFields& fields);
-  // The checkpoint alone (--no-vtu): restartable, no snapshot in the series.
-  void write_checkpoint(const FlowState& state);
+  // Snapshot, force rows, checkpoint, index — in that order.
+  void write(const FlowState& state, const LoadedMesh& mesh, const FlowFields& fields,
+             const std::vector<std::string>& forces);
+  // Force rows and the checkpoint alone (--no-vtu): restartable, no snapshot in the series.
+  void write_checkpoint(const FlowState& state, const std::vector<std::string>& forces);
 
 private:
   std::string directory_;
   TimeSeries series_;
+  bool forces_ = false;
+  std::vector<std::pair<int, std::string>> force_rows_;  // (step, row) of forces.csv
 };
 
 }  // namespace ss

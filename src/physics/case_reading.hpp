@@ -121,7 +121,7 @@ struct OutputSettings {
 OutputSettings read_output_table(TableReader& top, int default_every,
                                  const std::function<void(TableReader&)>& more = {});
 
-// A [[boundary]] entry's group = "name" or a number, as written (numbers in decimal); required.
+// A [[boundary]] (or [[force]]) entry's group = "name" or a number, as written (numbers in decimal); required.
 std::string read_group(TableReader& entry);
 
 }  // namespace ss

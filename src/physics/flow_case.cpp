@@ -66,6 +66,24 @@ FlowBoundary read_boundary(TableReader& t) {
   return b;
 }
 
+FlowForceSpec read_force(TableReader& t) {
+  FlowForceSpec f;
+  f.line = CaseFile::line_of(t.table());
+  f.group = read_group(t);
+  const std::optional<double> velocity = t.get_number("reference_velocity");
+  const std::optional<double> area = t.get_number("reference_area");
+  SS_REQUIRE(velocity.has_value() == area.has_value(),
+             t.where(t.table()) << ": [[force]] needs both reference_velocity and reference_area (for the "
+                                   "coefficients 2F/(U²A)) or neither");
+  if (velocity) {
+    f.reference_velocity = *velocity;
+    f.reference_area = *area;
+    t.require_positive("reference_velocity", f.reference_velocity);
+    t.require_positive("reference_area", f.reference_area);
+  }
+  return f;
+}
+
 FlowCase flow_case_from(const CaseFile& file) {
   FlowCase c;
   c.path = file.path();
@@ -96,6 +114,16 @@ FlowCase flow_case_from(const CaseFile& file) {
                                                           << " already has a boundary condition (line " << other.line
                                                           << ")");
       c.boundaries.push_back(b);
+    }
+  }
+
+  if (const toml::node* force = top.node("force")) {
+    const toml::array* list = force->as_array();
+    SS_REQUIRE(list, file.at(*force) << ": forces are written as [[force]] tables");
+    for (const toml::node& entry : *list) {
+      TableReader t(file, as_table(entry, "force", file.at(entry)), "[[force]]");
+      c.forces.push_back(read_force(t));
+      t.reject_unknown_keys();
     }
   }
 

@@ -16,6 +16,9 @@
 //                 (streamfunction: 20000),
 //                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" (the
 //                 momentum default) | "none"
+//   [[force]]     group = "cylinder" | 3, reference_velocity = U, reference_area = A — the force on
+//                 that boundary group at every output step (forces.csv, flow.json); with U and A, the
+//                 coefficients 2F/(U²A) too (physics/flow_forces.hpp)
 //   [output]      directory = "out", every = 10, slice_origin = [x, y, z], slice_normal = [0, 1, 0]
 //
 // Velocities and pressures are numbers or expressions in x, y, z, t (src/physics/expression.hpp).
@@ -42,6 +45,13 @@ struct FlowBoundary {
   int line = 0;
 };
 
+struct FlowForceSpec {
+  std::string group;              // name or number, as written
+  double reference_velocity = 0;  // both or neither (> 0)
+  double reference_area = 0;
+  int line = 0;
+};
+
 struct FlowTime {
   double dt = 0;                // initial/fixed time step (> 0)
   int steps = 0;                // exactly one of steps / end_time
@@ -61,6 +71,7 @@ struct FlowCase {
   int refine = 0;
   double viscosity = 0;                          // [fluid] viscosity (kinematic, > 0) — required
   std::vector<FlowBoundary> boundaries;          // [[boundary]] group, type, velocity | pressure
+  std::vector<FlowForceSpec> forces;             // [[force]] group, reference_velocity, reference_area
   VectorExpression initial_velocity;             // [initial] velocity, default 0
   std::optional<VectorExpression> exact_velocity;  // [exact] velocity (a known solution, for verification)
   FlowTime time;                                 // [time]

@@ -115,6 +115,19 @@ FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) {
                    where_of_condition[size_t(it->second)]);
     p.boundary_condition.push_back(it->second);
   }
+  // Force groups: any surface group of the mesh, each once.
+  for (const FlowForceSpec& f : c.forces) {
+    const std::string where = c.path + ":" + std::to_string(f.line);
+    FlowForceGroup g;
+    g.group = resolve_surface_group(m, f.group, where);
+    g.label = surface_group_label(m.mesh, g.group);
+    g.reference_velocity = f.reference_velocity;
+    g.reference_area = f.reference_area;
+    for (const FlowForceGroup& other : p.forces)
+      SS_REQUIRE(other.group != g.group, where << ": [[force]] group '" << f.group << "' is " << g.label
+                                               << ", which already has a [[force]]");
+    p.forces.push_back(g);
+  }
   if (p.initial_velocity) {
     for (const glm::dvec3& x : m.geometry.cell_centroids) {
       const glm::dvec3 u = p.initial_velocity(x, 0.0);

@@ -41,6 +41,15 @@ struct FlowTimeSettings {
   double max_dt = 0;
 };
 
+// A boundary group whose force the flow command reports (physics/flow_forces.hpp).
+struct FlowForceGroup {
+  std::int32_t group = 0;
+  std::string label;               // the group's name, for reports
+  double reference_velocity = 0;   // > 0 with reference_area: coefficients c = 2F/(U²A) too
+  double reference_area = 0;
+  bool has_coefficients() const { return reference_velocity > 0 && reference_area > 0; }
+};
+
 // classical: momentum predictor, pressure Poisson, projection (thesis §7.3); exact: U = C s from
 // one streamfunction solve, pressure only when written (§7.4, physics/exact_fractional_step.hpp).
 enum class FlowMethod { classical, exact };
@@ -56,6 +65,7 @@ struct FlowProblem {
   VelocityFunction initial_velocity;             // null: at rest
   VelocityFunction exact_velocity;               // null: unknown (else flow.json reports the error against it)
   FlowTimeSettings time;
+  std::vector<FlowForceGroup> forces;            // [[force]]: groups whose force is reported
   FlowLinearSolver momentum, pressure;
   FlowLinearSolver streamfunction{1e-6, 20000, true, false};  // exact method
 

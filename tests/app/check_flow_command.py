@@ -13,6 +13,10 @@ dt = 0.01 unless said otherwise). One scenario per call, so each is its own ctes
   errors    one-line errors naming the case line: an unknown group, a boundary group without a
             condition, --restart without a checkpoint; a diverging run (CFL blow-up) exits non-zero
             without flow.vtu / flow.json / flow.png and leaves no temporaries.
+  forces    CPU: [[force]] on the lid (with reference values) and the walls: forces.csv rows at steps
+            0, 4, 8 per group, flow.json's forces and the stdout lines; the lid is dragged against its
+            motion (fx < 0), the walls along it; after the last checkpoint is removed, --restart
+            rewrites the rows from step 4 on: the same file as the straight run's.
   compare   --backend gpu --compare (GL: llvmpipe in CI), 20 steps: max_velocity_diff <= 1e-4 (the
             float32 GPU run against the double CPU reference; issue 9's target) and the JSON's
             compare object.
@@ -269,8 +273,37 @@ def scenario_compare():
     check("both runs side by side", set(runs) == {"gpu", "cpu"} and runs["gpu"]["steps"] == runs["cpu"]["steps"] == 20)
 
 
+def scenario_forces():
+    forces = ('[[force]]\ngroup = "lid"\nreference_velocity = 1.0\nreference_area = 1.0\n\n'
+              '[[force]]\ngroup = "walls"\n')
+    c = case("forces", steps=8, every=4, extra="\n" + forces)
+    r = run("flow", c, "--backend", "cpu", "--no-png", "--no-vtu")
+    ran(r, "cavity with two [[force]] groups")
+    out = os.path.join(work, "out_forces")
+    straight = open(os.path.join(out, "forces.csv")).read()
+    rows = straight.splitlines()
+    check(f"forces.csv header {rows[0][:40]}...", rows[0].startswith("step,time,group,fx,fy,fz,fx_pressure"))
+    body = [row.split(",") for row in rows[1:]]
+    check(f"forces.csv rows {[(b[0], b[2]) for b in body]}",
+          [(b[0], b[2]) for b in body] == [(s, g) for s in ("0", "4", "8") for g in ("lid", "walls")])
+    lid, walls = body[-2], body[-1]
+    check(f"lid fx {lid[3]} < 0, walls fx {walls[3]} > 0", float(lid[3]) < 0 < float(walls[3]))
+    check(f"lid coefficient cx {lid[12]} = 2 fx, walls without", math.isclose(float(lid[12]), 2 * float(lid[3]),
+                                                                               rel_tol=1e-6) and walls[12] == "")
+    j = json.load(open(os.path.join(out, "flow.json")))
+    jf = j.get("forces", [])
+    check(f"flow.json forces for {[f['group'] for f in jf]}", [f["group"] for f in jf] == ["lid", "walls"] and
+          "coefficients" in jf[0] and "coefficients" not in jf[1] and
+          math.isclose(jf[0]["force"][0], float(lid[3]), rel_tol=1e-6))
+    check("stdout names both forces", "force on lid:" in r.stdout and "force on walls:" in r.stdout)
+    os.remove(os.path.join(out, "flow_000008.state"))
+    ran(run("flow", c, "--backend", "cpu", "--no-png", "--no-vtu", "--restart"), "--restart from step 4")
+    check("the restarted forces.csv equals the straight one",
+          open(os.path.join(out, "forces.csv")).read() == straight)
+
+
 {"outputs": scenario_outputs, "restart": scenario_restart, "kill": scenario_kill, "errors": scenario_errors,
- "compare": scenario_compare}[scenario]()
+ "forces": scenario_forces, "compare": scenario_compare}[scenario]()
 if failures:
     print(f"{len(failures)} FAILED")
     sys.exit(1)

@@ -4,7 +4,11 @@
 #include <map>
 #include <string>
 
+#include <gtest/gtest.h>
+
+#include "cpu/cpu_backend.hpp"
 #include "mesh/load_mesh.hpp"
+#include "operators/cpu_mesh_operators.hpp"
 #include "physics/flow_problem.hpp"
 #include "physics/flow_solver.hpp"
 #include "project_mesh.hpp"
@@ -42,6 +46,33 @@ inline FlowCondition pressure_outlet(double p) {
   c.kind = FlowBoundaryKind::pressure;
   c.pressure = [p](const glm::dvec3&, double) { return p; };
   return c;
+}
+
+// Runs p on the CPU reference (double) to its end and returns the last state; `each(info)` sees the
+// start's diagnostics (step 0) and every step's report. A failed step is a test failure and ends
+// the run there.
+template <class Each>
+FlowState run_flow_on_cpu(const LoadedMesh& m, const FlowProblem& p, Each&& each) {
+  CpuMeshOperators mesh_ops(m);
+  const FlowOperatorData data =
+      build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p.boundary_kinds());
+  CpuFlowOperators ops(mesh_ops, data);
+  CpuBackend cpu;
+  FlowSolver<CpuBackend, CpuFlowOperators> solver(cpu, ops, p, m, data);
+  solver.start();
+  each(solver.diagnostics());
+  FlowStepInfo info;
+  while (!solver.finished()) {
+    if (!solver.step(info)) {
+      ADD_FAILURE() << solver.failure();
+      break;
+    }
+    each(info);
+  }
+  return solver.state();
+}
+inline FlowState run_flow_on_cpu(const LoadedMesh& m, const FlowProblem& p) {
+  return run_flow_on_cpu(m, p, [](const FlowStepInfo&) {});
 }
 
 }  // namespace ss::test

@@ -99,6 +99,30 @@ TEST(FlowCaseProblem, TheSameGroupTwiceIsAnError) {
   EXPECT_NE(e.find("already has a [[boundary]]"), std::string::npos) << e;
 }
 
+TEST(FlowCaseProblem, ForceGroupsResolveByNameOrNumber) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  const FlowProblem p = build_flow_problem(
+      cavity_case(kLidAndWalls + "[[force]]\ngroup = \"lid\"\n[[force]]\ngroup = 2\nreference_velocity = 1\n"
+                                 "reference_area = 1\n"),
+      m);
+  ASSERT_EQ(p.forces.size(), 2u);
+  EXPECT_EQ(p.forces[0].label, "lid");
+  EXPECT_FALSE(p.forces[0].has_coefficients());
+  EXPECT_EQ(p.forces[1].group, 2);
+  EXPECT_EQ(p.forces[1].label, "walls");
+  EXPECT_TRUE(p.forces[1].has_coefficients());
+}
+
+TEST(FlowCaseProblem, UnknownOrRepeatedForceGroupIsAnError) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  const std::string unknown = error_of(cavity_case(kLidAndWalls + "[[force]]\ngroup = \"cylinder\"\n"), m);
+  EXPECT_NE(unknown.find("test.toml:12: unknown boundary group 'cylinder'"), std::string::npos) << unknown;
+  const std::string twice =
+      error_of(cavity_case(kLidAndWalls + "[[force]]\ngroup = \"lid\"\n[[force]]\ngroup = 1\n"), m);
+  EXPECT_NE(twice.find("test.toml:14: [[force]] group '1' is lid, which already has a [[force]]"), std::string::npos)
+      << twice;
+}
+
 TEST(FlowCaseProblem, NonFiniteBoundaryVelocityIsAnError) {
   const LoadedMesh& m = project_mesh("cavity.msh", 0);
   const std::string e = error_of(

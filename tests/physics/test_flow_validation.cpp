@@ -30,20 +30,8 @@ const LoadedMesh& box(int nx, int ny, int nz, glm::dvec3 extent) {
 
 // Runs p on the CPU reference to its end; the fields of the last state.
 FlowFields run_to_end(const LoadedMesh& m, const FlowProblem& p) {
-  CpuMeshOperators mesh_ops(m);
-  const FlowOperatorData data =
-      build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p.boundary_kinds());
-  CpuFlowOperators ops(mesh_ops, data);
-  CpuBackend cpu;
-  FlowSolver<CpuBackend, CpuFlowOperators> solver(cpu, ops, p, m, data);
-  solver.start();
-  FlowStepInfo info;
-  while (!solver.finished()) {
-    if (!solver.step(info)) ADD_FAILURE() << solver.failure();
-    if (::testing::Test::HasFailure()) break;
-  }
   CpuMeshOperators output_ops(m);
-  return compute_flow_fields(output_ops, m, p, solver.state());
+  return compute_flow_fields(output_ops, m, p, run_flow_on_cpu(m, p));
 }
 
 // ---- Rectangular duct 0 < y < W, 0 < z < H, driven by the kinematic pressure gradient G = −dp/dx.

@@ -231,8 +231,27 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"solver_tolerance", kBase + "[solver.momentum]\ntolerance = 0\n",
                 "test.toml:9: [solver.momentum] tolerance must be in (0, 1)"},
         BadCase{"unknown_solver", kBase + "[solver.pressur]\ntolerance = 1e-8\n", "test.toml:8: unknown key 'pressur' in [solver]"},
+        BadCase{"force_without_group", kBase + "[[force]]\nreference_area = 1\n", "test.toml:8: [[force]] needs group"},
+        BadCase{"force_half_reference", kBase + "[[force]]\ngroup = \"lid\"\nreference_velocity = 1\n",
+                "test.toml:8: [[force]] needs both reference_velocity and reference_area"},
+        BadCase{"force_zero_area", kBase + "[[force]]\ngroup = \"lid\"\nreference_velocity = 1\nreference_area = 0\n",
+                "test.toml:11: [[force]] reference_area must be positive (got 0)"},
+        BadCase{"force_unknown_key", kBase + "[[force]]\ngroup = \"lid\"\ndirection = [1, 0, 0]\n",
+                "test.toml:10: unknown key 'direction' in [[force]]"},
+        BadCase{"force_not_array", kBase + "[force]\ngroup = \"lid\"\n", "test.toml:8: forces are written as [[force]] tables"},
         BadCase{"toml_syntax", kBase + "[scheme\n", "test.toml:8: "}),
     [](const auto& info) { return std::string(info.param.name); });
+
+TEST(FlowCase, TheCylinderSampleHasADragGroup) {
+  const FlowCase c = read_flow_case(std::string(SS_SOURCE_DIR) + "/meshes/dfg_cylinder_flow.toml");
+  ASSERT_EQ(c.forces.size(), 1u);
+  EXPECT_EQ(c.forces[0].group, "cylinder");
+  EXPECT_EQ(c.forces[0].reference_velocity, 0.2);
+  EXPECT_EQ(c.forces[0].reference_area, 0.041);
+  EXPECT_GT(c.forces[0].line, 0);
+  ASSERT_EQ(c.boundaries.size(), 4u);
+  EXPECT_NEAR(c.boundaries[0].velocity(0, 0.205, 0.205).x, 0.45, 1e-12);  // Um on the centre line
+}
 
 TEST(FlowCase, MissingCaseFileIsAnError) {
   try {
