@@ -214,7 +214,11 @@ MeshSettings read_mesh_table(TableReader& top) {
   s.refine = t.integer("refine", 0);
   SS_REQUIRE(s.refine >= 0 && s.refine <= 6, file.at(*mesh) << ": [mesh] refine must be 0..6 (got " << s.refine << ")");
   t.reject_unknown_keys();
-  SS_REQUIRE(fs::is_regular_file(s.file), file.at(*t.node("file")) << ": mesh file '" << s.file << "' does not exist");
+  // The error_code form: a name the system refuses (too long, a loop of links) is an error, not a throw.
+  std::error_code ec;
+  const bool found = fs::is_regular_file(s.file, ec);
+  SS_REQUIRE(found, file.at(*t.node("file")) << ": mesh file '" << s.file << "' "
+                                             << (ec ? "cannot be looked up: " + ec.message() : "does not exist"));
   return s;
 }
 
