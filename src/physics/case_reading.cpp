@@ -217,8 +217,9 @@ MeshSettings read_mesh_table(TableReader& top) {
   // The error_code form: a name the system refuses (too long, a loop of links) is an error, not a throw.
   std::error_code ec;
   const bool found = fs::is_regular_file(s.file, ec);
+  const bool absent = !ec || ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory;
   SS_REQUIRE(found, file.at(*t.node("file")) << ": mesh file '" << s.file << "' "
-                                             << (ec ? "cannot be looked up: " + ec.message() : "does not exist"));
+                                             << (absent ? "does not exist" : "cannot be looked up: " + ec.message()));
   return s;
 }
 
