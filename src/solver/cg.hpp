@@ -34,9 +34,11 @@ struct CgOptions {
   double tolerance = 1e-6;     // stop when ||r|| / ||b|| <= tolerance
   int max_iterations = 20000;
   CgVariant variant = CgVariant::textbook;
-  // single_sync: when the recursive residual says converged, r = b − A x is recomputed once; if it
-  // is more than 10× the recursive one (the recurrences drifted apart), r is replaced by it and the
-  // iteration restarts from it, at most this many times (the stability guard).
+  // When the recursive residual says converged, r = b − A x is recomputed once; if it is more than
+  // 10× the recursive one and above the tolerance (the recurrences drifted apart: in float32, a
+  // tolerance below what the working precision reaches), r is replaced by it and the iteration
+  // restarts from it, at most this many times; then the solve fails as "drifted apart" instead of
+  // reporting a convergence it did not reach (the stability guard, both variants).
   int max_replacements = 3;
   // Called every iteration with (iteration, relative residual, elapsed seconds); the caller decides
   // how often to print.
@@ -50,9 +52,27 @@ struct CgResult {
   std::string stop_reason;          // "converged", "max_iterations", "breakdown: ..."
   std::vector<double> history;      // relative residual after each iteration (index 0: start)
   double seconds = 0.0;
-  int replacements = 0;             // single_sync: residual replacements (restarts) done
+  int replacements = 0;             // residual replacements (restarts from b − A x) done
   int restarts = 0;                 // single_sync: direction restarts (non-positive α denominator)
 };
+
+// The stability guard's measurement: scratch = b − A x and its norm relative to `scale`.
+template <class Backend, class Apply>
+double recomputed_residual(Backend& backend, Apply& apply, const typename Backend::Vector& b,
+                           const typename Backend::Vector& x, typename Backend::Vector& scratch, double scale) {
+  apply(x, scratch);
+  backend.axpy(-1.0, scratch, b, scratch);
+  return std::sqrt(backend.norm2(scratch)) / scale;
+}
+
+// Within 10× of the recursive residual (or within the tolerance) is the working precision's
+// rounding, and the solve stops as converged; beyond that the recurrences drifted apart.
+inline bool residuals_agree(double true_residual, double recursive, double tolerance) {
+  return true_residual <= std::max(tolerance, 10.0 * recursive);
+}
+inline const char* kDriftedApart =
+    "breakdown: recursive and true residual drifted apart (the tolerance is below what the working precision "
+    "reaches)";
 
 template <class Backend, class Apply, class Precondition>
 CgResult single_sync_conjugate_gradient(Backend& backend, Apply&& apply, const typename Backend::Vector& b,
@@ -117,9 +137,22 @@ CgResult preconditioned_conjugate_gradient(Backend& backend, Apply&& apply, cons
       break;
     }
     if (residual <= options.tolerance) {
-      result.converged = true;
-      result.stop_reason = "converged";
-      break;
+      // Stability guard: compare with the recomputed residual b − A x (q as scratch).
+      const bool agree = residuals_agree(recomputed_residual(backend, apply, b, x, q, scale), residual,
+                                         options.tolerance);
+      if (agree || result.replacements >= options.max_replacements) {
+        result.converged = agree;
+        result.stop_reason = agree ? "converged" : kDriftedApart;
+        break;
+      }
+      // Replace r by the true residual and restart the directions from it.
+      backend.copy(q, r);
+      ++result.replacements;
+      residual = std::sqrt(backend.norm2(r)) / scale;
+      precondition(r, z);
+      backend.copy(z, p);
+      rho = backend.dot(r, z);
+      continue;
     }
     // z = M⁻¹ r,  β = ρ_new / ρ,  p ← z + β p
     precondition(r, z);
@@ -211,15 +244,11 @@ CgResult single_sync_conjugate_gradient(Backend& backend, Apply&& apply, const t
     }
     if (residual <= options.tolerance) {
       // Stability guard: compare with the recomputed residual b − A x (w as scratch).
-      apply(x, w);
-      backend.axpy(-1.0, w, b, w);
-      const double true_residual = std::sqrt(backend.norm2(w)) / scale;
-      // Within 10× of the recursive residual is the working precision's rounding, as textbook CG
-      // would stop (it reports the recursive residual too); beyond that the recurrences drifted.
-      const bool consistent = true_residual <= std::max(options.tolerance, 10.0 * residual);
-      if (consistent || result.replacements >= options.max_replacements) {
-        result.converged = consistent;
-        result.stop_reason = consistent ? "converged" : "breakdown: recursive and true residual drifted apart";
+      const bool agree = residuals_agree(recomputed_residual(backend, apply, b, x, w, scale), residual,
+                                         options.tolerance);
+      if (agree || result.replacements >= options.max_replacements) {
+        result.converged = agree;
+        result.stop_reason = agree ? "converged" : kDriftedApart;
         break;
       }
       // Replace r by the true residual and restart the directions from it.

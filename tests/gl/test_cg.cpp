@@ -34,12 +34,12 @@ struct PeriodicOperator {
   }
 };
 
-// Residual ||b − A x|| / ||b|| computed in double on the CPU.
-double true_residual(const std::vector<double>& x, const std::vector<double>& b) {
+// Residual ||b − A x|| / ||b|| computed in double on the CPU (A with `diagonal` in place of 3).
+double true_residual(const std::vector<double>& x, const std::vector<double>& b, double diagonal = 3) {
   const size_t n = x.size();
   double r2 = 0, b2 = 0;
   for (size_t i = 0; i < n; ++i) {
-    const double ax = 3 * x[i] - x[(i + n - 1) % n] - x[(i + 1) % n];
+    const double ax = diagonal * x[i] - x[(i + n - 1) % n] - x[(i + 1) % n];
     r2 += (b[i] - ax) * (b[i] - ax);
     b2 += b[i] * b[i];
   }
@@ -188,6 +188,41 @@ TEST_F(CgTest, StopsWithAReasonOnBreakdown) {
   auto gpu_negative = [&](const Field& in, Field& out) { gpu.scale(-1.0, in, out); };
   r = conjugate_gradient(gpu, gpu_negative, gb, gx, nullptr, CgOptions{});
   EXPECT_NE(r.stop_reason.find("positive definite"), std::string::npos) << r.stop_reason;
+}
+
+// The stability guard (both variants, float32 GPU): when the solve says converged, the true residual
+// (in double on the host) is within 10× of the tolerance — without the guard the textbook CG stopped
+// here with a true residual above 10× (one replacement now fixes it); a tolerance below what float32
+// reaches ends as "drifted apart" after the replacements. Ill-conditioned (κ ≈ 4·10⁴):
+// (A x)_i = 2.0001 x_i − x_{i−1} − x_{i+1}.
+TEST_F(CgTest, NeitherVariantReportsAConvergenceTheTrueResidualDoesNotShow) {
+  const std::int64_t n = 1000;
+  const double diagonal = 2.0001;
+  const std::vector<double> hb = mixed_values(n, 5, 0, 0);
+  GpuBackend gpu = make_gpu();
+  PeriodicOperator<GpuBackend> periodic(gpu, n);
+  auto apply = [&](const Field& x, Field& y) {
+    periodic(x, y);
+    gpu.axpy(diagonal - 3.0, x, y, y);
+  };
+  for (CgVariant variant : {CgVariant::textbook, CgVariant::single_sync}) {
+    for (double tolerance : {1e-4, 1e-11}) {
+      SCOPED_TRACE(std::string(to_string(variant)) + " tolerance " + std::to_string(tolerance));
+      CgOptions options;
+      options.variant = variant;
+      options.tolerance = tolerance;
+      auto b = gpu.upload(hb), x = gpu.make_vector(n);
+      const CgResult r = conjugate_gradient(gpu, apply, b, x, nullptr, options);
+      if (tolerance > 1e-6) {
+        ASSERT_TRUE(r.converged) << r.stop_reason;
+        EXPECT_LE(true_residual(gpu.download(x), hb, diagonal), 10 * tolerance);
+      } else {
+        EXPECT_FALSE(r.converged);
+        EXPECT_NE(r.stop_reason.find("drifted apart"), std::string::npos) << r.stop_reason;
+        EXPECT_EQ(r.replacements, options.max_replacements);
+      }
+    }
+  }
 }
 
 TEST_F(CgTest, MaxIterationsIsReported) {
