@@ -83,7 +83,7 @@ public:
     to_edges(f1_, e1_);
     const CgResult r = cg(apply, e1_, s_free_, options, jacobi);
     result.iterations += r.iterations;
-    if (!r.converged) return fail(result, "streamfunction: " + r.stop_reason);
+    if (!r.converged) return fail(result, "streamfunction: " + describe_stop(r, options.tolerance));
     backend_.axpy(1.0, s_free_, lift_, s_);  // s = s_b + s₁
     // 2. The harmonic coefficients α from the momentum residual of s_b + s₁.
     if (!harmonic_.empty()) {
@@ -147,7 +147,7 @@ private:
       const CgResult r = cg(apply, e1_, response_[k], options, jacobi);
       result.iterations += r.iterations, result.harmonic_iterations += r.iterations;
       if (!r.converged) {
-        fail(result, "streamfunction (" + boundary_.harmonic_labels[k] + "): " + r.stop_reason);
+        fail(result, "streamfunction (" + boundary_.harmonic_labels[k] + "): " + describe_stop(r, options.tolerance));
         return false;
       }
       backend_.axpy(-1.0, response_[k], harmonic_[k], combined_[k]);

@@ -223,7 +223,7 @@ public:
     const CgResult momentum = conjugate_gradient(backend_, apply, rhs_, Ustar_,
                                                  problem_.momentum.jacobi ? &momentum_inverse_diagonal_ : nullptr, momentum_options);
     totals_.momentum_seconds += seconds_since(t0);
-    if (!momentum.converged) return fail("momentum solve: " + momentum.stop_reason, t_new);
+    if (!momentum.converged) return fail("momentum solve: " + describe_stop(momentum, momentum_options.tolerance), t_new);
 
     // 4. Pressure correction.
     t0 = Clock::now();
@@ -428,7 +428,7 @@ private:
     }
     iterations = r.iterations;
     if (!r.converged) {
-      last_failure_ = r.stop_reason + " after " + std::to_string(r.iterations) + " iterations";
+      last_failure_ = describe_stop(r, options.tolerance);
       return false;
     }
     if (singular) backend_.axpy(-backend_.sum(phi_) / double(nc_), ones_c_, phi_, phi_);

@@ -208,6 +208,42 @@ TEST(ExactFlow, DivergenceIsRoundOffWhateverTheTolerance) {
   }
 }
 
+// A solve that stops short names what it reached: the iterations, the relative residual and the
+// tolerance (in float32 a residual stalled above the tolerance is the precision's floor; the user
+// needs the number to choose a tolerance). Streamfunction (exact), momentum and pressure (classical).
+TEST(ExactFlow, AStalledSolveNamesItsResidualAndTolerance) {
+  const LoadedMesh& m = box(3, 4, 5, glm::dvec3(1.0));
+  const auto first_step_failure = [&](FlowProblem p) {
+    CpuMeshOperators mesh_ops(m);
+    const FlowOperatorData data =
+        build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p.boundary_kinds());
+    CpuFlowOperators ops(mesh_ops, data);
+    CpuBackend cpu;
+    FlowSolver<CpuBackend, CpuFlowOperators> solver(cpu, ops, p, m, data);
+    solver.start();
+    FlowStepInfo info;
+    EXPECT_FALSE(solver.step(info));
+    return solver.failure();
+  };
+  FlowProblem exact = timed(cavity(m), 0.01, 1e-12);
+  exact.method = FlowMethod::exact;
+  exact.streamfunction.max_iterations = 3;
+  std::string failure = first_step_failure(exact);
+  EXPECT_NE(failure.find("streamfunction: max_iterations after 3 iterations (relative residual "), std::string::npos)
+      << failure;
+  EXPECT_NE(failure.find(", tolerance 1e-12)"), std::string::npos) << failure;
+  FlowProblem classical = timed(cavity(m), 0.01, 1e-12);
+  classical.momentum.max_iterations = 2;
+  failure = first_step_failure(classical);
+  EXPECT_NE(failure.find("momentum solve: max_iterations after 2 iterations (relative residual "), std::string::npos)
+      << failure;
+  classical = timed(cavity(m), 0.01, 1e-12);
+  classical.pressure.max_iterations = 1;
+  classical.pressure.multigrid = false;
+  failure = first_step_failure(classical);
+  EXPECT_NE(failure.find("max_iterations after 1 iterations (relative residual "), std::string::npos) << failure;
+}
+
 // Steady Stokes flow in the hole channel: the flux through the plane x = 2 on each side of the
 // hole (y < 1, y > 1) — the harmonic part the boundary lift cannot fix — is what the classical
 // method finds at steady state, nearly even (the Kuhn mesh is not mirror-symmetric), and together
