@@ -81,7 +81,7 @@ double recomputed_residual(Backend& backend, Apply& apply, const typename Backen
 inline bool residuals_agree(double true_residual, double recursive, double tolerance) {
   return true_residual <= std::max(tolerance, 10.0 * recursive);
 }
-inline const char* kDriftedApart =
+inline constexpr const char* kDriftedApart =
     "breakdown: recursive and true residual drifted apart (the tolerance is below what the working precision "
     "reaches)";
 

@@ -48,17 +48,28 @@ inline FlowCondition pressure_outlet(double p) {
   return c;
 }
 
+// The CPU reference's flow solver for `p` on `m` with the operators it uses (not started); `p` and
+// `m` must outlive it.
+struct CpuFlowRun {
+  CpuMeshOperators mesh_ops;
+  FlowOperatorData data;
+  CpuFlowOperators ops;
+  CpuBackend cpu;
+  FlowSolver<CpuBackend, CpuFlowOperators> solver;
+  CpuFlowRun(const LoadedMesh& m, const FlowProblem& p)
+      : mesh_ops(m),
+        data(build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p.boundary_kinds())),
+        ops(mesh_ops, data),
+        solver(cpu, ops, p, m, data) {}
+};
+
 // Runs p on the CPU reference (double) to its end and returns the last state; `each(info)` sees the
 // start's diagnostics (step 0) and every step's report. A failed step is a test failure and ends
 // the run there.
 template <class Each>
 FlowState run_flow_on_cpu(const LoadedMesh& m, const FlowProblem& p, Each&& each) {
-  CpuMeshOperators mesh_ops(m);
-  const FlowOperatorData data =
-      build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p.boundary_kinds());
-  CpuFlowOperators ops(mesh_ops, data);
-  CpuBackend cpu;
-  FlowSolver<CpuBackend, CpuFlowOperators> solver(cpu, ops, p, m, data);
+  CpuFlowRun run(m, p);
+  FlowSolver<CpuBackend, CpuFlowOperators>& solver = run.solver;
   solver.start();
   each(solver.diagnostics());
   FlowStepInfo info;

@@ -213,17 +213,12 @@ TEST(ExactFlow, DivergenceIsRoundOffWhateverTheTolerance) {
 // needs the number to choose a tolerance). Streamfunction (exact), momentum and pressure (classical).
 TEST(ExactFlow, AStalledSolveNamesItsResidualAndTolerance) {
   const LoadedMesh& m = box(3, 4, 5, glm::dvec3(1.0));
-  const auto first_step_failure = [&](FlowProblem p) {
-    CpuMeshOperators mesh_ops(m);
-    const FlowOperatorData data =
-        build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p.boundary_kinds());
-    CpuFlowOperators ops(mesh_ops, data);
-    CpuBackend cpu;
-    FlowSolver<CpuBackend, CpuFlowOperators> solver(cpu, ops, p, m, data);
-    solver.start();
+  const auto first_step_failure = [&](const FlowProblem& p) {
+    CpuFlowRun run(m, p);
+    run.solver.start();
     FlowStepInfo info;
-    EXPECT_FALSE(solver.step(info));
-    return solver.failure();
+    EXPECT_FALSE(run.solver.step(info));
+    return run.solver.failure();
   };
   FlowProblem exact = timed(cavity(m), 0.01, 1e-12);
   exact.method = FlowMethod::exact;
