@@ -12,7 +12,7 @@ Cases:
 
   tools/flow_convergence.py --case ethier-steinman|duct [--refine 0,1,2] [--methods classical,exact]
                             [--exe build/streamsolve] [--backend gpu|cpu] [--launch compute|fragment]
-                            [--end-time T] [--tolerance TOL] [--time-level K] [--out DIR] [--json FILE]
+                            [--end-time T] [--tolerance TOL] [--streamfunction-tolerance TOL] [--time-level K] [--out DIR] [--json FILE]
 
 Prints one line per run and the observed rates log2(e_k / e_k+1) per method, and writes JSON. With
 --time-level K (Ethier-Steinman) it also runs refine K with dt0 / 2^k, k = 0..3: the error left when only
@@ -145,9 +145,10 @@ def run(args, method, refine, dt, end_time):
     case = os.path.join(folder, "case.toml")
     with open(case, "w") as f:
         f.write(CASES[args.case][0](refine, dt, end_time, method, os.path.join(folder, "out")))
-        if args.tolerance is not None:
-            f.write("".join(f"\n[solver.{s}]\ntolerance = {args.tolerance!r}\n"
-                            for s in ("momentum", "pressure", "streamfunction")))
+        tolerances = {s: args.tolerance for s in ("momentum", "pressure", "streamfunction")}
+        if args.streamfunction_tolerance is not None:
+            tolerances["streamfunction"] = args.streamfunction_tolerance
+        f.write("".join(f"\n[solver.{s}]\ntolerance = {t!r}\n" for s, t in tolerances.items() if t is not None))
     summary = os.path.join(folder, "flow.json")
     command = [args.exe, "flow", case, "--backend", args.backend, "--no-png", "--no-vtu", "--json", summary]
     if args.backend == "gpu":
@@ -188,6 +189,8 @@ def main():
     parser.add_argument("--end-time", type=float, default=None, help="end time (default: the case's)")
     parser.add_argument("--tolerance", type=float, default=None,
                         help="CG tolerance of every solve (default: the case file's, 1e-6)")
+    parser.add_argument("--streamfunction-tolerance", type=float, default=None,
+                        help="the exact method's streamfunction tolerance alone (overrides --tolerance there)")
     parser.add_argument("--time-level", type=int, default=None,
                         help="also sweep dt0/2^k, k = 0..3, on this refine level (explicit convection needs "
                              "dt0 * |u| / h < 1 there)")
@@ -204,7 +207,7 @@ def main():
     dt0 = args.dt0 if args.dt0 is not None else default_dt0
     end_time = args.end_time if args.end_time is not None else default_end
 
-    report = {"case": args.case, "backend": args.backend, "end_time": end_time, "tolerance": args.tolerance,
+    report = {"case": args.case, "backend": args.backend, "end_time": end_time, "tolerance": args.tolerance, "streamfunction_tolerance": args.streamfunction_tolerance,
               "launch": args.launch if args.backend == "gpu" else None, "space": {}, "time": {}}
     for method in methods:
         print(f"{args.case}, {method}: space" + (" (dt halved with h)" if dt_follows_h else ""))

@@ -7,18 +7,26 @@
 // without the cell pressures, the flux minimises ½ Uᵀ m A m U − Uᵀ m r over
 //   s = s_b + Σ_k α_k h_k + s_f,
 // s_b the boundary lift (streamfunction_boundary.hpp), h_k the harmonic basis and s_f free on the
-// edges not on a prescribed face (E: the free-edge mask). That is
-//   Â s_f = E Cᵀ m (r − A m C s_b − Σ α_k A m C h_k),   Â = E Cᵀ m A m C E      (CG, Jacobi)
-// and, for the few α_k, with v_k = h_k − w_k, Â w_k = E Cᵀ m A m C h_k (once per operator):
-//   Σ_k (C v_j)ᵀ m A m (C v_k) α_k = (C v_j)ᵀ m (r − A m C (s_b + s₁)),   Â s₁ = E Cᵀ m (r − A m C s_b).
+// edges not on a prescribed face (E: the free-edge mask). With Â = E Cᵀ m A m C E (CG, Jacobi),
+// v_k = h_k − w_k and Â w_k = E Cᵀ m A m C h_k (once per operator), Â v_k = 0 and the α_k solve a
+// k×k system S α = ..., S_jk = (C v_j)ᵀ m A m (C v_k). Each step solves for the change from the
+// previous s (an increment, so that nothing large cancels in float32):
+//   s = sⁿ + Δs_b + δ + Σ β_k v_k,   ρ = m (r − A m C (sⁿ + Δs_b)),
+//   Â δ = E Cᵀ ρ   (δ₀ = 0; tolerance relative to ||E Cᵀ m (r − A m C s_b)||),
+//   S β = (C v_j)ᵀ (ρ − m A m C δ),
+// where the caller forms m (r − A m C sⁿ) = m (r − A m Uⁿ) with r's H Uⁿ/Δt cancelled analytically.
 // Â is only semi-definite: C vanishes on node gradients (C G = 0). The right-hand side lies in
-// the range of Cᵀ, so CG converges in that range; the gradient part of s that rounding feeds in
-// does not change U = C s (README, *Flow: the exact method*, has the measured iterations and drift).
+// the range of Cᵀ, but rounding puts a little of it in the kernel, where CG cannot reduce it and,
+// in float32, then diverges; the grad–div gauge (build_gauge, default) adds G W Gᵀ on the kernel
+// so the operator is definite; the gradient part of s it leaves does not change U = C s (README,
+// *Flow: the exact method*, has the measured iterations and drift).
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <vector>
 
+#include "operators/sparse_kernels.hpp"
 #include "physics/streamfunction_boundary.hpp"
 #include "solver/cg.hpp"
 #include "util/error.hpp"
@@ -41,18 +49,22 @@ public:
 
   // `a` and `b`: per edge, Σ over its free faces of H_f and of −K_ff, so Σ_f m_f A_ff on an edge is
   // a/Δt + νθ b (the Jacobi preconditioner).
+  // `kernel`: the grad–div gauge's gradients (null: no gauge).
   ExactFractionalStep(Backend& backend, MeshOps& mesh_ops, const StreamfunctionBoundary& boundary,
                       const std::vector<double>& free_face_mask, const std::vector<double>& edge_mass_sum,
-                      const std::vector<double>& edge_viscous_sum)
+                      const std::vector<double>& edge_viscous_sum, const StreamfunctionKernel* kernel)
       : backend_(backend), mesh_(mesh_ops), boundary_(boundary) {
     const std::int64_t ne = boundary.num_edges, nf = std::int64_t(free_face_mask.size());
     edge_free_ = backend.upload(boundary.free_edge_mask);
     face_free_ = backend.upload(free_face_mask);
     edge_mass_sum_ = backend.upload(edge_mass_sum), edge_viscous_sum_ = backend.upload(edge_viscous_sum);
     inverse_diagonal_ = backend.make_vector(ne), diagonal_ = backend.make_vector(ne);
-    s_ = backend.make_vector(ne), s_free_ = backend.make_vector(ne), lift_ = backend.make_vector(ne);
+    s_ = backend.make_vector(ne), delta_ = backend.make_vector(ne), lift_ = backend.make_vector(ne);
+    applied_lift_ = backend.make_vector(ne);
+    reset();
     e1_ = backend.make_vector(ne), e2_ = backend.make_vector(ne);
     f1_ = backend.make_vector(nf), f2_ = backend.make_vector(nf), f3_ = backend.make_vector(nf);
+    if (kernel) build_gauge(*kernel, edge_mass_sum, edge_viscous_sum);
     for (const auto& h : boundary.harmonic) {
       harmonic_.push_back(backend.upload(h));
       response_.push_back(backend.make_vector(ne));
@@ -60,14 +72,28 @@ public:
     }
   }
 
-  // The boundary lift s_b for the prescribed fluxes of this time (one value per mesh face).
+  // The boundary lift s_b for the prescribed fluxes of this time (one value per mesh face); the
+  // next solve moves the held s's fixed edges to it.
   void set_boundary_flux(const std::vector<double>& face_flux) {
     lift_ = backend_.upload(streamfunction_lift(boundary_, face_flux));
+    lift_changed_ = true;
   }
 
-  // Solves for s with the momentum operator `apply` (made for inv_dt, nu_theta) and the momentum
-  // right-hand side `rhs` (faces; read on free faces), then sets U = C s.
-  Result solve(double inv_dt, double nu_theta, const MomentumApply& apply, const Vector& rhs, const CgOptions& options,
+  // Forgets s (s = 0, no lift applied): the next solve's `residual` is m r itself.
+  void reset() {
+    backend_.fill(s_, 0.0);
+    backend_.fill(applied_lift_, 0.0);
+    lift_changed_ = true;
+  }
+
+  // Solves for the new s with the momentum operator `apply` (made for inv_dt, nu_theta), given the
+  // momentum residual of the s held, `residual` = r − A m C sⁿ (faces; read on free faces), and
+  // sets U = C s. The solve is for the increment, s = sⁿ + Δs_b + δ + Σ β_k v_k (Δs_b: the lift's
+  // change), so nothing large cancels in float32: the caller forms r − A m Uⁿ with the H Uⁿ/Δt
+  // terms cancelled analytically, and δ's right-hand side is the step's change, not the whole
+  // right-hand side. The tolerance stays relative to ||E Cᵀ m (r − A m C s_b)||, the right-hand
+  // side of the whole s_f (as when s_f itself was solved for, warm-started).
+  Result solve(double inv_dt, double nu_theta, const MomentumApply& apply, const Vector& residual, const CgOptions& options,
                bool jacobi, Vector& U) {
     Result result;
     if (inv_dt != operator_inv_dt_ || nu_theta != operator_nu_theta_) {
@@ -75,44 +101,66 @@ public:
       if (!update_harmonic_responses(apply, options, jacobi, result)) return result;
       operator_inv_dt_ = inv_dt, operator_nu_theta_ = nu_theta;
     }
-    // 1. Â s₁ = E Cᵀ m (r − A m C s_b), from the previous s₁.
-    backend_.multiply(face_free_, rhs, f3_);  // f3 = m r
-    mesh_.curl(lift_, f1_);
-    apply(f1_, f2_);
-    backend_.axpy(-1.0, f2_, f3_, f1_);
-    to_edges(f1_, e1_);
-    const CgResult r = cg(apply, e1_, s_free_, options, jacobi);
-    result.iterations += r.iterations;
-    if (!r.converged) return fail(result, "streamfunction: " + describe_stop(r, options.tolerance));
-    backend_.axpy(1.0, s_free_, lift_, s_);  // s = s_b + s₁
-    // 2. The harmonic coefficients α from the momentum residual of s_b + s₁.
-    if (!harmonic_.empty()) {
-      mesh_.curl(s_, f1_);
+    backend_.multiply(face_free_, residual, f3_);  // f3 = m (r − A m C s)
+    // 1. The lift's change: s ← s + Δs_b, f3 ← f3 − A m C Δs_b.
+    if (lift_changed_) {
+      backend_.axpy(-1.0, applied_lift_, lift_, e1_);
+      backend_.axpy(1.0, e1_, s_, s_);
+      mesh_.curl(e1_, f1_);
       apply(f1_, f2_);
-      backend_.axpy(-1.0, f2_, f3_, f1_);  // f1 = m (r − A m C s)
+      backend_.axpy(-1.0, f2_, f3_, f3_);
+      backend_.copy(lift_, applied_lift_);
+      lift_changed_ = false;
+    }
+    // 2. The scale: ||E Cᵀ m (r − A m C s_b)||, the right-hand side of s_f's equation (header),
+    //    m (r − A m C s_b) = f3 + m A m C (s − s_b).
+    backend_.axpy(-1.0, lift_, s_, e1_);
+    mesh_.curl(e1_, f1_);
+    apply(f1_, f2_);
+    backend_.axpy(1.0, f2_, f3_, f1_);
+    to_edges(f1_, e1_);
+    double scale = std::sqrt(backend_.norm2(e1_));
+    // 3. Â δ = E Cᵀ f3, δ₀ = 0, to `tolerance` of the scale; s ← s + δ.
+    to_edges(f3_, e1_);
+    const double increment = std::sqrt(backend_.norm2(e1_));
+    if (scale == 0.0) scale = increment;  // s_f = 0 solves it: the increment is relative to itself
+    if (increment > 0.0) {
+      CgOptions step_options = options;
+      step_options.tolerance = std::min(0.5, options.tolerance * scale / increment);
+      backend_.fill(delta_, 0.0);
+      CgResult r = cg(apply, e1_, delta_, step_options, jacobi);
+      result.iterations += r.iterations;
+      if (!r.converged) {
+        r.relative_residual *= increment / scale;
+        return fail(result, "streamfunction: " + describe_stop(r, options.tolerance));
+      }
+      backend_.axpy(1.0, delta_, s_, s_);
+      mesh_.curl(delta_, f1_);
+      apply(f1_, f2_);
+      backend_.axpy(-1.0, f2_, f3_, f3_);  // f3 = m (r − A m C s) of the new s
+    }
+    // 4. The harmonic coefficients' change β from the momentum residual: S β = (C v_j)ᵀ f3.
+    if (!harmonic_.empty()) {
       const size_t k_count = harmonic_.size();
-      std::vector<double> rhs_alpha(k_count);
+      std::vector<double> rhs_beta(k_count);
       for (size_t j = 0; j < k_count; ++j) {
         mesh_.curl(combined_[j], f2_);
-        rhs_alpha[j] = backend_.dot(f2_, f1_);
+        rhs_beta[j] = backend_.dot(f2_, f3_);
       }
-      const std::vector<double> alpha = solve_small(harmonic_matrix_, rhs_alpha);
-      for (size_t k = 0; k < k_count; ++k) backend_.axpy(alpha[k], combined_[k], s_, s_);
-      last_alpha_ = alpha;
+      const std::vector<double> beta = solve_small(harmonic_matrix_, rhs_beta);
+      for (size_t k = 0; k < k_count; ++k) backend_.axpy(beta[k], combined_[k], s_, s_);
     }
     mesh_.curl(s_, U);
     return result;
   }
 
   const Vector& streamfunction() const { return s_; }
-  // Restores s (a checkpoint's): its free part becomes the next solve's starting guess.
+  // Restores s (a checkpoint's, whose fixed edges hold the current lift).
   void restore(const std::vector<double>& s) {
     s_ = backend_.upload(s);
-    backend_.axpy(-1.0, lift_, s_, s_free_);
-    backend_.multiply(edge_free_, s_free_, e1_);
-    backend_.copy(e1_, s_free_);
+    backend_.copy(lift_, applied_lift_);
+    lift_changed_ = false;
   }
-  const std::vector<double>& harmonic_coefficients() const { return last_alpha_; }
 
 private:
   // Edges of the face field x, masked: y = E Cᵀ x.
@@ -122,10 +170,15 @@ private:
   }
 
   CgResult cg(const MomentumApply& apply, const Vector& b, Vector& x, const CgOptions& options, bool jacobi) {
-    const auto apply_edges = [&](const Vector& s, Vector& y) {  // y = E Cᵀ m A m C s (s zero on fixed edges)
+    // y = (E Cᵀ m A m C + G W Gᵀ) s (s zero on fixed edges; the second term only with the gauge)
+    const auto apply_edges = [&](const Vector& s, Vector& y) {
       mesh_.curl(s, f1_);
       apply(f1_, f2_);
       to_edges(f2_, y);
+      if (!gradient_) return;
+      divergence_->apply(s, n1_);
+      backend_.multiply(potential_weight_, n1_, n2_);
+      gradient_->apply(n2_, y, nullptr, &y);
     };
     return conjugate_gradient(backend_, apply_edges, b, x, jacobi ? &inverse_diagonal_ : nullptr, options);
   }
@@ -134,6 +187,35 @@ private:
   void update_preconditioner(double inv_dt, double nu_theta) {
     backend_.linear_combination({inv_dt, nu_theta}, {&edge_mass_sum_, &edge_viscous_sum_}, diagonal_);
     backend_.divide(edge_free_, diagonal_, inverse_diagonal_);
+    if (gradient_)
+      backend_.linear_combination({inv_dt, nu_theta}, {&potential_mass_, &potential_viscous_}, potential_weight_);
+  }
+
+  // The grad–div gauge: CG on Â + G W Gᵀ, G the kernel's gradients (streamfunction_boundary.hpp).
+  // C G = 0, so G W Gᵀ's range is Â's kernel, orthogonal to Â's range: the solution's curl U = C s
+  // is the same, but the operator is definite, and CG no longer diverges along the kernel once
+  // rounding has put a little of the right-hand side there (float32: the pressure-driven duct's
+  // residual fell to 6e-6, then grew to 1e3). W per potential is kGaugeWeight × the mean of its
+  // edges' Jacobi diagonals (Â's), linear in (1/Δt, νθ) like the diagonal itself: so small that
+  // the kernel sits below Â's spectrum and CG hardly spends iterations on it (duct, 3.4K cells,
+  // iterations of its second step: double 347 without the gauge, 356 / 351 / 363 / 388 / 497 at
+  // weights 0.001 / 0.005 / 0.01 / 0.05 / 0.5, no convergence at 5; float32 359 at 0.005).
+  static constexpr double kGaugeWeight = 0.005;
+  void build_gauge(const StreamfunctionKernel& kernel, const std::vector<double>& edge_mass_sum,
+                   const std::vector<double>& edge_viscous_sum) {
+    const SparseMatrix& g = kernel.gradient;
+    gradient_ = std::make_unique<Sparse>(backend_, g);
+    divergence_ = std::make_unique<Sparse>(backend_, transpose(g));
+    std::vector<double> mass(size_t(g.cols), 0.0), viscous(size_t(g.cols), 0.0);
+    for (std::int32_t e = 0; e < g.rows; ++e)
+      for (std::int32_t k = g.offsets[size_t(e)]; k < g.offsets[size_t(e) + 1]; ++k) {
+        const size_t p = size_t(g.columns[size_t(k)]);
+        mass[p] += kGaugeWeight * edge_mass_sum[size_t(e)] / kernel.degree[p];
+        viscous[p] += kGaugeWeight * edge_viscous_sum[size_t(e)] / kernel.degree[p];
+      }
+    potential_mass_ = backend_.upload(mass), potential_viscous_ = backend_.upload(viscous);
+    potential_weight_ = backend_.make_vector(g.cols);
+    n1_ = backend_.make_vector(g.cols), n2_ = backend_.make_vector(g.cols);
   }
 
   // w_k (Â w_k = E Cᵀ m A m C h_k, from the previous w_k), v_k = h_k − w_k and the matrix
@@ -203,9 +285,13 @@ private:
   MeshOps& mesh_;
   const StreamfunctionBoundary& boundary_;
   Vector edge_free_, face_free_, edge_mass_sum_, edge_viscous_sum_, diagonal_, inverse_diagonal_;
-  Vector s_, s_free_, lift_, e1_, e2_, f1_, f2_, f3_;
+  Vector s_, delta_, lift_, applied_lift_, e1_, e2_, f1_, f2_, f3_;
+  bool lift_changed_ = true;  // lift_ is not yet in s_
   std::vector<Vector> harmonic_, response_, combined_;  // h_k, w_k, v_k = h_k − w_k
-  std::vector<double> harmonic_matrix_, last_alpha_;
+  using Sparse = typename SparseMatrixOn<Backend>::type;
+  std::unique_ptr<Sparse> gradient_, divergence_;  // the gauge's G and Gᵀ (null: no gauge)
+  Vector potential_mass_, potential_viscous_, potential_weight_, n1_, n2_;
+  std::vector<double> harmonic_matrix_;
   double operator_inv_dt_ = -1, operator_nu_theta_ = -1;
 };
 

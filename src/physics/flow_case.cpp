@@ -175,7 +175,10 @@ FlowCase flow_case_from(const CaseFile& file) {
     read_table(t, "pressure", "solver.pressure", [&](TableReader& s) { c.pressure = read_solver(s, c.pressure, true); });
     read_table(t, "momentum", "solver.momentum", [&](TableReader& s) { c.momentum = read_solver(s, c.momentum, false); });
     read_table(t, "streamfunction", "solver.streamfunction",
-               [&](TableReader& s) { c.streamfunction = read_solver(s, c.streamfunction, false); });
+               [&](TableReader& s) {
+                 c.streamfunction = read_solver(s, c.streamfunction, false);
+                 c.streamfunction.gauge = s.choice("gauge", c.streamfunction.gauge, {"grad_div", "none"});
+               });
   });
 
   const OutputSettings output = read_output_table(top, c.output_every, [&](TableReader& t) {

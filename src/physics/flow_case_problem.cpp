@@ -76,6 +76,7 @@ FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) {
   p.momentum = solver(c.momentum);
   p.pressure = solver(c.pressure);
   p.streamfunction = solver(c.streamfunction);
+  p.streamfunction_gauge = c.streamfunction.gauge == "grad_div";
   p.method = c.exact_method ? FlowMethod::exact : FlowMethod::classical;
 
   // Conditions in case-file order; the group id each one covers.

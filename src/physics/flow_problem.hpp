@@ -68,6 +68,7 @@ struct FlowProblem {
   std::vector<FlowForceGroup> forces;            // [[force]]: groups whose force is reported
   FlowLinearSolver momentum, pressure;
   FlowLinearSolver streamfunction{1e-6, 20000, true, false};  // exact method
+  bool streamfunction_gauge = true;  // exact method: the grad–div gauge (exact_fractional_step.hpp)
 
   std::vector<FlowBoundaryKind> boundary_kinds() const;
   bool time_dependent() const;

@@ -112,12 +112,8 @@ public:
     for (size_t f = 0; f < U0.size(); ++f) U0[f] = mask[f] * U0[f] + (1.0 - mask[f]) * b.flux[f];
     backend_.copy(backend_.upload(U0), Ustar_);
     backend_.fill(p_, 0.0);
-    if (exact_) {  // U = C s nearest to U0 in the H norm: the exact solve with A = H (Δt = 1, ν = 0)
-      backend_.multiply(face_mass_, Ustar_, exact_rhs_);
-      const auto result = exact_->solve(1.0, 0.0, masked_momentum(1.0, 0.0), exact_rhs_,
-                                        cg_options(problem_.streamfunction), problem_.streamfunction.jacobi, U_);
-      SS_REQUIRE(result.converged, "the initial projection failed: " << result.failure);
-      pressure_current_ = true;
+    if (exact_) {
+      project_onto_streamfunction("the initial projection");
       return;
     }
     int iterations = 0;
@@ -139,8 +135,11 @@ public:
     // Boundary values of the restored time, as the uninterrupted run had them (twice: the curl–curl
     // term keeps the previous step's tangential source too).
     if (problem_.time_dependent()) upload_boundary(state_time_), upload_boundary(state_time_);
-    if (exact_ && std::int64_t(s.streamfunction.size()) == mesh_.topology.num_edges) exact_->restore(s.streamfunction);
     pressure_current_ = true;
+    if (!exact_) return;
+    if (std::int64_t(s.streamfunction.size()) == mesh_.topology.num_edges) return exact_->restore(s.streamfunction);
+    backend_.copy(U_, Ustar_);  // a state without s (a classical run's): s from its flux
+    project_onto_streamfunction("the restart's projection onto a streamfunction");
   }
 
   // The state (exact method: recovers the pressure first, when the last step has not).
@@ -200,8 +199,15 @@ public:
       mesh_ops.integrate(fx_, fy_, fz_, integrated_);
     }
     mesh_ops.gradient(exact_ ? zero_cells_ : p_, boundary_pressure_, pressure_gradient_);
-    ops_.momentum_rhs(1.0 / dt, nu * theta, U_, integrated_, pressure_gradient_, fixed_columns_, boundary_flux_,
-                      exact_ ? exact_rhs_ : rhs_);
+    if (exact_) {
+      // The momentum residual of Uⁿ = C sⁿ with H Uⁿ/Δt cancelled analytically (H is diagonal):
+      // m(rhs − A m Uⁿ) = m(T f + ν bc + νθ K U_b) + νθ m K m Uⁿ, the exact solve's right-hand side.
+      ops_.momentum_rhs(0.0, nu * theta, U_, integrated_, pressure_gradient_, fixed_columns_, boundary_flux_, rhs_);
+      masked_momentum(0.0, nu * theta)(U_, Ustar_);
+      backend_.axpy(-1.0, Ustar_, rhs_, exact_rhs_);
+    } else {
+      ops_.momentum_rhs(1.0 / dt, nu * theta, U_, integrated_, pressure_gradient_, fixed_columns_, boundary_flux_, rhs_);
+    }
     backend_.finish();
     totals_.convection_seconds += seconds_since(t0);
     if (exact_) return exact_step(dt, t_new, info);
@@ -319,8 +325,10 @@ private:
       }
     for (size_t e = 0; e < mass_sum.size(); ++e)  // fixed edges: any non-zero (the free-edge mask zeroes 1/d)
       if (exact_boundary_.free_edge_mask[e] == 0.0) mass_sum[e] = 1.0, viscous_sum[e] = 0.0;
+    if (problem_.streamfunction_gauge) exact_kernel_ = streamfunction_kernel(t, exact_boundary_.free_edge_mask);
     exact_ = std::make_unique<ExactFractionalStep<Backend, MeshOps>>(backend_, ops_.mesh(), exact_boundary_,
-                                                                      data_.free_mask, mass_sum, viscous_sum);
+                                                                      data_.free_mask, mass_sum, viscous_sum,
+                                                                      problem_.streamfunction_gauge ? &exact_kernel_ : nullptr);
     exact_rhs_ = backend_.make_vector(nf_), exact_scratch_ = backend_.make_vector(nf_);
     zero_cells_ = backend_.make_vector(nc_);
     backend_.fill(zero_cells_, 0.0);
@@ -343,11 +351,23 @@ private:
     return finish_step(dt, t_new, info, [&](FlowStepInfo& i) { i.streamfunction_iterations = result.iterations; });
   }
 
+  // U = C s nearest to Ustar_ in the H norm: the exact solve with A = H (Δt = 1, ν = 0) from s = 0.
+  void project_onto_streamfunction(const char* what) {
+    exact_->reset();
+    backend_.multiply(face_mass_, Ustar_, exact_rhs_);
+    const auto result = exact_->solve(1.0, 0.0, masked_momentum(1.0, 0.0), exact_rhs_,
+                                      cg_options(problem_.streamfunction), problem_.streamfunction.jacobi, U_);
+    SS_REQUIRE(result.converged, what << " failed: " << result.failure);
+    pressure_current_ = true;
+  }
+
   // p from the momentum residual of the last step: ρ = m(rhs − A U) = m G p, so P p = −D(W ρ).
+  // From the step's residual of Uⁿ: ρ = exact_rhs_ − m A m (Uⁿ⁺¹ − Uⁿ) (on free faces).
   void recover_pressure() {
     const auto t0 = std::chrono::steady_clock::now();
     const double nu_theta = problem_.viscosity * problem_.theta;
-    masked_momentum(1.0 / dt_, nu_theta)(U_, Ustar_);
+    backend_.axpy(-1.0, U_previous_, U_, rhs_);
+    masked_momentum(1.0 / dt_, nu_theta)(rhs_, Ustar_);
     backend_.multiply(free_mask_, exact_rhs_, rhs_);
     backend_.axpy(-1.0, Ustar_, rhs_, rhs_);
     backend_.multiply(pressure_weight_, rhs_, Ustar_);
@@ -474,6 +494,7 @@ private:
   Vector free_mask_, masked_, lap_, viscous_force_, g_, g_previous_, g_bar_;
   // Exact method (problem_.method == exact; null for classical).
   StreamfunctionBoundary exact_boundary_;
+  StreamfunctionKernel exact_kernel_;
   std::unique_ptr<ExactFractionalStep<Backend, MeshOps>> exact_;
   Vector exact_rhs_, exact_scratch_, zero_cells_, pressure_weight_;
   bool pressure_current_ = true;  // p_ belongs to the current flux (exact method: recovered lazily)

@@ -233,4 +233,25 @@ std::vector<double> streamfunction_lift(const StreamfunctionBoundary& b, const s
   return s;
 }
 
+StreamfunctionKernel streamfunction_kernel(const Topology& t, const std::vector<double>& free_edge_mask) {
+  const size_t nn = size_t(t.num_nodes), ne = size_t(t.num_edges);
+  std::vector<std::int32_t> potential(nn, 0);  // -1 on a fixed edge, else the potential's index
+  for (size_t e = 0; e < ne; ++e)
+    if (free_edge_mask[e] == 0.0) potential[size_t(t.edge_nodes[e][0])] = potential[size_t(t.edge_nodes[e][1])] = -1;
+  std::int32_t count = 0;
+  for (std::int32_t& p : potential)
+    if (p == 0) p = count++;
+  StreamfunctionKernel k;
+  std::vector<Triplet> entries;
+  k.degree.assign(size_t(count), 0.0);
+  for (size_t e = 0; e < ne; ++e)
+    for (int end = 0; end < 2; ++end)
+      if (const std::int32_t p = potential[size_t(t.edge_nodes[e][size_t(end)])]; p >= 0) {
+        entries.push_back({std::int32_t(e), p, end == 0 ? -1.0 : 1.0});
+        k.degree[size_t(p)] += 1.0;
+      }
+  k.gradient = from_triplets(std::int32_t(ne), count, std::move(entries));
+  return k;
+}
+
 }  // namespace ss

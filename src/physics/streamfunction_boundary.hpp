@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "mesh/load_mesh.hpp"
+#include "operators/sparse_matrix.hpp"
 #include "physics/flow_problem.hpp"
 
 namespace ss {
@@ -67,5 +68,19 @@ StreamfunctionBoundary build_streamfunction_boundary(const LoadedMesh& mesh, con
 // whose fluxes do not balance to within `balance_tolerance` of Σ|U_b| are an ss::Error.
 std::vector<double> streamfunction_lift(const StreamfunctionBoundary& b, const std::vector<double>& face_flux,
                                         double balance_tolerance = 1e-3);
+
+// The gradients that the streamfunction operator cannot see (C G = 0, so E Cᵀ m A m C E G φ = 0):
+// node potentials φ that vanish on every node of a fixed edge, so that G φ vanishes on every fixed
+// edge. One potential per node off the fixed edges; `gradient` (edges × potentials) is
+// (G φ)_e = φ[n1] − φ[n0] for edge_nodes[e] = {n0, n1}, `degree` the edges per potential. When the
+// fixed edges form one connected set (a duct's walls, a channel whose obstacle meets its walls),
+// the range is the operator's whole kernel among node gradients (φ may be any constant on the set:
+// subtract it); with k sets, k − 1 directions of it are left out (a potential per set would be
+// one row per set's nodes, too long for the GPU's sparse rows). Used by the grad–div gauge.
+struct StreamfunctionKernel {
+  SparseMatrix gradient;
+  std::vector<double> degree;
+};
+StreamfunctionKernel streamfunction_kernel(const Topology& t, const std::vector<double>& free_edge_mask);
 
 }  // namespace ss

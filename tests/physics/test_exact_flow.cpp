@@ -208,6 +208,63 @@ TEST(ExactFlow, DivergenceIsRoundOffWhateverTheTolerance) {
   }
 }
 
+// The grad–div gauge's gradients (streamfunction_kernel): their curl is zero on every face and
+// they vanish on every fixed edge, so they lie in the kernel of the streamfunction operator; there
+// is one potential per node off the fixed edges.
+TEST(StreamfunctionKernel, GradientsHaveNoCurlAndVanishOnFixedEdges) {
+  const LoadedMesh& long_box = box(6, 3, 3, glm::dvec3(2, 1, 1));
+  struct Case {
+    const char* name;
+    const LoadedMesh* mesh;
+    FlowProblem problem;
+  };
+  const std::vector<Case> cases = {{"pressure-driven duct", &long_box, duct(long_box, true)},
+                                   {"channel with a hole", &hole_channel(), channel(hole_channel())}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Topology& t = c.mesh->topology;
+    const StreamfunctionBoundary b = build_streamfunction_boundary(*c.mesh, c.problem);
+    const StreamfunctionKernel k = streamfunction_kernel(t, b.free_edge_mask);
+    ASSERT_EQ(k.gradient.rows, t.num_edges);
+    std::vector<bool> on_fixed(size_t(t.num_nodes), false);
+    for (size_t e = 0; e < size_t(t.num_edges); ++e)
+      if (b.free_edge_mask[e] == 0.0) on_fixed[size_t(t.edge_nodes[e][0])] = on_fixed[size_t(t.edge_nodes[e][1])] = true;
+    const auto free_nodes = std::count(on_fixed.begin(), on_fixed.end(), false);
+    EXPECT_EQ(k.gradient.cols, free_nodes);
+    std::vector<double> phi(size_t(k.gradient.cols)), s, curl;
+    for (size_t p = 0; p < phi.size(); ++p) phi[p] = std::sin(0.7 * double(p)) + 0.01 * double(p);
+    k.gradient.multiply(phi, s);
+    double largest = 0;
+    for (size_t e = 0; e < s.size(); ++e) {
+      largest = std::max(largest, std::fabs(s[e]));
+      if (b.free_edge_mask[e] == 0.0) {
+        ASSERT_EQ(s[e], 0.0) << "fixed edge " << e;
+      }
+    }
+    EXPECT_GT(largest, 0.1);
+    CpuMeshOperators ops(*c.mesh);
+    ops.curl(s, curl);
+    for (size_t f = 0; f < curl.size(); ++f) ASSERT_LE(std::fabs(curl[f]), 1e-12 * largest) << "face " << f;
+  }
+}
+
+// The gauge changes the streamfunction's gradient part only: the fluxes with and without it agree
+// to the solver tolerance (CPU reference, pressure-driven duct and hole channel).
+TEST(ExactFlow, TheGaugeLeavesTheFluxUnchanged) {
+  const LoadedMesh& long_box = box(6, 3, 3, glm::dvec3(2, 1, 1));
+  for (const auto& [mesh, problem] : {std::make_pair(&long_box, timed(duct(long_box, true), 0.1, 1e-11)),
+                                      std::make_pair(&hole_channel(), timed(channel(hole_channel()), 0.1, 1e-11))}) {
+    FlowProblem without = problem;
+    without.streamfunction_gauge = false;
+    const std::vector<double> a = run_exact(*mesh, problem), b = run_exact(*mesh, without);
+    double largest = 0, difference = 0;
+    for (size_t f = 0; f < a.size(); ++f)
+      largest = std::max(largest, std::fabs(a[f])), difference = std::max(difference, std::fabs(a[f] - b[f]));
+    EXPECT_GT(largest, 0.0);
+    EXPECT_LE(difference, 1e-8 * largest);
+  }
+}
+
 // A solve that stops short names what it reached: the iterations, the relative residual and the
 // tolerance (in float32 a residual stalled above the tolerance is the precision's floor; the user
 // needs the number to choose a tolerance). Streamfunction (exact), momentum and pressure (classical).

@@ -82,6 +82,9 @@ preconditioner = "none"
 [solver.momentum]
 tolerance = 1e-7
 preconditioner = "none"
+[solver.streamfunction]
+tolerance = 1e-7
+gauge = "none"
 [output]
 directory = "results"
 every = 5
@@ -117,6 +120,10 @@ slice_normal = [0, 0, 2]
   EXPECT_EQ(c.momentum.tolerance, 1e-7);
   EXPECT_EQ(c.momentum.max_iterations, 5000);
   EXPECT_EQ(c.momentum.preconditioner, "none");
+  EXPECT_EQ(c.streamfunction.tolerance, 1e-7);
+  EXPECT_EQ(c.streamfunction.max_iterations, 20000);
+  EXPECT_EQ(c.streamfunction.gauge, "none");
+  EXPECT_EQ(c.momentum.gauge, "grad_div");  // read for the streamfunction only
   EXPECT_EQ(c.output_directory, std::string(SS_SOURCE_DIR) + "/meshes/results");
   EXPECT_EQ(c.output_every, 5);
   ASSERT_TRUE(c.slice_origin.has_value());
@@ -228,6 +235,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "\"ilu\")"},
         BadCase{"momentum_multigrid", kBase + "[solver.momentum]\npreconditioner = \"multigrid\"\n",
                 "test.toml:9: [solver.momentum] preconditioner must be \"jacobi\" or \"none\" (got \"multigrid\")"},
+        BadCase{"gauge", kBase + "[solver.streamfunction]\ngauge = \"tree\"\n",
+                "test.toml:9: [solver.streamfunction] gauge must be \"grad_div\" or \"none\" (got \"tree\")"},
+        BadCase{"gauge_on_momentum", kBase + "[solver.momentum]\ngauge = \"none\"\n",
+                "test.toml:9: unknown key 'gauge' in [solver.momentum]"},
         BadCase{"solver_tolerance", kBase + "[solver.momentum]\ntolerance = 0\n",
                 "test.toml:9: [solver.momentum] tolerance must be in (0, 1)"},
         BadCase{"unknown_solver", kBase + "[solver.pressur]\ntolerance = 1e-8\n", "test.toml:8: unknown key 'pressur' in [solver]"},
