@@ -265,6 +265,36 @@ TEST(ExactFlow, TheGaugeLeavesTheFluxUnchanged) {
   }
 }
 
+// Each step solves for the streamfunction's increment from the momentum residual of Uⁿ = C sⁿ, so
+// a restart from a state without s (a classical run's checkpoint) first projects its flux onto a
+// streamfunction: the flux stays (it is divergence-free to the pressure tolerance already) and the
+// exact steps go on divergence-free to round-off, as the same steps from the exact run's own state.
+TEST(ExactFlow, RestartFromAClassicalStateProjectsItsFlux) {
+  const LoadedMesh& long_box = box(6, 3, 3, glm::dvec3(2, 1, 1));
+  FlowProblem classical = timed(duct(long_box, true), 0.1, 1e-11);
+  classical.method = FlowMethod::classical;
+  CpuFlowRun first(long_box, classical);
+  first.solver.start();
+  FlowStepInfo info;
+  for (int k = 0; k < 3; ++k) ASSERT_TRUE(first.solver.step(info)) << first.solver.failure();
+  const FlowState state = first.solver.state();
+  ASSERT_TRUE(state.streamfunction.empty());
+
+  FlowProblem exact = classical;
+  exact.method = FlowMethod::exact;
+  CpuFlowRun second(long_box, exact);
+  second.solver.restore(state);
+  const std::vector<double> projected = second.cpu.download(second.solver.flux());
+  double largest = 0, moved = 0;
+  for (size_t f = 0; f < projected.size(); ++f)
+    largest = std::max(largest, std::fabs(state.flux[f])), moved = std::max(moved, std::fabs(projected[f] - state.flux[f]));
+  EXPECT_LE(moved, 1e-8 * largest);
+  EXPECT_LE(second.solver.diagnostics().max_divergence, 1e-12);
+  ASSERT_TRUE(second.solver.step(info)) << second.solver.failure();
+  EXPECT_LE(info.max_divergence, 1e-12);
+  EXPECT_GT(info.kinetic_energy, 0.0);
+}
+
 // A solve that stops short names what it reached: the iterations, the relative residual and the
 // tolerance (in float32 a residual stalled above the tolerance is the precision's floor; the user
 // needs the number to choose a tolerance). Streamfunction (exact), momentum and pressure (classical).
