@@ -201,7 +201,7 @@ public:
     mesh_ops.gradient(exact_ ? zero_cells_ : p_, boundary_pressure_, pressure_gradient_);
     if (exact_) {
       // The momentum residual of Uⁿ = C sⁿ with H Uⁿ/Δt cancelled analytically (H is diagonal):
-      // m(rhs − A m Uⁿ) = m(T f + ν bc + νθ K U_b) + νθ m K m Uⁿ, the exact solve's right-hand side.
+      // m(rhs − A m Uⁿ) = m(T f − G p_b + νθ K U_b) + νθ m K m Uⁿ, the exact solve's right-hand side.
       ops_.momentum_rhs(0.0, nu * theta, U_, integrated_, pressure_gradient_, fixed_columns_, boundary_flux_, rhs_);
       masked_momentum(0.0, nu * theta)(U_, Ustar_);
       backend_.axpy(-1.0, Ustar_, rhs_, exact_rhs_);
