@@ -9,10 +9,12 @@
 #   is 8x the nodes, so nodes per rank only approximates the target: read that column); efficiency is
 #   the per-rank throughput (nodes x iterations per second per rank) against the 1-rank run's.
 # Both tables print ms per CG iteration and the share of CG time spent in communication (halo not
-# hidden behind the interior pass + allreduces), from each run's JSON (kept under --out).
+# hidden behind the interior pass + allreduces), the halo's components per iteration (waiting for
+# the read-back, MPI posting + waiting, upload of the received halo term) and the allreduces, from
+# each run's JSON (kept under --out). --skip-weak leaves out the weak table.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-ranks="1 2 4"; strong_refine=5; weak_target=1000000; backend=gpu; launch=fragment; build="$here/build"; out=/tmp/scaling
+ranks="1 2 4"; strong_refine=5; weak_target=1000000; backend=gpu; launch=fragment; build="$here/build"; out=/tmp/scaling; skip_weak=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --ranks) ranks="$2"; shift 2 ;;
@@ -22,6 +24,7 @@ while [ $# -gt 0 ]; do
     --launch) launch="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
+    --skip-weak) skip_weak=1; shift ;;
     *) echo "scaling.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -47,7 +50,8 @@ rows = [json.load(open(f)) for f in files]
 base = rows[0]
 t1 = base["seconds_per_iteration"]
 print(f"\n{kind} scaling ({base['backend']}, {base['device']})")
-print(f"{'ranks':>5} {'nodes':>10} {'nodes/rank':>10} {'iters':>6} {'ms/iter':>8} {'efficiency':>10} {'comm':>6} {'halo ms/it':>10} {'allred ms/it':>12}")
+print(f"{'ranks':>5} {'nodes':>10} {'nodes/rank':>10} {'iters':>6} {'ms/iter':>8} {'efficiency':>10} {'comm':>6} {'halo ms/it':>10} "
+      f"{'read-back':>9} {'MPI':>6} {'upload':>6} {'allred ms/it':>12}")
 for r in rows:
     n, t, it = r["ranks"], r["seconds_per_iteration"], max(r["iterations"], 1)
     if kind == "strong":
@@ -56,7 +60,8 @@ for r in rows:
         eff = (r["mesh"]["nodes"] / n / t) / (base["mesh"]["nodes"] / base["ranks"] / t1)
     print(f"{n:>5} {r['mesh']['nodes']:>10} {r['mesh']['nodes'] // n:>10} {r['iterations']:>6} {1e3 * t:>8.3f} "
           f"{100 * eff:>9.1f}% {100 * r['communication_share']:>5.1f}% {1e3 * r['halo_seconds'] / it:>10.3f} "
-          f"{1e3 * r['allreduce_seconds'] / it:>12.3f}")
+          f"{1e3 * r['halo_readback_seconds'] / it:>9.3f} {1e3 * r['halo_mpi_seconds'] / it:>6.3f} "
+          f"{1e3 * r['halo_upload_seconds'] / it:>6.3f} {1e3 * r['allreduce_seconds'] / it:>12.3f}")
 PY
 }
 
@@ -70,6 +75,7 @@ for n in $ranks; do
 done
 table strong "${strong[@]}"
 
+[ "$skip_weak" = 1 ] && exit 0
 # Weak: the level per N from the strong run's node count (x8 per level).
 strong_nodes=$(python3 -c "import json; print(json.load(open('${strong[0]}'))['mesh']['nodes'])")
 weak=()

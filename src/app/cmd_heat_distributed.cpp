@@ -191,6 +191,8 @@ struct RankStats {
   double owned_nodes = 0, ghost_nodes = 0, owned_tets = 0, ghost_tets = 0, neighbours = 0, values_sent = 0,
          boundary_rows = 0, solve_seconds = 0, halo_seconds = 0, cg_halo_seconds = 0, allreduce_seconds = 0,
          exchanges = 0, allreduces = 0;
+  // The halo's components inside CG (HaloExchange): read-back, MPI, upload.
+  double cg_readback_seconds = 0, cg_mpi_seconds = 0, cg_upload_seconds = 0;
   // Communication inside CG: halo exchanges of the operator (gather, read-back, posting, waiting,
   // boundary completion) not hidden behind the interior pass, and the allreduces of the reductions.
   double communication() const { return cg_halo_seconds + allreduce_seconds; }
@@ -246,10 +248,16 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
     };
   hooks.snapshot = snapshot;
   hooks.every = h.output_every;
-  // Halo time inside CG only (the transient right-hand side and the final gradient excluded).
-  double cg_halo_seconds = 0, halo_before = 0;
-  hooks.before_solve = [&] { halo_before = halo.seconds() + dop.boundary_seconds(); };
-  hooks.after_solve = [&] { cg_halo_seconds += halo.seconds() + dop.boundary_seconds() - halo_before; };
+  // Halo time inside CG only (the transient right-hand side and the final gradient excluded), per
+  // component: read-back, MPI, upload.
+  RankStats& st = run.stats;
+  double before[3] = {0, 0, 0};
+  hooks.before_solve = [&] { before[0] = halo.readback_seconds(), before[1] = halo.mpi_seconds(), before[2] = halo.upload_seconds(); };
+  hooks.after_solve = [&] {
+    st.cg_readback_seconds += halo.readback_seconds() - before[0];
+    st.cg_mpi_seconds += halo.mpi_seconds() - before[1];
+    st.cg_upload_seconds += halo.upload_seconds() - before[2];
+  };
   HeatSolveSettings settings;
   settings.tolerance = h.tolerance;
   settings.max_iterations = h.max_iterations;
@@ -270,7 +278,6 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
   run.gy = backend.download(gy);
   run.gz = backend.download(gz);
 
-  RankStats& st = run.stats;
   st.owned_nodes = owned;
   st.ghost_nodes = n - owned;
   st.owned_tets = part.owned_tets;
@@ -279,8 +286,8 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
   st.values_sent = double(halo.values_sent());
   st.boundary_rows = double(dop.boundary_rows());
   st.solve_seconds = report.solve_seconds;
-  st.halo_seconds = halo.seconds() + dop.boundary_seconds();
-  st.cg_halo_seconds = cg_halo_seconds;
+  st.halo_seconds = halo.seconds();
+  st.cg_halo_seconds = st.cg_readback_seconds + st.cg_mpi_seconds + st.cg_upload_seconds;
   st.allreduce_seconds = dist.allreduce_seconds();
   st.exchanges = double(halo.exchanges());
   st.allreduces = double(dist.allreduces());
@@ -467,10 +474,13 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   CpuHeatOperator reference(global_data);
   const double true_residual = true_relative_residual(reference, problem.dirichlet_nodes, residual_report, T);
 
-  double comm_max = 0, solve_max = 0, halo_max = 0, allreduce_max = 0;
+  double comm_max = 0, solve_max = 0, halo_max = 0, allreduce_max = 0, readback_max = 0, mpi_max = 0, upload_max = 0;
   nlohmann::json per_rank = nlohmann::json::array();
   for (int q = 0; q < ranks; ++q) {
     const RankStats& s = stats[size_t(q)];
+    readback_max = std::max(readback_max, s.cg_readback_seconds);
+    mpi_max = std::max(mpi_max, s.cg_mpi_seconds);
+    upload_max = std::max(upload_max, s.cg_upload_seconds);
     comm_max = std::max(comm_max, s.communication());
     solve_max = std::max(solve_max, s.solve_seconds);
     halo_max = std::max(halo_max, s.cg_halo_seconds);
@@ -486,6 +496,9 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
                         {"boundary_rows", std::int64_t(s.boundary_rows)},
                         {"solve_seconds", s.solve_seconds},
                         {"halo_seconds", s.cg_halo_seconds},
+                        {"halo_readback_seconds", s.cg_readback_seconds},
+                        {"halo_mpi_seconds", s.cg_mpi_seconds},
+                        {"halo_upload_seconds", s.cg_upload_seconds},
                         {"halo_seconds_total", s.halo_seconds},
                         {"allreduce_seconds", s.allreduce_seconds},
                         {"communication_seconds", s.communication()},
@@ -519,6 +532,11 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   summary["communication_seconds"] = comm_max;
   summary["communication_share"] = share;
   summary["halo_seconds"] = halo_max;
+  // The halo's components inside CG (largest over ranks): waiting for the read-back, MPI (posting +
+  // waiting for the messages), upload (the received halo term onto the device).
+  summary["halo_readback_seconds"] = readback_max;
+  summary["halo_mpi_seconds"] = mpi_max;
+  summary["halo_upload_seconds"] = upload_max;
   summary["allreduce_seconds"] = allreduce_max;
   summary["owned_nodes"] = nlohmann::json::array();
   for (const RankStats& s : stats) summary["owned_nodes"].push_back(std::int64_t(s.owned_nodes));

@@ -99,8 +99,8 @@ void CpuBackend::xpay_pair(double a, const Vector& u, const Vector& w, Vector& p
   }
 }
 
-// Up to four dot products in one sweep over the data.
-std::vector<double> CpuBackend::dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs) {
+// Up to four dot products in one sweep over the data (its first `count` elements when count >= 0).
+std::vector<double> CpuBackend::dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count) {
   SS_REQUIRE(!pairs.empty() && pairs.size() <= 4, "dots takes 1 to 4 pairs (got " << pairs.size() << ")");
   for (const auto& [a, b] : pairs) {
     require_size(*pairs[0].first, *a, "dots");
@@ -111,7 +111,9 @@ std::vector<double> CpuBackend::dots(const std::vector<std::pair<const Vector*, 
   for (size_t k = 0; k < pairs.size(); ++k) a[k] = pairs[k].first, b[k] = pairs[k].second;
   const int m = int(pairs.size());
   double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  const std::int64_t n = std::int64_t(pairs[0].first->size());
+  const std::int64_t size = std::int64_t(pairs[0].first->size());
+  SS_REQUIRE(count <= size, "dots: " << count << " elements asked of vectors of " << size);
+  const std::int64_t n = count < 0 ? size : count;
 #pragma omp parallel for reduction(+ : s0, s1, s2, s3) schedule(static)
   for (std::int64_t i = 0; i < n; ++i) {
     const size_t j = size_t(i);
@@ -173,6 +175,14 @@ void CpuBackend::scatter(Vector& z, const std::vector<std::int32_t>& indices, co
     SS_REQUIRE(indices[k] >= 0 && size_t(indices[k]) < z.size(),
                "scatter: index " << indices[k] << " (entry " << k << ") is outside the field of " << z.size() << " elements");
   for (size_t k = 0; k < indices.size(); ++k) z[size_t(indices[k])] = values[k];  // in order: later wins
+}
+
+void CpuBackend::scatter_add(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values) {
+  SS_REQUIRE(indices.size() == values.size(), "scatter_add: " << indices.size() << " indices but " << values.size() << " values");
+  for (size_t k = 0; k < indices.size(); ++k)
+    SS_REQUIRE(indices[k] >= 0 && size_t(indices[k]) < z.size(),
+               "scatter_add: index " << indices[k] << " (entry " << k << ") is outside the field of " << z.size() << " elements");
+  for (size_t k = 0; k < indices.size(); ++k) z[size_t(indices[k])] += values[k];  // repeats accumulate
 }
 
 void CpuBackend::gather(const Vector& x, const IndexVector& indices, Vector& z) {

@@ -14,6 +14,7 @@ public:
   using Vector = std::vector<double>;
   using IndexVector = std::vector<std::int32_t>;
   using PreciseVector = std::vector<double>;         // already double: precise = working
+  static constexpr bool asynchronous_download = false;  // begin_download returns before the copy is done
   static constexpr bool working_is_precise = true;   // refinement: one correction normally
   static constexpr const char* name = "cpu";
 
@@ -50,10 +51,18 @@ public:
   double max(const Vector& x);
   double norm2(const Vector& x);
   std::int64_t count_nonfinite(const Vector& x);
-  std::vector<double> dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs);
+  std::vector<double> dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count = -1);
 
   void scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
+  void scatter_add(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
   void gather(const Vector& x, const IndexVector& indices, Vector& z);
+
+  // Asynchronous read-back (GpuBackend's twin): here the copy is made at once.
+  struct PendingDownload {
+    std::vector<double> values;
+  };
+  void begin_download(const Vector& x, PendingDownload& pending) { pending.values = x; }
+  const std::vector<double>& end_download(PendingDownload& pending) { return pending.values; }
 
   void finish() {}
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "gl/check.hpp"
 #include "gl/context.hpp"
@@ -313,8 +314,9 @@ double GpuBackend::norm2(const Vector& x) {
 // Up to four dot products in one reduction: the first pass (reduce_dots.glsl) fuses the products
 // and writes one partial sum per channel of an RGBA32F texture whatever the fields' packing; the
 // next passes reduce the four channels together (reduce_sum.glsl compiled for RGBA); one read-back.
-std::vector<double> GpuBackend::dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs) {
+std::vector<double> GpuBackend::dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count) {
   SS_REQUIRE(!pairs.empty() && pairs.size() <= 4, "dots takes 1 to 4 pairs (got " << pairs.size() << ")");
+  SS_REQUIRE(count <= pairs[0].first->size(), "dots: " << count << " elements asked of vectors of " << pairs[0].first->size());
   const Vector& x = *pairs[0].first;
   for (const auto& [a, b] : pairs) {
     require_same_size(x, *a, "dots");
@@ -331,7 +333,7 @@ std::vector<double> GpuBackend::dots(const std::vector<std::pair<const Vector*, 
   const Layout& layout = x.layout();
   const std::int64_t final_texels = std::int64_t(options_.rmin) * options_.rmin;
   int in_w = layout.width, in_h = layout.height;
-  std::int64_t in_n = layout.n;
+  std::int64_t in_n = count < 0 ? layout.n : count;  // the first pass reads elements past in_n as 0
   Texture current;
   bool first_pass = true;
   do {
@@ -370,10 +372,21 @@ std::int64_t GpuBackend::count_nonfinite(const Vector& x) {
 // z[indices[k]] = values[k], drawn as GL_POINTS, one point per value at its element's texel
 // (thesis §5.3). Points are rasterized in order, so for a repeated index the later value wins.
 void GpuBackend::scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values) {
-  SS_REQUIRE(indices.size() == values.size(), "scatter: " << indices.size() << " indices but " << values.size() << " values");
+  draw_points(z, indices, values, false, "scatter");
+}
+
+// z[indices[k]] += values[k]: the same points with additive blending (float render targets blend
+// unclamped), so z is updated in place without a pass over the whole field.
+void GpuBackend::scatter_add(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values) {
+  draw_points(z, indices, values, true, "scatter_add");
+}
+
+void GpuBackend::draw_points(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values,
+                             bool add, const char* what) {
+  SS_REQUIRE(indices.size() == values.size(), what << ": " << indices.size() << " indices but " << values.size() << " values");
   for (size_t k = 0; k < indices.size(); ++k)
     SS_REQUIRE(indices[k] >= 0 && indices[k] < z.size(),
-               "scatter: index " << indices[k] << " (entry " << k << ") is outside the field of " << z.size() << " elements");
+               what << ": index " << indices[k] << " (entry " << k << ") is outside the field of " << z.size() << " elements");
   if (indices.empty()) return;
   if (!scatter_program_) {
     scatter_program_ = std::make_unique<Program>("scatter", shader_file("scatter.vert"), shader_file("scatter.frag"));
@@ -404,16 +417,92 @@ void GpuBackend::scatter(Vector& z, const std::vector<std::int32_t>& indices, co
   launcher_.attach({const_cast<Texture*>(&z.texture())});
   glUseProgram(program.id());
   glBindVertexArray(scatter_vao_.id());
+  if (add) {
+    glEnablei(GL_BLEND, 0);
+    glBlendEquationi(0, GL_FUNC_ADD);
+    glBlendFunci(0, GL_ONE, GL_ONE);
+  }
   // RGBA packing: one pass per component, writing only that channel.
   for (int c = 0; c < layout.elements_per_texel; ++c) {
     if (layout.elements_per_texel == 4) glColorMaski(0, c == 0, c == 1, c == 2, c == 3);
     glUniform1i(program.uniform("component"), c);
     glDrawArrays(GL_POINTS, 0, GLsizei(points.size()));
   }
+  if (add) glDisablei(GL_BLEND, 0);
   glColorMaski(0, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
   glBindVertexArray(0);
   launcher_.note_draw();  // a compute kernel writing z next must wait for these points
-  SS_GL_CHECK("scatter of " + std::to_string(points.size()) + " values");
+  SS_GL_CHECK(std::string(what) + " of " + std::to_string(points.size()) + " values");
+}
+
+// ---- asynchronous read-back ----
+
+PendingDownload::PendingDownload(PendingDownload&& other) noexcept
+    : buffer_(std::move(other.buffer_)),
+      buffer_bytes_(std::exchange(other.buffer_bytes_, 0)),
+      fence_(std::exchange(other.fence_, nullptr)),
+      n_(other.n_),
+      values_(std::move(other.values_)) {}
+
+PendingDownload& PendingDownload::operator=(PendingDownload&& other) noexcept {
+  if (this != &other) {
+    if (fence_) glDeleteSync(fence_);
+    buffer_ = std::move(other.buffer_);
+    buffer_bytes_ = std::exchange(other.buffer_bytes_, 0);
+    fence_ = std::exchange(other.fence_, nullptr);
+    n_ = other.n_;
+    values_ = std::move(other.values_);
+  }
+  return *this;
+}
+
+PendingDownload::~PendingDownload() {
+  if (fence_) glDeleteSync(fence_);
+}
+
+void GpuBackend::begin_download(const Vector& x, PendingDownload& pending) {
+  const Layout& layout = x.layout();
+  const std::size_t bytes = std::size_t(layout.capacity()) * sizeof(float);
+  if (!pending.buffer_ || pending.buffer_bytes_ < bytes) {
+    pending.buffer_ = make_buffer();
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, pending.buffer_.id());
+    glBufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_READ);
+    pending.buffer_bytes_ = bytes;
+  }
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, pending.buffer_.id());
+  launcher_.attach({const_cast<Texture*>(&x.texture())});
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glReadPixels(0, 0, layout.width, layout.height, layout.elements_per_texel == 4 ? GL_RGBA : GL_RED, GL_FLOAT, nullptr);
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  if (pending.fence_) glDeleteSync(pending.fence_);
+  pending.fence_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  pending.n_ = layout.n;
+  glFlush();  // start the copy now, ahead of whatever is queued next
+  SS_GL_CHECK("asynchronous read-back of " + std::to_string(layout.n) + " values");
+}
+
+const std::vector<double>& GpuBackend::end_download(PendingDownload& pending) {
+  SS_REQUIRE(pending.fence_, "end_download: no read-back was begun");
+  for (;;) {  // wait in slices of 0.1 s (a lost device makes the wait fail, not hang)
+    const GLenum status = glClientWaitSync(pending.fence_, GL_SYNC_FLUSH_COMMANDS_BIT, 100'000'000);
+    if (status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED) break;
+    SS_REQUIRE(status == GL_TIMEOUT_EXPIRED, "end_download: waiting for the read-back failed (glClientWaitSync)");
+  }
+  glDeleteSync(pending.fence_);
+  pending.fence_ = nullptr;
+  pending.values_.resize(size_t(pending.n_));
+  if (pending.n_ > 0) {
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, pending.buffer_.id());
+    const void* mapped = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(pending.n_ * sizeof(float)), GL_MAP_READ_BIT);
+    SS_REQUIRE(mapped, "end_download: the read-back buffer could not be mapped");
+    const float* f = static_cast<const float*>(mapped);
+    std::copy(f, f + pending.n_, pending.values_.begin());
+    glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  }
+  SS_GL_CHECK("asynchronous read-back of " + std::to_string(pending.n_) + " values");
+  return pending.values_;
 }
 
 void GpuBackend::finish() { glFinish(); }

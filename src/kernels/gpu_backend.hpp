@@ -22,7 +22,11 @@
 //   scatter_precise(v, idx, values)       v[idx[k]] = values[k] (exact doubles)
 //   mask_precise(m, v)                    v = m∘v for a 0/1 mask m
 //   scatter(z, idx, values)               z[idx[k]] = values[k] (later k wins for repeated idx)
+//   scatter_add(z, idx, values)           z[idx[k]] += values[k] (repeats accumulate)
 //   gather(x, idx, z)                     z[i] = x[idx[i]]
+//   dots(pairs, count)                    the dot products over the first `count` elements only
+//   begin_download(x, pending)            queue a copy of x to the host and return at once
+//   end_download(pending)                 wait for that copy (not for work queued after it)
 //
 // Outputs may alias inputs (z = y in axpy): the backend renders into a ping-pong partner and swaps.
 //
@@ -39,6 +43,26 @@
 namespace ss {
 
 class GlContext;
+
+// A read-back in flight (GpuBackend::begin_download): a pixel-pack buffer the texture is copied into
+// and a fence behind the copy. Reused from one read-back to the next.
+class PendingDownload {
+public:
+  PendingDownload() = default;
+  PendingDownload(PendingDownload&& other) noexcept;
+  PendingDownload& operator=(PendingDownload&& other) noexcept;
+  PendingDownload(const PendingDownload&) = delete;
+  PendingDownload& operator=(const PendingDownload&) = delete;
+  ~PendingDownload();
+
+private:
+  friend class GpuBackend;
+  BufferName buffer_;
+  std::size_t buffer_bytes_ = 0;
+  GLsync fence_ = nullptr;
+  std::int64_t n_ = 0;
+  std::vector<double> values_;
+};
 
 // How the backend launches kernels (see LaunchPath in kernel_source.hpp).
 struct GpuOptions {
@@ -64,6 +88,8 @@ public:
   using Vector = Field;
   using IndexVector = IndexField;
   using PreciseVector = PreciseField;
+  using PendingDownload = ss::PendingDownload;
+  static constexpr bool asynchronous_download = true;  // begin_download returns before the copy is done
   static constexpr bool working_is_precise = false;  // float32: refinement needs several corrections
   static constexpr const char* name = "gpu";
 
@@ -108,10 +134,17 @@ public:
   double max(const Vector& x);
   double norm2(const Vector& x);
   std::int64_t count_nonfinite(const Vector& x);
-  std::vector<double> dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs);
+  std::vector<double> dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count = -1);
 
   void scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
+  void scatter_add(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
   void gather(const Vector& x, const IndexVector& indices, Vector& z);
+
+  // Asynchronous read-back: begin_download queues the copy of x into `pending`'s pixel buffer and a
+  // fence, flushes, and returns; end_download waits for that fence only (kernels queued after
+  // begin_download keep running) and returns x's values.
+  void begin_download(const Vector& x, PendingDownload& pending);
+  const std::vector<double>& end_download(PendingDownload& pending);
 
   // Runs kernel `file` (shaders/) once per texel of `outputs` (same layout; several = MRT).
   // Inputs are any textures (fields, index fields, mesh tables); an output that is also an input is
@@ -138,6 +171,9 @@ private:
                 Combine combine);
   void require_same_size(const Vector& a, const Vector& b, const char* op) const;
   Program& program(const char* file, int elements_per_texel, int outputs, bool vec4_output = false);
+  // z[indices[k]] = values[k], or += with `add` (additive blending): GL_POINTS, one per value.
+  void draw_points(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values, bool add,
+                   const char* what);
 
   LayoutOptions options_;
   GpuOptions gpu_options_;

@@ -1,9 +1,11 @@
 #pragma once
 // A backend for a vector distributed over ranks (thesis §8.2): every rank holds its owned entries
 // and a ghost layer; vector operations run locally (forwarded to the wrapped backend), reductions
-// multiply by the owner marker (1 on owned entries, 0 on ghosts) so shared nodes count once, reduce
-// locally, and add the ranks' partial results with MPI_Allreduce in double. CG (src/solver/cg.hpp)
-// runs unchanged on it.
+// count each shared entry once — over the owned prefix [0, n_owned) when the owned entries come
+// first (no extra pass: the reduction's first pass reads past n_owned as 0), else multiplied by the
+// owner marker (1 on owned entries, 0 on ghosts) — reduce locally, and add the ranks' partial
+// results with MPI_Allreduce in double. CG (src/solver/cg.hpp) runs unchanged on it.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -25,7 +27,13 @@ public:
 
   // `owner_marker`: one value per local entry, 1 where this rank owns it, else 0.
   DistributedBackend(Backend& local, const std::vector<double>& owner_marker, MPI_Comm comm)
-      : local_(local), marker_(local.upload(owner_marker)), comm_(comm) {}
+      : local_(local), marker_(local.upload(owner_marker)), comm_(comm) {
+    // Owned entries first, then ghosts: reductions run over that prefix.
+    const auto first_ghost = std::find(owner_marker.begin(), owner_marker.end(), 0.0);
+    if (std::all_of(owner_marker.begin(), first_ghost, [](double m) { return m == 1.0; }) &&
+        std::all_of(first_ghost, owner_marker.end(), [](double m) { return m == 0.0; }))
+      owned_prefix_ = std::int64_t(first_ghost - owner_marker.begin());
+  }
 
   Backend& local() { return local_; }
   const Vector& owner_marker() const { return marker_; }
@@ -62,14 +70,20 @@ public:
 
   // Σ over owned entries of all ranks.
   double sum(const Vector& x) { return global_sum(local_.sum(masked(x))); }
-  double dot(const Vector& x, const Vector& y) { return global_sum(local_.dot(masked(x), y)); }
-  double norm2(const Vector& x) { return global_sum(local_.dot(masked(x), x)); }
+  double dot(const Vector& x, const Vector& y) { return dots({{&x, &y}})[0]; }
+  double norm2(const Vector& x) { return dots({{&x, &x}})[0]; }
   // Several dot products: local fused reductions of the owner-masked first factors, then ONE
   // MPI_Allreduce of all of them (single-sync CG: one global synchronisation per iteration).
   std::vector<double> dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs) {
-    std::vector<std::pair<const Vector*, const Vector*>> local_pairs;
-    for (size_t k = 0; k < pairs.size(); ++k) local_pairs.push_back({&masked(*pairs[k].first, k), pairs[k].second});
-    std::vector<double> local = local_.dots(local_pairs), global(local.size(), 0.0);
+    std::vector<double> local;
+    if (owned_prefix_ >= 0) {
+      local = local_.dots(pairs, owned_prefix_);
+    } else {
+      std::vector<std::pair<const Vector*, const Vector*>> local_pairs;
+      for (size_t k = 0; k < pairs.size(); ++k) local_pairs.push_back({&masked(*pairs[k].first, k), pairs[k].second});
+      local = local_.dots(local_pairs);
+    }
+    std::vector<double> global(local.size(), 0.0);
     const auto t0 = std::chrono::steady_clock::now();
     mpi_check(MPI_Allreduce(local.data(), global.data(), int(local.size()), MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
     allreduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -101,6 +115,7 @@ private:
   Backend& local_;
   Vector marker_;
   MPI_Comm comm_;
+  std::int64_t owned_prefix_ = -1;  // n_owned when the owned entries are [0, n_owned), else -1
   std::optional<Vector> scratch_[4];
   double allreduce_seconds_ = 0;
   std::int64_t allreduces_ = 0;

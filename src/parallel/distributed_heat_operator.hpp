@@ -9,11 +9,12 @@
 //   (K̃·x)_i = [local apply_system with ghosts fixed]_i  +  s Σ_{j ghost, free} K_ij x_j
 //             └─ needs owned values only: the interior ─┘   └─ the halo term, boundary rows only ─┘
 //
-// apply_system(a, s, x, y): begin the halo exchange of x (gather the send values, read back,
-// MPI_Isend/Irecv); run the full local pass (every owned row — interior rows are final) while the
-// messages fly; wait; compute the halo term of the boundary rows on the host in double from the
-// received values; insert it with a point scatter into a correction vector (zero elsewhere) and add
-// it: y += c. The overlap is real: the local pass does not depend on the messages.
+// apply_system(a, s, x, y): begin the halo exchange of x (gather the send values, queue their
+// read-back); queue the full local pass (every owned row — interior rows are final); wait for the
+// read-back and exchange the messages while the GPU runs that pass; compute the halo term of the
+// boundary rows on the host in double from the received values and add it into y's boundary rows
+// with an additive point scatter (y_i += c_i; no pass over the whole vector). The overlap is real:
+// the local pass does not depend on the messages.
 //
 // Vectors of the distributed CG keep their ghost entries at exactly 0 (the right-hand side and the
 // initial guess are 0 there, the ghost rows are identity rows), so nothing on a ghost entry can grow;
@@ -68,8 +69,6 @@ public:
       }
     }
     correction_.resize(boundary_rows_.size());
-    correction_vector_ = backend_.make_vector(n);
-    backend_.fill(correction_vector_, 0.0);
     std::vector<double> free_owned(size_t(n), 0.0), owner(size_t(n), 0.0);
     for (std::int32_t i = 0; i < owned_; ++i) {
       owner[size_t(i)] = 1.0;
@@ -89,7 +88,7 @@ public:
     halo_.begin(x);
     op_.apply_system(a, s, x, y);  // interior work: needs no ghost value
     if constexpr (std::is_same_v<Backend, GpuBackend>) gl_flush();
-    halo_.finish();
+    halo_.finish();  // waits for the read-back (not for the interior pass), then for the messages
     const auto t0 = std::chrono::steady_clock::now();
     if (!boundary_rows_.empty()) {
       const std::vector<double>& received = halo_.received();
@@ -99,10 +98,9 @@ public:
           sum += coupling_values_[size_t(k)] * received[size_t(coupling_columns_[size_t(k)])];
         correction_[r] = s * sum;
       }
-      backend_.scatter(correction_vector_, boundary_rows_, correction_);
-      backend_.axpy(1.0, correction_vector_, y, y);
+      backend_.scatter_add(y, boundary_rows_, correction_);
     }
-    boundary_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    halo_.add_upload_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
 
   // diag(K̃): a m_i + s K_ii on owned free rows (exact: the whole stencil is local), 1 elsewhere.
@@ -170,9 +168,6 @@ public:
     op_.residual_precise(a, s, f, X, out, fixed_rows);
   }
 
-  // Seconds of the boundary completion (halo term, scatter, add) — communication-side work.
-  double boundary_seconds() const { return boundary_seconds_; }
-
 private:
   Backend& backend_;
   Operator& op_;
@@ -183,8 +178,7 @@ private:
   std::vector<double> values_;
   std::vector<std::int32_t> boundary_rows_, coupling_offsets_, coupling_columns_;
   std::vector<double> coupling_values_, correction_;
-  Vector correction_vector_, free_owned_, owner_;
-  double boundary_seconds_ = 0;
+  Vector free_owned_, owner_;
 };
 
 }  // namespace ss

@@ -218,6 +218,47 @@ TEST_P(GpuOps, ScatterAndGatherIsEquivalentToRef) {
   EXPECT_EQ(gpu.download(gz), cg) << "gather";
 }
 
+// z[idx] += values with repeats (they accumulate on both backends), in place on an uploaded field.
+TEST_P(GpuOps, ScatterAddIsEquivalentToRef) {
+  GpuBackend gpu = make_gpu();
+  std::vector<std::int32_t> idx;
+  std::vector<double> vals;
+  for (std::int64_t i = 0; i < n; i += 5) idx.push_back(std::int32_t(i)), vals.push_back(hy[size_t(i)]);
+  idx.push_back(std::int32_t(n - 1)), vals.push_back(-7.5);
+  idx.push_back(std::int32_t(n - 1)), vals.push_back(8.25);
+  auto z = gpu.upload(hx);
+  std::vector<double> cz = hx;
+  gpu.scatter_add(z, idx, vals);
+  cpu.scatter_add(cz, idx, vals);
+  std::vector<double> scale(cz.size());  // the size of the terms: |x| + Σ |added|
+  for (size_t i = 0; i < cz.size(); ++i) scale[i] = std::fabs(hx[i]);
+  for (size_t k = 0; k < idx.size(); ++k) scale[size_t(idx[k])] += std::fabs(vals[k]);
+  expect_close(gpu.download(z), cz, scale, 3.0, "scatter_add");
+  expect_zero_padding(z);
+  EXPECT_THROW(gpu.scatter_add(z, {std::int32_t(n)}, {1.0}), Error);
+}
+
+// The asynchronous read-back returns what download returns, also with kernels queued behind it
+// and when its buffer is reused for another field.
+TEST_P(GpuOps, AsyncDownloadIsEquivalentToDownload) {
+  GpuBackend gpu = make_gpu();
+  auto x = gpu.upload(hx), y = gpu.upload(hy), z = gpu.make_vector(n);
+  GpuBackend::PendingDownload pending;
+  gpu.axpy(2.0, x, y, z);
+  gpu.begin_download(z, pending);
+  gpu.axpy(-1.0, x, y, z);  // queued after the copy: must not show in it
+  std::vector<double> expect(static_cast<size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) expect[size_t(i)] = double(float(hy[size_t(i)] + 2.0 * hx[size_t(i)]));
+  std::vector<double> got = gpu.end_download(pending);
+  std::vector<double> scale = magnitude(hx, 2.0, hy, 1.0);
+  expect_close(got, expect, scale, 1.0, "async read-back");
+  gpu.begin_download(x, pending);
+  EXPECT_EQ(gpu.end_download(pending), gpu.download(x));
+  CpuBackend::PendingDownload cpu_pending;
+  cpu.begin_download(hx, cpu_pending);
+  EXPECT_EQ(cpu.end_download(cpu_pending), hx);
+}
+
 TEST_P(GpuOps, DownloadsSubRanges) {
   GpuBackend gpu = make_gpu();
   auto x = gpu.upload(hx);
@@ -291,6 +332,30 @@ TEST_P(SolverOps, MultiDotIsEquivalentToRef) {
       EXPECT_NEAR(got[k], expect[k], reduction_error_bound(n, 2 * magnitude)) << m << " dots, dot " << k;
     }
   }
+}
+
+// Dot products over the first `count` elements (the owned prefix of a distributed vector): elements
+// past it do not count, on either backend.
+TEST_P(SolverOps, MultiDotOverPrefixIsEquivalentToRef) {
+  GpuBackend gpu = make_gpu();
+  const std::vector<double> ha = mixed_values(n, 60 + n), hb = mixed_values(n, 61 + n);
+  const Field a = gpu.upload(ha), b = gpu.upload(hb);
+  for (const std::int64_t count : {std::int64_t(0), std::int64_t(1), n / 2, n - 1, n}) {
+    double expect_ab = 0, expect_aa = 0, magnitude = 0;
+    for (std::int64_t i = 0; i < count; ++i) {
+      expect_ab += ha[size_t(i)] * hb[size_t(i)];
+      expect_aa += ha[size_t(i)] * ha[size_t(i)];
+      magnitude += std::fabs(ha[size_t(i)] * hb[size_t(i)]) + ha[size_t(i)] * ha[size_t(i)];
+    }
+    const std::vector<double> cpu_dots = cpu.dots({{&ha, &hb}, {&ha, &ha}}, count);
+    EXPECT_NEAR(cpu_dots[0], expect_ab, 1e-12 * magnitude + 1e-300) << "count " << count;
+    EXPECT_NEAR(cpu_dots[1], expect_aa, 1e-12 * magnitude + 1e-300) << "count " << count;
+    const std::vector<double> gpu_dots = gpu.dots({{&a, &b}, {&a, &a}}, count);
+    EXPECT_NEAR(gpu_dots[0], expect_ab, reduction_error_bound(n, 2 * magnitude) + 1e-30) << "count " << count;
+    EXPECT_NEAR(gpu_dots[1], expect_aa, reduction_error_bound(n, 2 * magnitude) + 1e-30) << "count " << count;
+  }
+  EXPECT_THROW(gpu.dots({{&a, &b}}, n + 1), Error);
+  EXPECT_THROW(cpu.dots({{&ha, &hb}}, n + 1), Error);
 }
 
 // p = u + a·p, s = w + a·s (and CG's update_pair) as one two-output pass and as two passes.
