@@ -45,6 +45,7 @@ run() {  # run NAME RANKS CASE REFINE
 table() {  # table KIND json...
   python3 - "$@" <<'PY'
 import json, sys
+nan = float("nan")  # components a JSON lacks (builds before they were reported)
 kind, files = sys.argv[1], sys.argv[2:]
 rows = [json.load(open(f)) for f in files]
 base = rows[0]
@@ -60,8 +61,8 @@ for r in rows:
         eff = (r["mesh"]["nodes"] / n / t) / (base["mesh"]["nodes"] / base["ranks"] / t1)
     print(f"{n:>5} {r['mesh']['nodes']:>10} {r['mesh']['nodes'] // n:>10} {r['iterations']:>6} {1e3 * t:>8.3f} "
           f"{100 * eff:>9.1f}% {100 * r['communication_share']:>5.1f}% {1e3 * r['halo_seconds'] / it:>10.3f} "
-          f"{1e3 * r['halo_readback_seconds'] / it:>9.3f} {1e3 * r['halo_mpi_seconds'] / it:>6.3f} "
-          f"{1e3 * r['halo_upload_seconds'] / it:>6.3f} {1e3 * r['allreduce_seconds'] / it:>12.3f}")
+          f"{1e3 * r.get('halo_readback_seconds', nan) / it:>9.3f} {1e3 * r.get('halo_mpi_seconds', nan) / it:>6.3f} "
+          f"{1e3 * r.get('halo_upload_seconds', nan) / it:>6.3f} {1e3 * r['allreduce_seconds'] / it:>12.3f}")
 PY
 }
 
