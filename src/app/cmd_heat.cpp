@@ -37,6 +37,7 @@ namespace fs = std::filesystem;
 struct HeatOptions : SolveOptions {
   std::string format = "R32F";
   bool distributed = false;  // the MPI path even on one rank (tests)
+  bool single_vtu = false;   // MPI path: one gathered VTU instead of pieces + .pvtu
 };
 
 // Prints CG progress on stderr at most four times a second (and the last line of each solve).
@@ -123,6 +124,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
     d.png = o.png;
     d.no_png = o.no_png;
     d.no_vtu = o.no_vtu;
+    d.single_vtu = o.single_vtu;
     d.every = o.every;
     d.format = o.format;
     d.gl = globals.gl;
@@ -315,6 +317,8 @@ void add_heat_command(CLI::App& app, GlobalOptions& globals) {
   heat->add_option("--format", o.format, "GPU texture format: R32F or RGBA32F")->check(CLI::IsMember({"R32F", "RGBA32F"}));
   heat->add_flag("--distributed", o.distributed,
                  "solve through the MPI path (partition, halo exchange) even on one rank; implied under mpirun -np N > 1");
+  heat->add_flag("--single-vtu", o.single_vtu,
+                 "MPI runs: gather the final field into one VTU at rank 0 instead of one piece per rank + a .pvtu");
   heat->callback([&globals] { run_heat(o, globals); });
 }
 

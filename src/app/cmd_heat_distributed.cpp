@@ -8,8 +8,10 @@
 //           anything else (a rank that cannot start stops the job at once), prepare the piece
 //           (topology, geometry), assemble its operator, and solve with the unchanged CG over a
 //           DistributedBackend (owner-marker reductions) and the halo-overlapped operator.
+//   every rank: writes its piece of the final field (owned tets, `rank` per tet, `owner` per node),
+//           "heat_piece_<rank>.vtu"; with --single-vtu none (rank 0 gathers one VTU instead).
 //   rank 0: gathers T (owned nodes), the heat flux (owned tets) and per-rank timings, and writes
-//           one VTU (with `rank` per tet and `owner` per node), the PNG and the JSON summary.
+//           "heat.pvtu" indexing the pieces (or the one VTU), the PNG and the JSON summary.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,6 +24,7 @@
 
 #include "app/heat_distributed.hpp"
 #include "app/solve_command.hpp"
+#include "cpu/cpu_backend.hpp"
 #include "gl/context.hpp"
 #include "mesh/load_mesh.hpp"
 #include "mesh/vtu.hpp"
@@ -359,6 +362,48 @@ LocalHeat read_and_distribute(const DistributedHeatOptions& o, Root& root) {
   return mine;
 }
 
+// Rank 0's string on every rank.
+std::string broadcast_string(const std::string& text) {
+  std::int64_t size = std::int64_t(text.size());
+  mpi_check(MPI_Bcast(&size, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  std::string result = text;
+  result.resize(size_t(size));
+  if (size > 0) mpi_check(MPI_Bcast(result.data(), int(size), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return result;
+}
+
+// The final field as pieces: "<stem>_piece_<rank>.vtu" per rank and "<stem>.pvtu" listing them.
+std::string piece_name(const std::string& stem, int rank) { return stem + "_piece_" + std::to_string(rank) + ".vtu"; }
+
+// Removes the pieces a previous run left ("heat_piece_*.vtu", "heat_final_piece_*.vtu").
+void remove_previous_pieces(const std::string& out_dir) {
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(out_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if ((name.rfind("heat_piece_", 0) == 0 || name.rfind("heat_final_piece_", 0) == 0) && entry.path().extension() == ".vtu")
+      SS_REQUIRE(fs::remove(entry.path(), ec) && !ec, entry.path().string() << ": cannot remove a previous run's piece: " << ec.message());
+  }
+}
+
+// This rank's piece of the final field: its owned tets with every local node; the ghost nodes'
+// temperatures come from their owners (exchanged in double on the host, so a node has the same
+// value in every piece). Point data: temperature, owner; cell data: heat flux −k∇T, rank.
+void write_heat_piece(const std::string& path, const LocalHeat& h, const LoadedMesh& local, std::int32_t owned_tets,
+                      LocalRun& run) {
+  CpuBackend host;
+  HaloExchange<CpuBackend> halo(host, h.piece.links, MPI_COMM_WORLD);
+  std::vector<double> T = run.temperature;
+  halo.update(T);
+  TetMesh piece;
+  piece.nodes = local.mesh.nodes;
+  piece.tets.assign(local.mesh.tets.begin(), local.mesh.tets.begin() + owned_tets);
+  std::vector<glm::dvec3> flux(static_cast<size_t>(owned_tets));
+  for (size_t c = 0; c < flux.size(); ++c) flux[c] = -h.conductivity[c] * glm::dvec3(run.gx[c], run.gy[c], run.gz[c]);
+  write_vtu(path, piece, {VtuArray::scalars("temperature", T), VtuArray::integers("owner", h.piece.node_owner)},
+            {VtuArray::vectors("heat_flux", flux),
+             VtuArray::integers("rank", std::vector<std::int32_t>(size_t(owned_tets), mpi::rank()))});
+}
+
 }  // namespace
 
 void run_heat_distributed(const DistributedHeatOptions& o) {
@@ -388,7 +433,8 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   } else {
     h = unpack(recv_bytes(0, piece_tag, MPI_COMM_WORLD));
   }
-  const std::string out_dir = rank == 0 ? prepare_output_directory(o.out, root->heat_case.output_directory) : std::string();
+  const std::string out_dir =
+      broadcast_string(rank == 0 ? prepare_output_directory(o.out, root->heat_case.output_directory) : std::string());
 
   // 3. The piece: topology and geometry (no renumbering: owned nodes stay first), the operator in
   //    double with the lumped heat capacity.
@@ -407,7 +453,10 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
 
   // Transient snapshots: gathered at rank 0, one VTU each and the PVD index.
   TimeSeries series(out_dir, "heat");
-  if (rank == 0) series.remove_previous_run(kHeatFinalFiles);
+  if (rank == 0) {
+    series.remove_previous_run(kHeatFinalFiles);
+    remove_previous_pieces(out_dir);
+  }
   const std::int32_t owned_nodes = h.piece.part.owned_nodes;
   SnapshotHook snapshot = [&](int step, double time, const std::vector<double>& T) {
     std::vector<double> mine(T.begin(), T.begin() + owned_nodes);
@@ -432,7 +481,16 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
     run = solve_local(cpu, op, h, data, snapshot);
   }
 
-  // 5. Gather at rank 0.
+  // 5. The final field as one piece per rank (rank 0 writes the .pvtu below, once every piece is
+  //    there), unless --single-vtu gathers it into one VTU at rank 0.
+  const std::string stem = h.transient ? "heat_final" : "heat";
+  const bool pieces = run.report.converged && !o.no_vtu && !o.single_vtu;
+  if (pieces) {
+    write_heat_piece((fs::path(out_dir) / piece_name(stem, rank)).string(), h, local, owned_tets, run);
+    mpi_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  }
+
+  // 6. Gather at rank 0.
   const std::vector<double> mine_T(run.temperature.begin(), run.temperature.begin() + owned_nodes);
   const std::vector<double> mine_rhs(run.last_rhs.begin(), run.last_rhs.begin() + owned_nodes);
   std::vector<double> mine_grad(3 * size_t(owned_tets));
@@ -457,7 +515,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
             "MPI_Gather");
   if (rank != 0) return;
 
-  // 6. Outputs at rank 0: JSON always, fields when converged (as the serial command).
+  // 7. Outputs at rank 0: JSON always, fields when converged (as the serial command).
   const HeatProblem& problem = root->problem;
   const LoadedMesh& mesh = root->mesh;
   const HeatSolveReport& report = run.report;
@@ -550,10 +608,15 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   // Fields first, the JSON summary last (as the serial command): heat.json means the run finished.
   if (report.converged) {
     std::vector<std::int32_t> node_owner(root->node_owner.begin(), root->node_owner.end());
-    if (!o.no_vtu)
-      write_vtu((fs::path(out_dir) / (problem.time ? "heat_final.vtu" : "heat.vtu")).string(), mesh.mesh,
-                {VtuArray::scalars("temperature", T), VtuArray::integers("owner", node_owner)},
-                {VtuArray::vectors("heat_flux", flux), VtuArray::integers("rank", root->tet_part)});
+    const std::vector<VtuArray> point_data = {VtuArray::scalars("temperature", T), VtuArray::integers("owner", node_owner)};
+    const std::vector<VtuArray> cell_data = {VtuArray::vectors("heat_flux", flux), VtuArray::integers("rank", root->tet_part)};
+    if (pieces) {
+      std::vector<std::string> names;
+      for (int q = 0; q < ranks; ++q) names.push_back(piece_name(stem, q));
+      write_pvtu((fs::path(out_dir) / (stem + ".pvtu")).string(), names, point_data, cell_data);
+    } else if (!o.no_vtu) {
+      write_vtu((fs::path(out_dir) / (stem + ".vtu")).string(), mesh.mesh, point_data, cell_data);
+    }
     if (!o.no_png) {
       RenderOptions view;
       view.title = "temperature";

@@ -19,6 +19,7 @@ struct DistributedHeatOptions {
   std::string out, json, png;
   bool no_png = false;
   bool no_vtu = false;
+  bool single_vtu = false;  // the final field gathered into one VTU at rank 0 (else a piece per rank + .pvtu)
   std::optional<int> every;  // overrides the case file's output.every
   std::string format = "R32F";
   GlContextOptions gl;  // gl.gpu is replaced by the rank's device unless gpu_given
@@ -27,7 +28,8 @@ struct DistributedHeatOptions {
 };
 
 // The final files of a heat run under their default names, summary first (TimeSeries::remove_previous_run).
-inline const std::vector<std::string> kHeatFinalFiles = {"heat.json", "heat.png", "heat.vtu", "heat_final.vtu"};
+inline const std::vector<std::string> kHeatFinalFiles = {"heat.json", "heat.png", "heat.vtu", "heat_final.vtu",
+                                                         "heat.pvtu", "heat_final.pvtu"};
 
 void run_heat_distributed(const DistributedHeatOptions& options);
 

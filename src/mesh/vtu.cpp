@@ -202,6 +202,34 @@ void write_vtu(const std::string& path, const TetMesh& mesh, const std::vector<V
   file.commit();
 }
 
+void write_pvtu(const std::string& path, const std::vector<std::string>& pieces, const std::vector<VtuArray>& point_data,
+                const std::vector<VtuArray>& cell_data) {
+  SS_REQUIRE(!pieces.empty(), path << ": a parallel VTU needs at least one piece");
+  const auto declare = [&](std::ostringstream& os, const std::vector<VtuArray>& arrays, const char* where) {
+    for (const VtuArray& a : arrays) {
+      check_array(a, a.ints.empty() ? a.values.size() / size_t(a.components) : a.ints.size(), where, path);
+      os << "      <PDataArray type=\"" << (a.ints.empty() ? "Float64" : "Int32") << "\" Name=\"" << a.name << "\"";
+      if (a.components > 1) os << " NumberOfComponents=\"" << a.components << "\"";
+      os << "/>\n";
+    }
+  };
+  std::ostringstream os;
+  os << "<?xml version=\"1.0\"?>\n<VTKFile type=\"PUnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\""
+     << " header_type=\"UInt64\">\n  <PUnstructuredGrid GhostLevel=\"0\">\n    <PPointData>\n";
+  declare(os, point_data, "point");
+  os << "    </PPointData>\n    <PCellData>\n";
+  declare(os, cell_data, "cell");
+  os << "    </PCellData>\n    <PPoints>\n      <PDataArray type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\"/>\n"
+     << "    </PPoints>\n";
+  for (const std::string& piece : pieces) {
+    SS_REQUIRE(piece.find_first_of("\"<>&") == std::string::npos,
+               path << ": piece name '" << piece << "' has XML special characters");
+    os << "    <Piece Source=\"" << piece << "\"/>\n";
+  }
+  os << "  </PUnstructuredGrid>\n</VTKFile>\n";
+  write_file_atomically(path, os.str());
+}
+
 void write_pvd(const std::string& path, const std::vector<PvdEntry>& entries) {
   std::ostringstream os;
   os << "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"

@@ -44,6 +44,13 @@ void write_vtu(const std::string& path, const TetMesh& mesh, const std::vector<V
 // Parses "ascii", "base64"/"binary", "compressed"/"zlib"; throws ss::Error naming the choices.
 VtuEncoding parse_vtu_encoding(const std::string& text);
 
+// A parallel VTU (.pvtu): the index of the pieces one run wrote, one .vtu per rank (ParaView's
+// convention). `pieces` are the piece file names as they should appear in the .pvtu (normally
+// relative to its folder); the arrays give the names, components and types of the pieces' point and
+// cell data (their values are not read).
+void write_pvtu(const std::string& path, const std::vector<std::string>& pieces, const std::vector<VtuArray>& point_data,
+                const std::vector<VtuArray>& cell_data);
+
 struct PvdEntry {
   double time = 0;
   std::string file;  // as it should appear in the .pvd, normally relative to the .pvd's folder

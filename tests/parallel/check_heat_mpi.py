@@ -4,7 +4,9 @@ N (through the MPI path, --distributed, also for N = 1), and checks that every N
 equals the serial one to <= 1e-4 of the range of T and the CG iteration count is within +-2.
 
 usage: check_heat_mpi.py STREAMSOLVE MPIEXEC CASE OUTDIR --backend gpu|cpu --ranks 1,2,3,4 [--vtu heat.vtu]
-The VTU reader is self-contained (base64 + zlib blocks as src/mesh/vtu.cpp writes them)."""
+The VTU reader is self-contained (base64 + zlib blocks as src/mesh/vtu.cpp writes them); the pieces of
+a .pvtu are read with meshio. Every rank count but the last writes pieces; the last gathers one VTU
+(--single-vtu)."""
 import argparse, base64, json, os, re, shutil, struct, subprocess, sys, time, zlib
 
 
@@ -38,6 +40,44 @@ def read_point_array(path, name):
         out += zlib.decompress(body[at:at + s])
         at += s
     return list(struct.unpack("<%dd" % (len(out) // 8), out))
+
+
+def read_pieces(pvtu, ranks, serial_vtu):
+    """The temperature per serial node from the pieces a .pvtu lists (read with meshio), matched by
+    coordinates; returns (values, failure). Checks: one piece per rank, each piece's `rank` cells say
+    its rank, the pieces' tets add up to the serial mesh's, every serial node appears, and a node in
+    several pieces has the same value in each."""
+    import xml.etree.ElementTree as ET
+    import meshio
+    if not os.path.exists(pvtu):
+        return None, f"{pvtu} is missing"
+    sources = [p.get("Source") for p in ET.parse(pvtu).getroot().iter("Piece")]
+    if len(sources) != ranks:
+        return None, f"{len(sources)} pieces listed for {ranks} ranks"
+    serial = meshio.read(serial_vtu)
+    index = {tuple(p): i for i, p in enumerate(serial.points)}
+    serial_tets = sum(len(c.data) for c in serial.cells if c.type == "tetra")
+    values = [None] * len(serial.points)
+    tets = 0
+    for q, source in enumerate(sources):
+        piece = meshio.read(os.path.join(os.path.dirname(pvtu), source))
+        tets += sum(len(c.data) for c in piece.cells if c.type == "tetra")
+        ranks_seen = set(int(r) for block in piece.cell_data["rank"] for r in block)
+        if ranks_seen != {q}:
+            return None, f"piece {source} has rank values {sorted(ranks_seen)}, expected {q}"
+        for p, v in zip(piece.points, piece.point_data["temperature"]):
+            i = index.get(tuple(p))
+            if i is None:
+                return None, f"piece {source} has a node {tuple(p)} the serial mesh lacks"
+            if values[i] is not None and values[i] != v:
+                return None, f"node {i} has {values[i]} in one piece and {v} in {source}"
+            values[i] = v
+    if tets != serial_tets:
+        return None, f"the pieces hold {tets} tets, the serial mesh {serial_tets}"
+    missing = sum(v is None for v in values)
+    if missing:
+        return None, f"{missing} serial nodes are in no piece"
+    return values, None
 
 
 def run(cmd, timeout):
@@ -95,11 +135,23 @@ def main():
         print(f"--every 2: {vtus}: {'ok' if ok else 'FAIL (expected ' + str(expected) + ')'}")
         if not ok:
             failures.append("--every")
-    for n in [int(x) for x in a.ranks.split(",")]:
+    rank_counts = [int(x) for x in a.ranks.split(",")]
+    for n in rank_counts:
         out = os.path.join(a.outdir, f"ranks{n}")
-        t = run(mpiexec_prefix(a.mpiexec, n) + [a.streamsolve] + common + ["--distributed", "--out", out], a.timeout)
+        # The last rank count gathers one VTU (--single-vtu); the others write a piece per rank + .pvtu.
+        single = n == rank_counts[-1]
+        t = run(mpiexec_prefix(a.mpiexec, n) + [a.streamsolve] + common + ["--distributed", "--out", out] +
+                (["--single-vtu"] if single else []), a.timeout)
         summary = json.load(open(os.path.join(out, "heat.json")))
-        T = read_point_array(os.path.join(out, a.vtu), "temperature")
+        if single:
+            T = read_point_array(os.path.join(out, a.vtu), "temperature")
+        else:
+            T, piece_failure = read_pieces(os.path.join(out, a.vtu.replace(".vtu", ".pvtu")), n,
+                                           os.path.join(serial_dir, a.vtu))
+            if piece_failure:
+                print(f"{n} ranks, pieces: FAIL ({piece_failure})")
+                failures.append(f"{n} pieces")
+                continue
         diff = max(abs(x - y) for x, y in zip(T, T0)) / (span if span > 0 else 1.0)
         di = summary["iterations"] - serial["iterations"]
         ok = len(T) == len(T0) and diff <= 1e-4 and abs(di) <= 2 and summary["ranks"] == n and \
