@@ -375,34 +375,24 @@ std::string broadcast_string(const std::string& text) {
 // The final field as pieces: "<stem>_piece_<rank>.vtu" per rank and "<stem>.pvtu" listing them.
 std::string piece_name(const std::string& stem, int rank) { return stem + "_piece_" + std::to_string(rank) + ".vtu"; }
 
-// Removes the pieces a previous run left ("heat_piece_*.vtu", "heat_final_piece_*.vtu").
-void remove_previous_pieces(const std::string& out_dir) {
-  std::error_code ec;
-  for (const fs::directory_entry& entry : fs::directory_iterator(out_dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if ((name.rfind("heat_piece_", 0) == 0 || name.rfind("heat_final_piece_", 0) == 0) && entry.path().extension() == ".vtu")
-      SS_REQUIRE(fs::remove(entry.path(), ec) && !ec, entry.path().string() << ": cannot remove a previous run's piece: " << ec.message());
-  }
-}
-
-// This rank's piece of the final field: its owned tets with every local node; the ghost nodes'
-// temperatures come from their owners (exchanged in double on the host, so a node has the same
-// value in every piece). Point data: temperature, owner; cell data: heat flux −k∇T, rank.
+// This rank's piece of a field: its owned tets with every local node; the ghost nodes' temperatures
+// come from their owners (exchanged in double on the host, so a node has the same value in every
+// piece). Point data: temperature, owner; cell data: `cell_data` (one value per owned tet), rank.
 void write_heat_piece(const std::string& path, const LocalHeat& h, const LoadedMesh& local, std::int32_t owned_tets,
-                      LocalRun& run) {
+                      std::vector<double> T, std::vector<VtuArray> cell_data) {
   CpuBackend host;
   HaloExchange<CpuBackend> halo(host, h.piece.links, MPI_COMM_WORLD);
-  std::vector<double> T = run.temperature;
   halo.update(T);
   TetMesh piece;
   piece.nodes = local.mesh.nodes;
   piece.tets.assign(local.mesh.tets.begin(), local.mesh.tets.begin() + owned_tets);
-  std::vector<glm::dvec3> flux(static_cast<size_t>(owned_tets));
-  for (size_t c = 0; c < flux.size(); ++c) flux[c] = -h.conductivity[c] * glm::dvec3(run.gx[c], run.gy[c], run.gz[c]);
-  write_vtu(path, piece, {VtuArray::scalars("temperature", T), VtuArray::integers("owner", h.piece.node_owner)},
-            {VtuArray::vectors("heat_flux", flux),
-             VtuArray::integers("rank", std::vector<std::int32_t>(size_t(owned_tets), mpi::rank()))});
+  cell_data.push_back(VtuArray::integers("rank", std::vector<std::int32_t>(size_t(owned_tets), mpi::rank())));
+  write_vtu(path, piece, {VtuArray::scalars("temperature", std::move(T)), VtuArray::integers("owner", h.piece.node_owner)},
+            cell_data);
 }
+
+// The arrays of a heat piece, by name and type (what a .pvtu declares).
+const std::vector<VtuArray> kPiecePointArrays = {VtuArray::scalars("temperature", {}), VtuArray::integers("owner", {})};
 
 }  // namespace
 
@@ -453,19 +443,27 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
 
   // Transient snapshots: gathered at rank 0, one VTU each and the PVD index.
   TimeSeries series(out_dir, "heat");
-  if (rank == 0) {
-    series.remove_previous_run(kHeatFinalFiles);
-    remove_previous_pieces(out_dir);
-  }
+  if (rank == 0) series.remove_previous_run(kHeatFinalFiles);
   const std::int32_t owned_nodes = h.piece.part.owned_nodes;
+  const bool pieces = !o.single_vtu;  // the fields as one piece per rank (else gathered at rank 0)
   SnapshotHook snapshot = [&](int step, double time, const std::vector<double>& T) {
+    if (pieces) {
+      const std::string stem = series.snapshot_stem(step);
+      write_heat_piece((fs::path(out_dir) / piece_name(stem, rank)).string(), h, local, owned_tets, T, {});
+      mpi_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+      if (rank != 0) return;
+      std::vector<std::string> names;
+      for (int q = 0; q < ranks; ++q) names.push_back(piece_name(stem, q));
+      series.add_pieces(step, time, names, kPiecePointArrays, {VtuArray::integers("rank", {})});
+      return;
+    }
     std::vector<double> mine(T.begin(), T.begin() + owned_nodes);
     const std::vector<double> all =
         gather_to_root(mine, root ? &root->owned_node_ids : nullptr, root ? root->mesh.mesh.nodes.size() : 0);
     if (rank != 0) return;
     series.add(step, time, root->mesh.mesh, {VtuArray::scalars("temperature", all)}, {});
   };
-  if (!h.transient) snapshot = nullptr;
+  if (!h.transient || o.no_vtu) snapshot = nullptr;
 
   // 4. Solve.
   LocalRun run;
@@ -484,9 +482,12 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   // 5. The final field as one piece per rank (rank 0 writes the .pvtu below, once every piece is
   //    there), unless --single-vtu gathers it into one VTU at rank 0.
   const std::string stem = h.transient ? "heat_final" : "heat";
-  const bool pieces = run.report.converged && !o.no_vtu && !o.single_vtu;
-  if (pieces) {
-    write_heat_piece((fs::path(out_dir) / piece_name(stem, rank)).string(), h, local, owned_tets, run);
+  const bool final_pieces = pieces && run.report.converged && !o.no_vtu;
+  if (final_pieces) {
+    std::vector<glm::dvec3> flux(static_cast<size_t>(owned_tets));
+    for (size_t c = 0; c < flux.size(); ++c) flux[c] = -h.conductivity[c] * glm::dvec3(run.gx[c], run.gy[c], run.gz[c]);
+    write_heat_piece((fs::path(out_dir) / piece_name(stem, rank)).string(), h, local, owned_tets, run.temperature,
+                     {VtuArray::vectors("heat_flux", flux)});
     mpi_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
   }
 
@@ -610,10 +611,11 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
     std::vector<std::int32_t> node_owner(root->node_owner.begin(), root->node_owner.end());
     const std::vector<VtuArray> point_data = {VtuArray::scalars("temperature", T), VtuArray::integers("owner", node_owner)};
     const std::vector<VtuArray> cell_data = {VtuArray::vectors("heat_flux", flux), VtuArray::integers("rank", root->tet_part)};
-    if (pieces) {
+    if (final_pieces) {
       std::vector<std::string> names;
       for (int q = 0; q < ranks; ++q) names.push_back(piece_name(stem, q));
-      write_pvtu((fs::path(out_dir) / (stem + ".pvtu")).string(), names, point_data, cell_data);
+      write_pvtu((fs::path(out_dir) / (stem + ".pvtu")).string(), names, kPiecePointArrays,
+                 {VtuArray::vectors("heat_flux", {}), VtuArray::integers("rank", {})});
     } else if (!o.no_vtu) {
       write_vtu((fs::path(out_dir) / (stem + ".vtu")).string(), mesh.mesh, point_data, cell_data);
     }

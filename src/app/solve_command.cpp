@@ -13,6 +13,18 @@ namespace ss {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// "<stem>_piece_<rank>.vtu" (a piece of "<stem>.pvtu")?
+bool is_piece_of(const std::string& name, const std::string& stem) {
+  int rank = -1, consumed = 0;
+  return name.compare(0, stem.size(), stem) == 0 &&
+         std::sscanf(name.c_str() + stem.size(), "_piece_%d.vtu%n", &rank, &consumed) == 1 && rank >= 0 &&
+         name == stem + "_piece_" + std::to_string(rank) + ".vtu";
+}
+
+}  // namespace
+
 void add_solve_options(CLI::App& command, SolveOptions& o, const std::string& name, const std::string& png_what) {
   command.add_option("case", o.case_file, "the case file (TOML)")->required();
   command.add_option("--backend", o.backend, "gpu (fragment shaders) or cpu (double-precision reference)")
@@ -93,11 +105,13 @@ void add_mesh_timings(StageTimings& timings, const LoadReport& report, double lo
   if (hierarchy) timings.add("coarse_levels", std::max(0.0, load_seconds - listed));
 }
 
-std::string TimeSeries::snapshot_name(int step) const {
+std::string TimeSeries::snapshot_stem(int step) const {
   char number[16];
-  std::snprintf(number, sizeof number, "_%06d.vtu", step);
+  std::snprintf(number, sizeof number, "_%06d", step);
   return prefix_ + number;
 }
+
+std::string TimeSeries::snapshot_name(int step) const { return snapshot_stem(step) + ".vtu"; }
 
 std::string TimeSeries::path(const std::string& name) const { return (fs::path(directory_) / name).string(); }
 
@@ -107,6 +121,14 @@ void TimeSeries::add(int step, double time, const TetMesh& mesh, const std::vect
   add_written(step, time);
 }
 
+void TimeSeries::add_pieces(int step, double time, const std::vector<std::string>& pieces,
+                            const std::vector<VtuArray>& point_data, const std::vector<VtuArray>& cell_data) {
+  const std::string name = snapshot_stem(step) + ".pvtu";
+  write_pvtu(path(name), pieces, point_data, cell_data);
+  entries_.push_back({time, name});
+  write_pvd(path(prefix_ + ".pvd"), entries_);
+}
+
 void TimeSeries::add_written(int step, double time) {
   entries_.push_back({time, snapshot_name(step)});
   write_pvd(path(prefix_ + ".pvd"), entries_);
@@ -114,10 +136,11 @@ void TimeSeries::add_written(int step, double time) {
 
 int TimeSeries::snapshot_step(const std::string& name) const {
   int step = -1, consumed = 0;
-  if (std::sscanf(name.c_str(), (prefix_ + "_%d.vtu%n").c_str(), &step, &consumed) == 1 && consumed == int(name.size()) &&
-      step >= 0 && name == snapshot_name(step))
-    return step;
-  return -1;
+  if (std::sscanf(name.c_str(), (prefix_ + "_%d%n").c_str(), &step, &consumed) != 1 || step < 0) return -1;
+  const std::string stem = snapshot_stem(step);
+  if (name.compare(0, stem.size(), stem) != 0) return -1;
+  const std::string rest = name.substr(stem.size());
+  return rest == ".vtu" || rest == ".pvtu" || is_piece_of(name, stem) ? step : -1;
 }
 
 void remove_left_file(const std::string& path) {
@@ -139,8 +162,14 @@ void TimeSeries::remove_previous_run(const std::vector<std::string>& finals) con
   for (const std::string& name : finals) remove_left_file(path(name));
   remove_left_file(path(prefix_ + ".pvd"));
   std::error_code ec;
-  for (const fs::directory_entry& entry : fs::directory_iterator(directory_, ec))
-    if (snapshot_step(entry.path().filename().string()) >= 0) remove_left_file(entry.path().string());
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory_, ec)) {
+    const std::string name = entry.path().filename().string();
+    bool left = snapshot_step(name) >= 0;
+    for (const std::string& final_name : finals)  // the pieces of a final .pvtu
+      if (final_name.size() > 5 && final_name.compare(final_name.size() - 5, 5, ".pvtu") == 0)
+        left = left || is_piece_of(name, final_name.substr(0, final_name.size() - 5));
+    if (left) remove_left_file(entry.path().string());
+  }
   remove_temporaries();
 }
 

@@ -93,9 +93,11 @@ private:
 void add_mesh_timings(StageTimings& timings, const LoadReport& report, double load_seconds, bool hierarchy);
 
 // <dir>/<prefix>_NNNNNN.vtu snapshots and <dir>/<prefix>.pvd listing them, all written atomically.
+// Under MPI a snapshot may be a .pvtu over one piece per rank, "<prefix>_NNNNNN_piece_<rank>.vtu".
 class TimeSeries {
 public:
   TimeSeries(std::string directory, std::string prefix) : directory_(std::move(directory)), prefix_(std::move(prefix)) {}
+  std::string snapshot_stem(int step) const;  // "<prefix>_000120"
   std::string snapshot_name(int step) const;  // "<prefix>_000120.vtu"
   std::string path(const std::string& name) const;
   // Writes the snapshot of `step`, then the index with it.
@@ -103,13 +105,18 @@ public:
            const std::vector<VtuArray>& cell_data);
   // Records a snapshot written elsewhere (write_snapshot), then the index with it.
   void add_written(int step, double time);
+  // Writes "<prefix>_NNNNNN.pvtu" over `pieces` (written already; arrays: their names and types),
+  // then the index with it.
+  void add_pieces(int step, double time, const std::vector<std::string>& pieces, const std::vector<VtuArray>& point_data,
+                  const std::vector<VtuArray>& cell_data);
   // Entries a previous run wrote (restart); the index is written with the next add.
   void keep(std::vector<PvdEntry> entries) { entries_ = std::move(entries); }
-  // Step of a snapshot name "<prefix>_NNNNNN.vtu", or -1.
+  // Step of a snapshot file "<prefix>_NNNNNN.vtu" (or ".pvtu", or a piece "_piece_<rank>.vtu"), or -1.
   int snapshot_step(const std::string& name) const;
   // Removes what a previous run left: `finals` (default-named summary and fields, in that order: the
   // summary goes first so a run killed meanwhile never leaves one describing files that are gone),
-  // the index, then the snapshots and temporaries "<prefix>*.tmp.*". An error names a file that stays.
+  // the index, then the snapshots (and the pieces of snapshots and of `finals` ending in .pvtu) and
+  // temporaries "<prefix>*.tmp.*". An error names a file that stays.
   void remove_previous_run(const std::vector<std::string>& finals) const;
   // Removes the temporaries "<prefix>*.tmp.<pid>" that killed runs left.
   void remove_temporaries() const;

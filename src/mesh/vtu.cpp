@@ -113,14 +113,14 @@ void check_array(const VtuArray& a, size_t tuples, const char* where, const std:
              path << ": " << where << " array name '" << a.name << "' is empty or has XML special characters");
   SS_REQUIRE(a.components == 1 || a.components == 3,
              path << ": " << where << " array '" << a.name << "' has " << a.components << " components (1 or 3)");
-  const size_t n = a.ints.empty() ? a.values.size() : a.ints.size();
+  const size_t n = a.integer ? a.ints.size() : a.values.size();
   SS_REQUIRE(n == tuples * a.components, path << ": " << where << " array '" << a.name << "' has " << n
                                               << " values, expected " << tuples << " x " << a.components);
 }
 
 void write_arrays(std::ostream& os, const std::vector<VtuArray>& arrays, VtuEncoding encoding) {
   for (const VtuArray& a : arrays) {
-    if (a.ints.empty())
+    if (!a.integer)
       write_data_array(os, "Float64", a.name, a.components, a.values, encoding);
     else
       write_data_array(os, "Int32", a.name, a.components, a.ints, encoding);
@@ -142,7 +142,7 @@ VtuArray VtuArray::vectors(std::string name, const std::vector<glm::dvec3>& valu
 }
 
 VtuArray VtuArray::integers(std::string name, std::vector<std::int32_t> values) {
-  return VtuArray{std::move(name), 1, {}, std::move(values)};
+  return VtuArray{std::move(name), 1, {}, std::move(values), true};
 }
 
 VtuEncoding parse_vtu_encoding(const std::string& text) {
@@ -207,8 +207,8 @@ void write_pvtu(const std::string& path, const std::vector<std::string>& pieces,
   SS_REQUIRE(!pieces.empty(), path << ": a parallel VTU needs at least one piece");
   const auto declare = [&](std::ostringstream& os, const std::vector<VtuArray>& arrays, const char* where) {
     for (const VtuArray& a : arrays) {
-      check_array(a, a.ints.empty() ? a.values.size() / size_t(a.components) : a.ints.size(), where, path);
-      os << "      <PDataArray type=\"" << (a.ints.empty() ? "Float64" : "Int32") << "\" Name=\"" << a.name << "\"";
+      check_array(a, (a.integer ? a.ints.size() : a.values.size()) / size_t(a.components), where, path);
+      os << "      <PDataArray type=\"" << (a.integer ? "Int32" : "Float64") << "\" Name=\"" << a.name << "\"";
       if (a.components > 1) os << " NumberOfComponents=\"" << a.components << "\"";
       os << "/>\n";
     }

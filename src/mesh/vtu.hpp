@@ -17,12 +17,13 @@ enum class VtuEncoding {
   compressed,  // inline binary, zlib blocks (vtkZLibDataCompressor)
 };
 
-// One point or cell array: Float64 values, or Int32 values when `ints` is non-empty.
+// One point or cell array: Float64 `values`, or Int32 `ints` when `integer`.
 struct VtuArray {
   std::string name;
   int components = 1;  // 1 (scalar) or 3 (vector)
   std::vector<double> values;
   std::vector<std::int32_t> ints;
+  bool integer = false;
 
   static VtuArray scalars(std::string name, std::vector<double> values);
   static VtuArray vectors(std::string name, const std::vector<glm::dvec3>& values);

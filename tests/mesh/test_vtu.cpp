@@ -104,5 +104,39 @@ TEST(Vtu, PvdListsTheSteps) {
   EXPECT_EQ(std::system(cmd.c_str()), 0);
 }
 
+// A .pvtu over two pieces (the box's tets split in two): ParaView's layout, the arrays declared
+// with their types, and meshio reads each piece it lists.
+TEST(Vtu, PvtuIndexesPiecesThatMeshioReads) {
+  const TetMesh mesh = make_box_mesh(2, 1, 1);
+  const fs::path dir = fresh_dir("pvtu");
+  std::vector<std::string> pieces;
+  const size_t half = mesh.tets.size() / 2;
+  for (int q = 0; q < 2; ++q) {
+    TetMesh piece;
+    piece.nodes = mesh.nodes;
+    piece.tets.assign(mesh.tets.begin() + std::ptrdiff_t(q * half), q == 0 ? mesh.tets.begin() + std::ptrdiff_t(half) : mesh.tets.end());
+    pieces.push_back("run_piece_" + std::to_string(q) + ".vtu");
+    write_vtu((dir / pieces.back()).string(), piece, {VtuArray::scalars("T", std::vector<double>(mesh.nodes.size(), q))},
+              {VtuArray::integers("rank", std::vector<std::int32_t>(piece.tets.size(), q))});
+  }
+  const std::string pvtu = (dir / "run.pvtu").string();
+  write_pvtu(pvtu, pieces, {VtuArray::scalars("T", {})}, {VtuArray::integers("rank", {}), VtuArray::vectors("v", {})});
+  const std::string cmd =
+      "/usr/bin/python3 -c \"import xml.etree.ElementTree as E, sys, os, meshio; r = E.parse(sys.argv[1]).getroot(); "
+      "ok = r.get('type') == 'PUnstructuredGrid'; "
+      "ok &= [(a.get('Name'), a.get('type')) for a in r.iter('PDataArray')] == "
+      "[('T', 'Float64'), ('rank', 'Int32'), ('v', 'Float64'), ('Points', 'Float64')]; "
+      "src = [p.get('Source') for p in r.iter('Piece')]; ok &= src == ['run_piece_0.vtu', 'run_piece_1.vtu']; "
+      "ms = [meshio.read(os.path.join(os.path.dirname(sys.argv[1]), s)) for s in src]; "
+      "ok &= sum(len(c.data) for m in ms for c in m.cells) == int(sys.argv[2]); "
+      "sys.exit(0 if ok else 1)\" " +
+      pvtu + " " + std::to_string(mesh.tets.size());
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_THROW(write_pvtu((dir / "none.pvtu").string(), {}, {}, {}), Error);
+  EXPECT_THROW(write_pvtu((dir / "bad.pvtu").string(), {"a\"b.vtu"}, {}, {}), Error);
+  EXPECT_FALSE(fs::exists(dir / "none.pvtu"));
+  EXPECT_FALSE(fs::exists(dir / "bad.pvtu"));
+}
+
 }  // namespace
 }  // namespace ss

@@ -148,6 +148,15 @@ def main():
         else:
             T, piece_failure = read_pieces(os.path.join(out, a.vtu.replace(".vtu", ".pvtu")), n,
                                            os.path.join(serial_dir, a.vtu))
+            pvd = os.path.join(out, "heat.pvd")
+            if not piece_failure and os.path.exists(pvd):  # transient: every snapshot a .pvtu over n pieces
+                import xml.etree.ElementTree as ET
+                snapshots = [d.get("file") for d in ET.parse(pvd).getroot().iter("DataSet")]
+                if not snapshots or not all(f.endswith(".pvtu") for f in snapshots):
+                    piece_failure = f"heat.pvd lists {snapshots}, expected .pvtu snapshots"
+                for f in snapshots:
+                    _, failure = read_pieces(os.path.join(out, f), n, os.path.join(serial_dir, a.vtu))
+                    piece_failure = piece_failure or failure
             if piece_failure:
                 print(f"{n} ranks, pieces: FAIL ({piece_failure})")
                 failures.append(f"{n} pieces")
@@ -162,6 +171,15 @@ def main():
               f"({t:.1f} s) {'ok' if ok else 'FAIL'}")
         if not ok:
             failures.append(n)
+    # A serial run into a folder of pieces removes them (and their .pvtu), so no stale piece stays.
+    piece_runs = [n for n in rank_counts[:-1]]
+    if piece_runs:
+        out = os.path.join(a.outdir, f"ranks{piece_runs[0]}")
+        run([a.streamsolve] + common + ["--out", out], a.timeout)
+        left = sorted(f for f in os.listdir(out) if "_piece_" in f or f.endswith(".pvtu"))
+        print(f"serial run over the pieces of {piece_runs[0]} ranks: left {left}: {'ok' if not left else 'FAIL'}")
+        if left:
+            failures.append("stale pieces")
     if failures:
         sys.exit(f"FAILED for ranks {failures}")
 
