@@ -46,6 +46,52 @@ std::vector<std::int32_t> partition_tets(const TetMesh& mesh, int parts) {
   return part;
 }
 
+namespace {
+
+// Global -> local ids of one rank's entities (sorted pairs: no global-size array per rank).
+class GlobalToLocal {
+public:
+  GlobalToLocal(const std::vector<std::int64_t>& global, int rank) : pairs_(global.size()), rank_(rank) {
+    for (size_t i = 0; i < global.size(); ++i) pairs_[i] = {global[i], std::int32_t(i)};
+    std::sort(pairs_.begin(), pairs_.end());
+  }
+  std::int32_t operator()(std::int64_t g) const {
+    auto it = std::lower_bound(pairs_.begin(), pairs_.end(), std::make_pair(g, std::int32_t(-1)));
+    SS_REQUIRE(it != pairs_.end() && it->first == g, "partition: entity " << g << " missing from rank " << rank_);
+    return it->second;
+  }
+
+private:
+  std::vector<std::pair<std::int64_t, std::int32_t>> pairs_;
+  int rank_;
+};
+
+}  // namespace
+
+std::vector<HaloLink> halo_links(int q, const std::vector<std::vector<std::int64_t>>& local,
+                                 const std::vector<std::int32_t>& owned, const std::vector<std::int32_t>& owner) {
+  const std::vector<std::int64_t>& mine = local[size_t(q)];
+  const GlobalToLocal local_of(mine, q);
+  std::vector<HaloLink> links(local.size());
+  for (size_t r = 0; r < local.size(); ++r) links[r].rank = int(r);
+  // Receive: q's ghosts, each from its owner, in q's order.
+  for (size_t i = size_t(owned[size_t(q)]); i < mine.size(); ++i) {
+    const std::int32_t r = owner[size_t(mine[i])];
+    SS_REQUIRE(r != q, "partition: rank " << q << " holds its own entity " << mine[i] << " as a ghost");
+    links[size_t(r)].recv.push_back(std::int32_t(i));
+  }
+  // Send: for each other rank r, the ghosts of r that q owns, in r's order.
+  for (size_t r = 0; r < local.size(); ++r) {
+    if (int(r) == q) continue;
+    const std::vector<std::int64_t>& theirs = local[r];
+    for (size_t i = size_t(owned[r]); i < theirs.size(); ++i)
+      if (owner[size_t(theirs[i])] == q) links[r].send.push_back(local_of(theirs[i]));
+  }
+  links.erase(std::remove_if(links.begin(), links.end(), [](const HaloLink& l) { return l.send.empty() && l.recv.empty(); }),
+              links.end());
+  return links;
+}
+
 PartitionPlan::PartitionPlan(const TetMesh& mesh, std::vector<std::int32_t> tet_part, int parts)
     : mesh_(mesh), tet_part_(std::move(tet_part)), parts_(parts) {
   const size_t nn = mesh.nodes.size(), ne = mesh.tets.size();
@@ -112,6 +158,13 @@ std::vector<std::int64_t> PartitionPlan::local_tets(int q, std::int32_t& owned) 
   return own;
 }
 
+std::vector<HaloLink> PartitionPlan::cell_links(int q) const {
+  std::vector<std::vector<std::int64_t>> local(static_cast<size_t>(parts_));
+  std::vector<std::int32_t> owned(size_t(parts_), 0);
+  for (int r = 0; r < parts_; ++r) local[size_t(r)] = local_tets(r, owned[size_t(r)]);
+  return halo_links(q, local, owned, tet_part_);
+}
+
 RankPiece PartitionPlan::build(int q) const {
   RankPiece piece;
   MeshPartition& p = piece.part;
@@ -122,15 +175,7 @@ RankPiece PartitionPlan::build(int q) const {
   p.owned_nodes = owned_nodes_[size_t(q)];
   const size_t n_local = p.node_global.size();
 
-  // Global -> local node ids of this piece (sorted pairs: no global-size array per rank).
-  std::vector<std::pair<std::int64_t, std::int32_t>> g2l(n_local);
-  for (size_t i = 0; i < n_local; ++i) g2l[i] = {p.node_global[i], std::int32_t(i)};
-  std::sort(g2l.begin(), g2l.end());
-  const auto local_of = [&](std::int64_t g) {
-    auto it = std::lower_bound(g2l.begin(), g2l.end(), std::make_pair(g, std::int32_t(-1)));
-    SS_REQUIRE(it != g2l.end() && it->first == g, "partition: node " << g << " missing from rank " << q);
-    return it->second;
-  };
+  const GlobalToLocal local_of(p.node_global, q);
 
   TetMesh& m = p.mesh;
   m.source = mesh_.source + " (rank " + std::to_string(q) + " of " + std::to_string(parts_) + ")";
@@ -149,24 +194,7 @@ RankPiece PartitionPlan::build(int q) const {
   piece.node_owner.resize(n_local);
   for (size_t i = 0; i < n_local; ++i) piece.node_owner[i] = owner_[size_t(p.node_global[i])];
 
-  // Receive lists: the ghost nodes, already grouped by owner in ascending global id.
-  for (size_t i = size_t(p.owned_nodes); i < n_local; ++i) {
-    const int r = piece.node_owner[i];
-    if (piece.links.empty() || piece.links.back().rank != r) piece.links.push_back(HaloLink{r, {}, {}});
-    piece.links.back().recv.push_back(std::int32_t(i));
-  }
-  // Send lists: owned nodes of q that rank r holds as ghosts, in r's order (ascending global id).
-  for (int r = 0; r < parts_; ++r) {
-    if (r == q) continue;
-    const std::vector<std::int64_t>& theirs = node_global_[size_t(r)];
-    std::vector<std::int32_t> send;
-    for (size_t i = size_t(owned_nodes_[size_t(r)]); i < theirs.size(); ++i)
-      if (owner_[size_t(theirs[i])] == q) send.push_back(local_of(theirs[i]));
-    if (send.empty()) continue;
-    auto it = std::find_if(piece.links.begin(), piece.links.end(), [&](const HaloLink& l) { return l.rank >= r; });
-    if (it == piece.links.end() || it->rank != r) it = piece.links.insert(it, HaloLink{r, {}, {}});
-    it->send = std::move(send);
-  }
+  piece.links = halo_links(q, node_global_, owned_nodes_, owner_);
   return piece;
 }
 

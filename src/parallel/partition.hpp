@@ -12,6 +12,8 @@
 // Halo: ghost nodes receive their value from their owner. For each neighbour rank r, `recv` lists
 // q's local indices of the ghosts r owns and `send` lists q's local indices of the owned nodes r
 // holds as ghosts, both in ascending global id, so r's send list to q matches q's recv list from r.
+// Cells have a halo of their own from the same ghost layer (cell_links): a ghost tet receives its
+// value from the rank whose METIS part it is. Both come from one rule, halo_links, for any entity.
 #include <cstdint>
 #include <vector>
 
@@ -31,6 +33,14 @@ struct RankPiece {
   std::vector<HaloLink> links;          // neighbours, ascending rank
 };
 
+// Halo links of rank q for one entity kind (nodes, cells, ...): local[r] lists rank r's local
+// entities by global id, its owned ones first (owned[r] of them), and owner[g] is the rank owning
+// global entity g. q receives each of its ghosts from its owner, in q's local order; q sends rank r
+// the entities q owns that r holds as ghosts, in r's local order, so q's send list to r matches r's
+// receive list from q entry by entry. Links are in ascending rank, none to q itself.
+std::vector<HaloLink> halo_links(int q, const std::vector<std::vector<std::int64_t>>& local,
+                                 const std::vector<std::int32_t>& owned, const std::vector<std::int32_t>& owner);
+
 // METIS k-way partition of the tets: one part (0..parts-1) per tet. parts = 1: all zeros.
 // Throws ss::Error when METIS fails or leaves a part empty.
 std::vector<std::int32_t> partition_tets(const TetMesh& mesh, int parts);
@@ -48,6 +58,8 @@ public:
   std::int32_t owned_nodes(int q) const { return owned_nodes_[size_t(q)]; }
   // Rank q's piece (coordinates, tets in local ids, maps, halo links).
   RankPiece build(int q) const;
+  // Rank q's halo links for values per tet (local tet order of build(q): owned, then ghosts).
+  std::vector<HaloLink> cell_links(int q) const;
 
 private:
   std::vector<std::int64_t> local_tets(int q, std::int32_t& owned) const;

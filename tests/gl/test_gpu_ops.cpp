@@ -67,6 +67,15 @@ protected:
     for (std::int64_t i = l.n; i < l.capacity(); ++i) ASSERT_EQ(all[size_t(i)], 0.0f) << "padding element " << i;
   }
   GpuBackend make_gpu() { return GlTest::make_gpu(options, gpu_options); }
+  // Every stride-th element with hy's value there, then the last element twice (a repeat).
+  std::pair<std::vector<std::int32_t>, std::vector<double>> scatter_targets(std::int64_t stride) const {
+    std::vector<std::int32_t> idx;
+    std::vector<double> vals;
+    for (std::int64_t i = 0; i < n; i += stride) idx.push_back(std::int32_t(i)), vals.push_back(hy[size_t(i)]);
+    idx.push_back(std::int32_t(n - 1)), vals.push_back(-7.5);
+    idx.push_back(std::int32_t(n - 1)), vals.push_back(8.25);
+    return {idx, vals};
+  }
   LayoutOptions options;
   GpuOptions gpu_options;
   std::int64_t n = 0;
@@ -194,12 +203,8 @@ TEST_P(GpuOps, CountNonFiniteIsEquivalentToRef) {
 TEST_P(GpuOps, ScatterAndGatherIsEquivalentToRef) {
   GpuBackend gpu = make_gpu();
   // Scatter to about every 3rd element, with repeats: the later value wins on both backends.
-  std::vector<std::int32_t> idx;
-  std::vector<double> vals;
-  for (std::int64_t i = 0; i < n; i += 3) idx.push_back(std::int32_t(i)), vals.push_back(hy[size_t(i)]);
+  auto [idx, vals] = scatter_targets(3);
   idx.push_back(0), vals.push_back(42.0);
-  idx.push_back(std::int32_t(n - 1)), vals.push_back(-7.5);
-  idx.push_back(std::int32_t(n - 1)), vals.push_back(8.25);
   auto z = gpu.upload(hx);
   std::vector<double> cz = hx;
   gpu.scatter(z, idx, vals);
@@ -221,11 +226,7 @@ TEST_P(GpuOps, ScatterAndGatherIsEquivalentToRef) {
 // z[idx] += values with repeats (they accumulate on both backends), in place on an uploaded field.
 TEST_P(GpuOps, ScatterAddIsEquivalentToRef) {
   GpuBackend gpu = make_gpu();
-  std::vector<std::int32_t> idx;
-  std::vector<double> vals;
-  for (std::int64_t i = 0; i < n; i += 5) idx.push_back(std::int32_t(i)), vals.push_back(hy[size_t(i)]);
-  idx.push_back(std::int32_t(n - 1)), vals.push_back(-7.5);
-  idx.push_back(std::int32_t(n - 1)), vals.push_back(8.25);
+  const auto [idx, vals] = scatter_targets(5);
   auto z = gpu.upload(hx);
   std::vector<double> cz = hx;
   gpu.scatter_add(z, idx, vals);
