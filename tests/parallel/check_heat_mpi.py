@@ -163,6 +163,12 @@ def main():
                 continue
         diff = max(abs(x - y) for x, y in zip(T, T0)) / (span if span > 0 else 1.0)
         di = summary["iterations"] - serial["iterations"]
+        # One MPI_Allreduce per CG iteration (single-sync CG), plus a few per solve and per correction.
+        extra = max(r["allreduces"] for r in summary["per_rank"]) - summary["iterations"]
+        allowed = 5 * (summary["outer_corrections"] + summary.get("steps", 0) + 1)
+        if extra > allowed:
+            print(f"{n} ranks: {summary['iterations']} iterations but {extra} more allreduces (allowed {allowed}): FAIL")
+            failures.append(f"{n} allreduces")
         ok = len(T) == len(T0) and diff <= 1e-4 and abs(di) <= 2 and summary["ranks"] == n and \
             summary.get("peak_host_memory_bytes", 0) > (1 << 20) and \
             len(summary["owned_nodes"]) == n and sum(summary["owned_nodes"]) == len(T0)
