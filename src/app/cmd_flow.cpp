@@ -164,7 +164,7 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
     FlowRunHooks hooks;
     hooks.progress = [backend, throttle = ProgressThrottle(), &problem](const FlowStepInfo& info, double seconds,
                                                                        bool force) mutable {
-      if (throttle.due(seconds, force || info.step == 1)) print_progress(backend, info, problem, seconds);
+      if (throttle.due(force || info.step == 1)) print_progress(backend, info, problem, seconds);
     };
     return hooks;
   };

@@ -40,12 +40,12 @@ struct HeatOptions : SolveOptions {
   bool single_vtu = false;   // MPI path: one gathered VTU instead of pieces + .pvtu
 };
 
-// Prints CG progress on stderr at most four times a second (and the last line of each solve).
+// Prints CG progress on stderr at most four times a second (over all solves of a run).
 class ProgressPrinter {
 public:
   explicit ProgressPrinter(std::string label) : label_(std::move(label)) {}
   void operator()(int iteration, double residual, double seconds) {
-    if (!throttle_.due(seconds, iteration <= 1)) return;
+    if (!throttle_.due(false)) return;
     std::fprintf(stderr, "streamsolve: %s: CG iteration %d, relative residual %.3e, %.2f s\n", label_.c_str(), iteration,
                  residual, seconds);
   }

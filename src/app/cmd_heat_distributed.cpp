@@ -242,11 +242,10 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
   } system{dop};
 
   HeatSolveHooks hooks;
-  double last_print = -1.0;
+  ProgressThrottle throttle;
   if (mpi::rank() == 0)
     hooks.progress = [&](int k, double r, double s) {
-      if (s - last_print < 0.25 && k > 1) return;
-      last_print = s;
+      if (!throttle.due(false)) return;
       std::fprintf(stderr, "streamsolve: %d ranks: CG iteration %d, relative residual %.3e, %.2f s\n", mpi::size(), k, r, s);
     };
   hooks.snapshot = snapshot;

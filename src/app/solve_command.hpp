@@ -54,15 +54,20 @@ void describe_backend(nlohmann::json& summary, const std::string& backend, const
 // (first and last lines, output steps).
 class ProgressThrottle {
 public:
-  bool due(double seconds, bool force) {
-    if (!force && seconds - last_ < 0.25) return false;
-    last_ = seconds;
+  // At most one line per 0.25 s of wall time, whatever clock the caller's solves keep (a transient
+  // run of many one-iteration solves must not flood stderr), unless `force`; the first line is due.
+  bool due(bool force) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!force && printed_ && now - last_ < std::chrono::milliseconds(250)) return false;
+    last_ = now;
+    printed_ = true;
     return true;
   }
-  void reset() { last_ = -1.0; }
+  void reset() { printed_ = false; }
 
 private:
-  double last_ = -1.0;
+  std::chrono::steady_clock::time_point last_;
+  bool printed_ = false;
 };
 
 // Where a run's wall time went, stage by stage in run order (read, refine, ..., solve, write), and

@@ -11,7 +11,8 @@
                (where this test may mount one: root, or a user namespace): exit 1, one error line
                saying why, no temporaries, every final-named file still reads back.
   mpi_kill     mpiexec -n 3 heat (CPU backend) with one rank killed by SIGKILL mid-solve, once a worker
-               rank and once rank 0: every rank gone and mpiexec exited non-zero within 10 s.
+               rank and once rank 0: every rank gone and mpiexec exited non-zero within 10 s. First, a
+               run of 400 quick solves (serial and 2 ranks) prints at most four progress lines a second.
   memory       heat (CPU and GPU backends) and flow under `ulimit -v` limits that run out in
                different phases (reading, refining, topology, assembly, the GL driver, solve): each
                run either finishes or exits 1 with one error line saying it ran out of memory under
@@ -247,6 +248,18 @@ def alive(pid):
 def scenario_mpi_kill():
     case = heat_case("long", steps=100000, every=100000, refine=1, tolerance=1e-10)
     root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+    # Progress stays at most four lines a second over a run of many quick solves (a flood of them
+    # once filled the pipe of a reader that stopped reading, and mpiexec blocked on it).
+    quick = heat_case("quick", steps=400, every=100000, tolerance=1e-10)
+    for ranks in (0, 2):
+        cmd = ([mpiexec, "-n", str(ranks), "--oversubscribe", *root] if ranks else []) + \
+            [exe, "heat", quick, "--backend", "cpu", "--no-png", "--no-vtu", "--out", os.path.join(work, f"quick_{ranks}")]
+        t0 = time.time()
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+        took = time.time() - t0
+        lines = sum("CG iteration" in line for line in r.stderr.splitlines())
+        check(f"{ranks or 'serial'} ranks, 400 steps in {took:.1f} s: {lines} progress lines (<= 4 a second + 2)",
+              r.returncode == 0 and 1 <= lines <= 4 * took + 2)
     for victim in (1, 0):
         p = subprocess.Popen([mpiexec, "-n", "3", "--oversubscribe", *root, exe, "heat", case, "--backend", "cpu",
                               "--no-png", "--out", os.path.join(work, f"out_kill_{victim}")],
