@@ -250,15 +250,20 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
     };
   hooks.snapshot = snapshot;
   hooks.every = h.output_every;
-  // Halo time inside CG only (the transient right-hand side and the final gradient excluded), per
-  // component: read-back, MPI, upload.
+  // Communication inside the solves only (the transient right-hand side, set-up norms and the final
+  // gradient excluded, as in solve_seconds): the halo per component (read-back, MPI, upload) and the
+  // allreduces.
   RankStats& st = run.stats;
-  double before[3] = {0, 0, 0};
-  hooks.before_solve = [&] { before[0] = halo.readback_seconds(), before[1] = halo.mpi_seconds(), before[2] = halo.upload_seconds(); };
+  double before[4] = {0, 0, 0, 0};
+  hooks.before_solve = [&] {
+    before[0] = halo.readback_seconds(), before[1] = halo.mpi_seconds(), before[2] = halo.upload_seconds();
+    before[3] = dist.allreduce_seconds();
+  };
   hooks.after_solve = [&] {
     st.cg_readback_seconds += halo.readback_seconds() - before[0];
     st.cg_mpi_seconds += halo.mpi_seconds() - before[1];
     st.cg_upload_seconds += halo.upload_seconds() - before[2];
+    st.allreduce_seconds += dist.allreduce_seconds() - before[3];
   };
   HeatSolveSettings settings;
   settings.tolerance = h.tolerance;
@@ -290,7 +295,6 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
   st.solve_seconds = report.solve_seconds;
   st.halo_seconds = halo.seconds();
   st.cg_halo_seconds = st.cg_readback_seconds + st.cg_mpi_seconds + st.cg_upload_seconds;
-  st.allreduce_seconds = dist.allreduce_seconds();
   st.exchanges = double(halo.exchanges());
   st.allreduces = double(dist.allreduces());
   return run;
