@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
+#include "app/flow_command.hpp"
 #include "app/flow_output.hpp"
 #include "app/solve_command.hpp"
 #include "gl/context.hpp"
@@ -30,16 +31,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct FlowOptions : SolveOptions {
-  bool restart = false;
-};
-
-struct BackendFlowRun {
-  std::string backend, device;
-  FlowRunResult result;
-  FlowFields fields;
-};
-
 // "streamsolve: flow: cpu step 12/400, t = 0.06, dt = 0.005, CFL 0.31, kinetic energy 1.2e-02, max div 3e-08,
 //  iterations momentum 5 pressure 40, 0.52 s" (exact method: "iterations streamfunction 120")
 void print_progress(const std::string& backend, const FlowStepInfo& i, const FlowProblem& problem, double seconds) {
@@ -54,6 +45,19 @@ void print_progress(const std::string& backend, const FlowStepInfo& i, const Flo
                backend.c_str(), i.step, of.c_str(), i.time, i.dt, i.cfl, i.kinetic_energy, i.max_divergence,
                iterations.c_str(), seconds);
 }
+
+}  // namespace
+
+FlowRunHooks flow_progress_hooks(const std::string& label, const FlowProblem& problem) {
+  FlowRunHooks hooks;
+  hooks.progress = [label, throttle = ProgressThrottle(), &problem](const FlowStepInfo& info, double seconds,
+                                                                   bool force) mutable {
+    if (throttle.due(force || info.step == 1)) print_progress(label, info, problem, seconds);
+  };
+  return hooks;
+}
+
+namespace {
 
 nlohmann::json iteration_summary(int last, long total, int max, int steps) {
   return {{"last", last}, {"mean", steps > 0 ? double(total) / steps : 0.0}, {"max", max}};
@@ -118,7 +122,8 @@ nlohmann::json forces_summary(const FlowForceMeter& meter, const FlowProblem& pr
 }
 
 void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
-  SS_REQUIRE(mpi::size() == 1, "flow runs on one process (it has no MPI path yet); start it without mpirun");
+  // Under mpirun with several ranks (or --distributed): partitioned run, cmd_flow_distributed.cpp.
+  if (mpi::size() > 1 || o.distributed) return run_flow_distributed(o, globals);
   SS_REQUIRE(!globals.gl.window, "flow has no live window; drop --window (flow.png and the VTU files show the result)");
   StageTimings timings;
   // 1. Case file, mesh, problem: every mistake stops here, before any work.
@@ -160,14 +165,6 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
     if (o.no_vtu) checkpoints.write_checkpoint(s, forces);
     else checkpoints.write(s, mesh, compute_flow_fields(output_ops, mesh, problem, s), forces);
   };
-  const auto progress_hooks = [&](const std::string& backend) {
-    FlowRunHooks hooks;
-    hooks.progress = [backend, throttle = ProgressThrottle(), &problem](const FlowStepInfo& info, double seconds,
-                                                                       bool force) mutable {
-      if (throttle.due(force || info.step == 1)) print_progress(backend, info, problem, seconds);
-    };
-    return hooks;
-  };
 
   // 3. Run on the chosen backend, and on the other one too with --compare (from the same start).
   std::optional<GlContext> context;
@@ -201,7 +198,7 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
     return run;
   };
   const auto run_backend = [&](const std::string& backend, const FlowRunHooks& extra) {
-    FlowRunHooks hooks = progress_hooks(backend);
+    FlowRunHooks hooks = flow_progress_hooks(backend, problem);
     hooks.every = extra.every;
     hooks.snapshot = extra.snapshot;
     BackendFlowRun run = backend == "gpu" ? run_gpu(hooks) : run_cpu(hooks);
@@ -218,9 +215,17 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
     runs.push_back(run_backend(other_backend(o.backend), FlowRunHooks{}));
     timings.add_since("compare", t0);
   }
-  const BackendFlowRun& primary = runs[0];
+  write_flow_results(o, globals, flow_case, mesh, problem, runs, meter ? &*meter : nullptr,
+                     initial ? &*initial : nullptr, timings, out_dir, nlohmann::json::object());
+}
 
-  // 4. Outputs (only after every run finished): summary, fields, picture.
+}  // namespace
+
+void write_flow_results(const FlowOptions& o, const GlobalOptions& globals, const FlowCase& flow_case,
+                        const LoadedMesh& mesh, const FlowProblem& problem, const std::vector<BackendFlowRun>& runs,
+                        const FlowForceMeter* meter, const FlowState* initial, StageTimings& timings,
+                        const std::string& out_dir, const nlohmann::json& extra) {
+  const BackendFlowRun& primary = runs[0];
   nlohmann::json summary = run_summary(primary);
   summary["problem"] = "flow";
   summary["case"] = flow_case.path;
@@ -241,6 +246,7 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
                        {"theta", problem.theta},
                        {"viscous", problem.viscous == ViscousScheme::curl_curl ? "curl_curl" : "two_point"}};
   summary["restarted_from"] = initial ? nlohmann::json(initial->step) : nlohmann::json(nullptr);
+  if (extra.is_object()) summary.update(extra);
   if (problem.exact_velocity) {
     const FlowExactError e = velocity_error(mesh, primary.fields, problem.exact_velocity, primary.result.state.time);
     summary["exact"] = {{"time", e.time}, {"velocity_l2_error", e.l2}, {"velocity_max_error", e.max}};
@@ -265,7 +271,7 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
                 primary.backend.c_str(), other.backend.c_str(), d.max_velocity_diff, primary.backend.c_str(),
                 other.backend.c_str(), d.max_pressure_diff);
   }
-  t0 = StageTimings::now();
+  const auto t0 = StageTimings::now();
   if (!o.no_vtu) write_flow_vtu((fs::path(out_dir) / "flow.vtu").string(), mesh, primary.fields);
   if (!o.no_png) {
     SliceOptions slice;
@@ -290,13 +296,13 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
   std::printf("wrote %s\n", out_dir.c_str());
 }
 
-}  // namespace
-
 void add_flow_command(CLI::App& app, GlobalOptions& globals) {
   static FlowOptions o;
   auto* flow = app.add_subcommand("flow", "incompressible Navier-Stokes (fractional step) from a case file");
   add_solve_options(*flow, o, "flow", "the velocity magnitude on a slice");
   flow->add_flag("--restart", o.restart, "continue from the last checkpoint (flow_NNNNNN.state) in the output directory");
+  flow->add_flag("--distributed", o.distributed,
+                 "run through the MPI path (partition, halo exchange) even on one rank; implied under mpirun -np N > 1");
   flow->callback([&globals] { run_flow_command(o, globals); });
 }
 

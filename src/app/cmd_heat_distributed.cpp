@@ -29,6 +29,7 @@
 #include "mesh/load_mesh.hpp"
 #include "mesh/vtu.hpp"
 #include "operators/heat_operator.hpp"
+#include "parallel/collect.hpp"
 #include "parallel/distributed_backend.hpp"
 #include "parallel/distributed_heat_operator.hpp"
 #include "parallel/gpu_select.hpp"
@@ -155,39 +156,6 @@ struct Root {
   std::vector<std::vector<std::int64_t>> owned_node_ids, owned_tet_ids;  // per rank, in its local order
   double load_seconds = 0, partition_seconds = 0, distribute_seconds = 0;
 };
-
-// Values of each rank's owned entries, placed by global id at rank 0 (empty on other ranks).
-// `width` values per entry (interleaved).
-std::vector<double> gather_to_root(const std::vector<double>& owned, const std::vector<std::vector<std::int64_t>>* ids,
-                                   size_t global_size, int width = 1) {
-  const int rank = mpi::rank(), ranks = mpi::size();
-  const int count = int(owned.size());
-  std::vector<int> counts(static_cast<size_t>(ranks)), displs(static_cast<size_t>(ranks));
-  mpi_check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
-  std::vector<double> all;
-  if (rank == 0) {
-    std::int64_t total = 0;
-    for (int q = 0; q < ranks; ++q) {
-      displs[size_t(q)] = int(total);
-      total += counts[size_t(q)];
-    }
-    all.resize(size_t(total));
-  }
-  mpi_check(MPI_Gatherv(owned.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0,
-                        MPI_COMM_WORLD),
-            "MPI_Gatherv");
-  if (rank != 0) return {};
-  std::vector<double> global(global_size * size_t(width), 0.0);
-  for (int q = 0; q < ranks; ++q) {
-    const std::vector<std::int64_t>& id = (*ids)[size_t(q)];
-    SS_REQUIRE(std::int64_t(id.size()) * width == counts[size_t(q)], "gather: rank " << q << " sent " << counts[size_t(q)]
-                                                                                  << " values for " << id.size() << " entries");
-    for (size_t k = 0; k < id.size(); ++k)
-      for (int c = 0; c < width; ++c)
-        global[size_t(id[k]) * size_t(width) + size_t(c)] = all[size_t(displs[size_t(q)]) + k * size_t(width) + size_t(c)];
-  }
-  return global;
-}
 
 // Per-rank figures for the summary (all doubles, gathered at rank 0).
 struct RankStats {
@@ -363,16 +331,6 @@ LocalHeat read_and_distribute(const DistributedHeatOptions& o, Root& root) {
   }
   root.distribute_seconds = since(t0);
   return mine;
-}
-
-// Rank 0's string on every rank.
-std::string broadcast_string(const std::string& text) {
-  std::int64_t size = std::int64_t(text.size());
-  mpi_check(MPI_Bcast(&size, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  std::string result = text;
-  result.resize(size_t(size));
-  if (size > 0) mpi_check(MPI_Bcast(result.data(), int(size), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  return result;
 }
 
 // The final field as pieces: "<stem>_piece_<rank>.vtu" per rank and "<stem>.pvtu" listing them.

@@ -10,6 +10,7 @@ FlowOperatorData build_flow_operator_data(const MeshOperatorTables& t, const std
              "flow operators: " << kinds.size() << " boundary kinds for " << t.boundary_faces.size() << " boundary faces");
   FlowOperatorData d;
   d.num_cells = t.num_cells;
+  d.global_cells = t.num_cells;
   d.num_faces = t.num_faces;
   d.num_boundary_faces = std::int32_t(t.boundary_faces.size());
   const size_t nf = size_t(t.num_faces), nc = size_t(t.num_cells), nb = kinds.size();

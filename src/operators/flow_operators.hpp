@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "operators/eigen_estimate.hpp"
 #include "operators/mesh_operators.hpp"
 
 namespace ss {
@@ -51,6 +52,7 @@ enum class ViscousScheme { curl_curl, two_point };
 // Host-side coefficients (double) for one mesh and one assignment of boundary kinds.
 struct FlowOperatorData {
   std::int32_t num_cells = 0, num_faces = 0, num_boundary_faces = 0;
+  std::int64_t global_cells = 0;           // cells of the whole mesh (num_cells; over MPI ranks all ranks')
   std::vector<double> free_mask;           // per face: 1 free (interior, outlet), 0 prescribed
   std::vector<double> face_mass;           // H_f = L_f / A_f
   std::vector<double> area_over_distance;  // A_f / L_f
@@ -60,6 +62,10 @@ struct FlowOperatorData {
   std::vector<double> laplacian_diagonal;  // per face: K_ff (≤ 0)
   std::vector<double> pressure_diagonal;   // per cell: P_cc = Σ_f W_f
   bool pressure_fixed = false;             // some boundary face is an outlet: P is SPD
+  // Over MPI ranks: the curl–curl viscous term's Chebyshev interval and degree estimated on the
+  // whole mesh, so every rank runs the serial run's polynomial (degree 0: estimate on this mesh).
+  EigenRange curl_curl_range;
+  int curl_curl_degree = 0;
 };
 
 // `kinds` has one entry per boundary face (MeshOperatorTables::boundary_faces order).

@@ -5,6 +5,9 @@
 // first (no extra pass: the reduction's first pass reads past n_owned as 0), else multiplied by the
 // owner marker (1 on owned entries, 0 on ghosts) — reduce locally, and add the ranks' partial
 // results with MPI_Allreduce in double. CG (src/solver/cg.hpp) runs unchanged on it.
+// Several entity kinds (flow: faces, cells, edges) each have a marker; a vector's kind is told by
+// its length, so the kinds' local counts must differ (checked). max/min run over owned entries
+// (ghosts lifted or lowered out of the way) and MPI_MAX/MPI_MIN.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -13,7 +16,9 @@
 
 #include <mpi.h>
 
+#include "parallel/halo.hpp"
 #include "parallel/message.hpp"
+#include "util/error.hpp"
 
 namespace ss {
 
@@ -27,16 +32,40 @@ public:
 
   // `owner_marker`: one value per local entry, 1 where this rank owns it, else 0.
   DistributedBackend(Backend& local, const std::vector<double>& owner_marker, MPI_Comm comm)
-      : local_(local), marker_(local.upload(owner_marker)), comm_(comm) {
-    // Owned entries first, then ghosts: reductions run over that prefix.
-    const auto first_ghost = std::find(owner_marker.begin(), owner_marker.end(), 0.0);
-    if (std::all_of(owner_marker.begin(), first_ghost, [](double m) { return m == 1.0; }) &&
-        std::all_of(first_ghost, owner_marker.end(), [](double m) { return m == 0.0; }))
-      owned_prefix_ = std::int64_t(first_ghost - owner_marker.begin());
+      : DistributedBackend(local, std::vector<std::vector<double>>{owner_marker}, comm) {}
+  // One marker per entity kind; the kinds' lengths must differ.
+  DistributedBackend(Backend& local, const std::vector<std::vector<double>>& owner_markers, MPI_Comm comm)
+      : local_(local), comm_(comm) {
+    for (const std::vector<double>& m : owner_markers) {
+      for (const Kind& k : kinds_)
+        SS_REQUIRE(k.size != std::int64_t(m.size()), "distributed vectors: two entity kinds have "
+                                                         << m.size() << " local entries on one rank (use fewer ranks)");
+      Kind kind{std::int64_t(m.size()), local.upload(m), std::nullopt, std::nullopt, -1, nullptr};
+      // Owned entries first, then ghosts: reductions run over that prefix.
+      const auto first_ghost = std::find(m.begin(), m.end(), 0.0);
+      if (std::all_of(m.begin(), first_ghost, [](double v) { return v == 1.0; }) &&
+          std::all_of(first_ghost, m.end(), [](double v) { return v == 0.0; }))
+        kind.owned_prefix = std::int64_t(first_ghost - m.begin());
+      kinds_.push_back(std::move(kind));
+    }
   }
 
   Backend& local() { return local_; }
-  const Vector& owner_marker() const { return marker_; }
+  static constexpr bool distributed = true;
+
+  // The halo exchange of the entity kind with `length` local entries (update_ghosts uses it).
+  void attach_halo(std::int64_t length, HaloExchange<Backend>& halo) {
+    for (Kind& k : kinds_)
+      if (k.size == length) return void(k.halo = &halo);
+    SS_THROW("distributed vectors: no entity kind has " << length << " local entries");
+  }
+  // x's ghost entries from their owners (the halo of x's entity kind).
+  void update_ghosts(Vector& x) {
+    Kind& kind = kind_of(x);
+    SS_REQUIRE(kind.halo, "distributed vectors: no halo for the kind with " << kind.size << " entries");
+    kind.halo->update(x);
+  }
+  const Vector& owner_marker() const { return kinds_.front().marker; }
 
   Vector make_vector(std::int64_t n) { return local_.make_vector(n); }
   Vector upload(const std::vector<double>& v) { return local_.upload(v); }
@@ -69,15 +98,19 @@ public:
   void finish() { local_.finish(); }
 
   // Σ over owned entries of all ranks.
-  double sum(const Vector& x) { return global_sum(local_.sum(masked(x))); }
+  double sum(const Vector& x) { return global_reduce(local_.sum(masked(x)), MPI_SUM); }
   double dot(const Vector& x, const Vector& y) { return dots({{&x, &y}})[0]; }
   double norm2(const Vector& x) { return dots({{&x, &x}})[0]; }
+  // Largest and smallest owned entry of all ranks.
+  double max(const Vector& x) { return global_reduce(local_.max(owned_only(x, -kFar)), MPI_MAX); }
+  double min(const Vector& x) { return global_reduce(local_.min(owned_only(x, kFar)), MPI_MIN); }
   // Several dot products: local fused reductions of the owner-masked first factors, then ONE
   // MPI_Allreduce of all of them (single-sync CG: one global synchronisation per iteration).
   std::vector<double> dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs) {
     std::vector<double> local;
-    if (owned_prefix_ >= 0) {
-      local = local_.dots(pairs, owned_prefix_);
+    const Kind& kind = kind_of(*pairs.front().first);
+    if (kind.owned_prefix >= 0) {
+      local = local_.dots(pairs, kind.owned_prefix);
     } else {
       std::vector<std::pair<const Vector*, const Vector*>> local_pairs;
       for (size_t k = 0; k < pairs.size(); ++k) local_pairs.push_back({&masked(*pairs[k].first, k), pairs[k].second});
@@ -96,26 +129,54 @@ public:
   std::int64_t allreduces() const { return allreduces_; }
 
 private:
+  // Ghost entries of max/min inputs move to ∓kFar (finite in float32).
+  static constexpr double kFar = 3.0e38;
+  struct Kind {
+    std::int64_t size = 0;
+    Vector marker;
+    std::optional<Vector> ghost_unit;  // 1 − marker (made on first use by max/min)
+    std::optional<Vector> scratch;     // max/min
+    std::int64_t owned_prefix = -1;    // n_owned when the owned entries are [0, n_owned), else -1
+    HaloExchange<Backend>* halo = nullptr;
+  };
+  Kind& kind_of(const Vector& x) {
+    for (Kind& k : kinds_)
+      if (k.size == std::int64_t(x.size())) return k;
+    SS_THROW("distributed vectors: no entity kind has " << x.size() << " local entries");
+  }
   // marker∘x in scratch vector `slot` (one per factor of a fused dots call).
   const Vector& masked(const Vector& x, size_t slot = 0) {
+    const Kind& kind = kind_of(x);
     std::optional<Vector>& scratch = scratch_[slot];
     if (!scratch || std::int64_t(scratch->size()) != std::int64_t(x.size())) scratch.emplace(local_.make_vector(std::int64_t(x.size())));
-    local_.multiply(marker_, x, *scratch);
+    local_.multiply(kind.marker, x, *scratch);
     return *scratch;
   }
-  double global_sum(double local) {
+  // x on owned entries, `far` on ghosts: marker∘x + far·(1 − marker).
+  const Vector& owned_only(const Vector& x, double far) {
+    Kind& kind = kind_of(x);
+    if (!kind.ghost_unit) {
+      kind.ghost_unit.emplace(local_.make_vector(kind.size));
+      local_.fill(*kind.ghost_unit, 1.0);
+      local_.axpy(-1.0, kind.marker, *kind.ghost_unit, *kind.ghost_unit);
+      kind.scratch.emplace(local_.make_vector(kind.size));
+    }
+    local_.multiply(kind.marker, x, *kind.scratch);
+    local_.axpy(far, *kind.ghost_unit, *kind.scratch, *kind.scratch);
+    return *kind.scratch;
+  }
+  double global_reduce(double local, MPI_Op op) {
     const auto t0 = std::chrono::steady_clock::now();
     double global = 0.0;
-    mpi_check(MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
+    mpi_check(MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, op, comm_), "MPI_Allreduce");
     allreduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++allreduces_;
     return global;
   }
 
   Backend& local_;
-  Vector marker_;
   MPI_Comm comm_;
-  std::int64_t owned_prefix_ = -1;  // n_owned when the owned entries are [0, n_owned), else -1
+  std::vector<Kind> kinds_;
   std::optional<Vector> scratch_[4];
   double allreduce_seconds_ = 0;
   std::int64_t allreduces_ = 0;

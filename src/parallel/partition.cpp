@@ -6,6 +6,7 @@
 
 #include <metis.h>
 
+#include "parallel/global_to_local.hpp"
 #include "util/error.hpp"
 
 namespace ss {
@@ -46,50 +47,40 @@ std::vector<std::int32_t> partition_tets(const TetMesh& mesh, int parts) {
   return part;
 }
 
-namespace {
-
-// Global -> local ids of one rank's entities (sorted pairs: no global-size array per rank).
-class GlobalToLocal {
-public:
-  GlobalToLocal(const std::vector<std::int64_t>& global, int rank) : pairs_(global.size()), rank_(rank) {
-    for (size_t i = 0; i < global.size(); ++i) pairs_[i] = {global[i], std::int32_t(i)};
-    std::sort(pairs_.begin(), pairs_.end());
-  }
-  std::int32_t operator()(std::int64_t g) const {
-    auto it = std::lower_bound(pairs_.begin(), pairs_.end(), std::make_pair(g, std::int32_t(-1)));
-    SS_REQUIRE(it != pairs_.end() && it->first == g, "partition: entity " << g << " missing from rank " << rank_);
-    return it->second;
-  }
-
-private:
-  std::vector<std::pair<std::int64_t, std::int32_t>> pairs_;
-  int rank_;
-};
-
-}  // namespace
 
 std::vector<HaloLink> halo_links(int q, const std::vector<std::vector<std::int64_t>>& local,
-                                 const std::vector<std::int32_t>& owned, const std::vector<std::int32_t>& owner) {
+                                 const std::vector<std::vector<char>>& receives, const std::vector<std::int32_t>& owner) {
   const std::vector<std::int64_t>& mine = local[size_t(q)];
   const GlobalToLocal local_of(mine, q);
   std::vector<HaloLink> links(local.size());
   for (size_t r = 0; r < local.size(); ++r) links[r].rank = int(r);
-  // Receive: q's ghosts, each from its owner, in q's order.
-  for (size_t i = size_t(owned[size_t(q)]); i < mine.size(); ++i) {
+  // Receive: q's receiving ghosts, each from its owner, in q's order.
+  for (size_t i = 0; i < mine.size(); ++i) {
+    if (!receives[size_t(q)][i]) continue;
     const std::int32_t r = owner[size_t(mine[i])];
-    SS_REQUIRE(r != q, "partition: rank " << q << " holds its own entity " << mine[i] << " as a ghost");
+    SS_REQUIRE(r != q, "partition: rank " << q << " receives its own entity " << mine[i]);
     links[size_t(r)].recv.push_back(std::int32_t(i));
   }
-  // Send: for each other rank r, the ghosts of r that q owns, in r's order.
+  // Send: for each other rank r, what r receives that q owns, in r's order.
   for (size_t r = 0; r < local.size(); ++r) {
     if (int(r) == q) continue;
     const std::vector<std::int64_t>& theirs = local[r];
-    for (size_t i = size_t(owned[r]); i < theirs.size(); ++i)
-      if (owner[size_t(theirs[i])] == q) links[r].send.push_back(local_of(theirs[i]));
+    for (size_t i = 0; i < theirs.size(); ++i)
+      if (receives[r][i] && owner[size_t(theirs[i])] == q) links[r].send.push_back(local_of(theirs[i]));
   }
   links.erase(std::remove_if(links.begin(), links.end(), [](const HaloLink& l) { return l.send.empty() && l.recv.empty(); }),
               links.end());
   return links;
+}
+
+std::vector<HaloLink> halo_links(int q, const std::vector<std::vector<std::int64_t>>& local,
+                                 const std::vector<std::int32_t>& owned, const std::vector<std::int32_t>& owner) {
+  std::vector<std::vector<char>> receives(local.size());
+  for (size_t r = 0; r < local.size(); ++r) {
+    receives[r].assign(local[r].size(), 1);
+    std::fill(receives[r].begin(), receives[r].begin() + owned[r], 0);
+  }
+  return halo_links(q, local, receives, owner);
 }
 
 PartitionPlan::PartitionPlan(const TetMesh& mesh, std::vector<std::int32_t> tet_part, int parts)

@@ -33,11 +33,15 @@ struct RankPiece {
   std::vector<HaloLink> links;          // neighbours, ascending rank
 };
 
-// Halo links of rank q for one entity kind (nodes, cells, ...): local[r] lists rank r's local
-// entities by global id, its owned ones first (owned[r] of them), and owner[g] is the rank owning
-// global entity g. q receives each of its ghosts from its owner, in q's local order; q sends rank r
-// the entities q owns that r holds as ghosts, in r's local order, so q's send list to r matches r's
-// receive list from q entry by entry. Links are in ascending rank, none to q itself.
+// Halo links of rank q for one entity kind (nodes, cells, faces, edges): local[r] lists rank r's
+// local entities by global id (any order), receives[r][i] says whether r takes entity i's value
+// from its owner (its ghosts; an owned entity never), and owner[g] is the rank owning global entity
+// g. q receives each of its receiving ghosts from its owner, in q's local order; q sends rank r the
+// entities q owns that r receives, in r's local order, so q's send list to r matches r's receive
+// list from q entry by entry. Links are in ascending rank, none to q itself.
+std::vector<HaloLink> halo_links(int q, const std::vector<std::vector<std::int64_t>>& local,
+                                 const std::vector<std::vector<char>>& receives, const std::vector<std::int32_t>& owner);
+// The same when each rank's owned entities come first (owned[r] of them) and every ghost receives.
 std::vector<HaloLink> halo_links(int q, const std::vector<std::vector<std::int64_t>>& local,
                                  const std::vector<std::int32_t>& owned, const std::vector<std::int32_t>& owner);
 

@@ -51,9 +51,20 @@ void require_finite(const FlowCondition& c, const glm::dvec3& x, const std::stri
                                                         << "' is not finite at " << point_text(x) << ", t = 0");
 }
 
+FlowCondition make_condition(const FlowBoundary& b, std::string label) {
+  FlowCondition condition;
+  condition.kind = kind_of(b.type);
+  condition.label = std::move(label);
+  if (condition.kind == FlowBoundaryKind::velocity) condition.velocity = velocity_function(b.velocity);
+  if (condition.kind == FlowBoundaryKind::pressure) condition.pressure = pressure_function(b.pressure);
+  condition.time_dependent = (condition.velocity && b.velocity.uses_time()) ||
+                             (condition.pressure && b.pressure.uses_time());
+  return condition;
+}
+
 }  // namespace
 
-FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) {
+FlowProblem build_flow_problem_settings(const FlowCase& c) {
   FlowProblem p;
   p.viscosity = c.viscosity;
   p.theta = c.theta;
@@ -78,20 +89,20 @@ FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) {
   p.streamfunction = solver(c.streamfunction);
   p.streamfunction_gauge = c.streamfunction.gauge == "grad_div";
   p.method = c.exact_method ? FlowMethod::exact : FlowMethod::classical;
+  for (const FlowBoundary& b : c.boundaries) p.conditions.push_back(make_condition(b, b.group));
+  return p;
+}
 
+FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) {
+  FlowProblem p = build_flow_problem_settings(c);
+  p.conditions.clear();
   // Conditions in case-file order; the group id each one covers.
   std::map<std::int32_t, std::int32_t> condition_of_group;
   std::vector<std::string> where_of_condition;
   for (const FlowBoundary& b : c.boundaries) {
     const std::string where = c.path + ":" + std::to_string(b.line);
     const std::int32_t group = resolve_surface_group(m, b.group, where);
-    FlowCondition condition;
-    condition.kind = kind_of(b.type);
-    condition.label = surface_group_label(m.mesh, group);
-    if (condition.kind == FlowBoundaryKind::velocity) condition.velocity = velocity_function(b.velocity);
-    if (condition.kind == FlowBoundaryKind::pressure) condition.pressure = pressure_function(b.pressure);
-    condition.time_dependent = (condition.velocity && b.velocity.uses_time()) ||
-                               (condition.pressure && b.pressure.uses_time());
+    FlowCondition condition = make_condition(b, surface_group_label(m.mesh, group));
     SS_REQUIRE(!condition_of_group.count(group), where << ": group '" << b.group << "' is "
                                                        << condition.label << ", which already has a [[boundary]]");
     condition_of_group[group] = std::int32_t(p.conditions.size());

@@ -16,4 +16,9 @@ namespace ss {
 // pressure → pressure kind, slip → slip kind. Expressions in t make the problem time dependent.
 FlowProblem build_flow_problem(const FlowCase& flow_case, const LoadedMesh& mesh);
 
+// What needs no mesh: the fluid, scheme, time and solver settings, and the conditions in case-file
+// order labelled by the case's group text; no boundary faces, forces or checks (an MPI rank builds
+// its piece's problem from it with the face assignment rank 0 resolved on the whole mesh).
+FlowProblem build_flow_problem_settings(const FlowCase& flow_case);
+
 }  // namespace ss

@@ -67,6 +67,12 @@ struct FlowState {
   std::vector<double> streamfunction;  // s per edge (exact method; empty otherwise)
 };
 
+// Backends over MPI ranks (parallel/distributed_backend.hpp) say `distributed = true`.
+template <class B, class = void>
+struct IsDistributedBackend : std::false_type {};
+template <class B>
+struct IsDistributedBackend<B, std::void_t<decltype(B::distributed)>> : std::bool_constant<B::distributed> {};
+
 template <class Backend, class FlowOps>
 class FlowSolver {
 public:
@@ -74,6 +80,9 @@ public:
   using MeshOps = std::remove_reference_t<decltype(std::declval<FlowOps&>().mesh())>;
   static constexpr double kMaxCfl = 10.0;  // beyond this the explicit convection has blown up
   static constexpr double kMaxDtGrowth = 1.2;  // adaptive Δt: at most this factor from one step to the next
+  // Over MPI ranks the pressure multigrid and the exact method are not available (the caller
+  // chooses Jacobi and the classical method); mesh_ and data_ are the rank's piece.
+  static constexpr bool kDistributed = IsDistributedBackend<Backend>::value;
 
   // `data` is the operator coefficients `ops` was built from (build_flow_operator_data).
   FlowSolver(Backend& backend, FlowOps& ops, const FlowProblem& problem, const LoadedMesh& mesh,
@@ -81,6 +90,8 @@ public:
       : backend_(backend), ops_(ops), problem_(problem), mesh_(mesh), data_(data) {
     nf_ = mesh.topology.num_faces;
     nc_ = mesh.topology.num_cells;
+    SS_REQUIRE(!kDistributed || (!problem.pressure.multigrid && problem.method == FlowMethod::classical),
+               "flow over MPI ranks: the pressure multigrid and the exact method are serial only");
     U_ = backend.make_vector(nf_), Ustar_ = backend.make_vector(nf_), rhs_ = backend.make_vector(nf_);
     U_previous_ = backend.make_vector(nf_);
     p_ = backend.make_vector(nc_), phi_ = backend.make_vector(nc_), rhs_p_ = backend.make_vector(nc_);
@@ -94,13 +105,16 @@ public:
     free_mask_ = backend.upload(data.free_mask);
     if (problem.viscous == ViscousScheme::curl_curl) {
       curl_curl_data_ = build_curl_curl_viscous(mesh, problem.boundary_kinds());
+      if (data.curl_curl_degree > 0) curl_curl_data_.range = data.curl_curl_range, curl_curl_data_.degree = data.curl_curl_degree;
       curl_curl_ = std::make_unique<CurlCurlViscous<Backend>>(backend, curl_curl_data_);
       masked_ = backend.make_vector(nf_), lap_ = backend.make_vector(nf_), viscous_force_ = backend.make_vector(nf_);
       g_bar_ = backend.make_vector(curl_curl_data_.edge_mass.rows);
     }
-    if (problem.method == FlowMethod::exact) build_exact();
+    if constexpr (!kDistributed)
+      if (problem.method == FlowMethod::exact) build_exact();
     upload_boundary(0.0);
-    if (problem.pressure.multigrid) build_pressure_multigrid();  // P does not change: once, here
+    if constexpr (!kDistributed)
+      if (problem.pressure.multigrid) build_pressure_multigrid();  // P does not change: once, here
   }
 
   // Starts from the problem's initial velocity, made discretely divergence-free by one projection.
@@ -432,16 +446,19 @@ private:
   // P φ = rhs_p_ (the right-hand side already in rhs_p_).
   bool solve_pressure_system(int& iterations) {
     const bool singular = !data_.pressure_fixed;
-    if (singular) backend_.axpy(-backend_.sum(rhs_p_) / double(nc_), ones_c_, rhs_p_, rhs_p_);
+    const double cells = double(data_.global_cells);  // all ranks' cells
+    if (singular) backend_.axpy(-backend_.sum(rhs_p_) / cells, ones_c_, rhs_p_, rhs_p_);
     backend_.fill(phi_, 0.0);
     CgOptions options;
     options.tolerance = problem_.pressure.tolerance;
     options.max_iterations = problem_.pressure.max_iterations;
     const auto apply = [&](const Vector& x, Vector& y) { ops_.pressure_apply(x, y); };
     CgResult r;
-    if (problem_.pressure.multigrid) {
-      const auto v_cycle = [&](const Vector& from, Vector& to) { (*pressure_multigrid_)(from, to); };
-      r = preconditioned_conjugate_gradient(backend_, apply, rhs_p_, phi_, v_cycle, options);
+    if (pressure_multigrid_) {
+      if constexpr (!kDistributed) {
+        const auto v_cycle = [&](const Vector& from, Vector& to) { (*pressure_multigrid_)(from, to); };
+        r = preconditioned_conjugate_gradient(backend_, apply, rhs_p_, phi_, v_cycle, options);
+      }
     } else {
       r = conjugate_gradient(backend_, apply, rhs_p_, phi_, problem_.pressure.jacobi ? &pressure_inverse_diagonal_ : nullptr,
                              options);
@@ -451,7 +468,7 @@ private:
       last_failure_ = describe_stop(r, options.tolerance);
       return false;
     }
-    if (singular) backend_.axpy(-backend_.sum(phi_) / double(nc_), ones_c_, phi_, phi_);
+    if (singular) backend_.axpy(-backend_.sum(phi_) / cells, ones_c_, phi_, phi_);
     return true;
   }
 
@@ -487,7 +504,9 @@ private:
   double momentum_diagonal_dt_ = -1;  // the Δt momentum_inverse_diagonal_ was made for
   Vector ux_, uy_, uz_, fx_, fy_, fz_, integrated_, pressure_gradient_, courant_;
   Vector bx_, by_, bz_, boundary_pressure_, boundary_flux_, fixed_columns_;
-  std::unique_ptr<Multigrid<Backend>> pressure_multigrid_;  // problem_.pressure.multigrid
+  struct NoMultigrid {};  // over MPI ranks (kDistributed): no V-cycle
+  using PressureMultigrid = std::conditional_t<kDistributed, NoMultigrid, Multigrid<Backend>>;
+  std::unique_ptr<PressureMultigrid> pressure_multigrid_;  // problem_.pressure.multigrid
   // Curl–curl viscous term (problem_.viscous == curl_curl; null for two-point).
   CurlCurlViscousData curl_curl_data_;
   std::unique_ptr<CurlCurlViscous<Backend>> curl_curl_;

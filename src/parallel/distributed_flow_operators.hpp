@@ -1,0 +1,140 @@
+#pragma once
+// The flow operators over a rank's piece (parallel/entity_partition.hpp), thesis §8.3: each wraps
+// the backend's own operator (CpuFlowOperators / GpuFlowOperators, their mesh operators, the
+// sparse matrices of the curl–curl viscous term and the streamfunction) and brings its output's
+// ghost entries up to date from their owners (DistributedBackend::update_ghosts: the halo of the
+// output's entity kind). An owned entry of an output is exact when the input is right on every
+// local entity (the ghost layer holds the whole stencil), so with every output exchanged every
+// vector the solver makes is right on owned and ghost entries alike, and FlowSolver runs unchanged
+// over DistributedBackend + these. Pointwise work inside the solver (vector updates, masks) needs
+// no exchange. The exchanges here are not overlapped with interior work (heat's operator is).
+#include <type_traits>
+#include <utility>
+
+#include "operators/sparse_kernels.hpp"
+#include "parallel/distributed_backend.hpp"
+
+namespace ss {
+
+template <class Backend, class MeshOps>
+class DistributedMeshOperators {
+public:
+  using Vector = typename Backend::Vector;
+
+  DistributedMeshOperators(DistributedBackend<Backend>& dist, MeshOps& ops) : dist_(dist), ops_(ops) {}
+
+  std::int64_t num_cells() const { return ops_.num_cells(); }
+  std::int64_t num_faces() const { return ops_.num_faces(); }
+  std::int64_t num_edges() const { return ops_.num_edges(); }
+  std::int64_t num_boundary_faces() const { return ops_.num_boundary_faces(); }
+
+  void gradient(const Vector& phi, Vector& out) { ops_.gradient(phi, out), dist_.update_ghosts(out); }
+  void gradient(const Vector& phi, const Vector& boundary_values, Vector& out) {
+    ops_.gradient(phi, boundary_values, out);
+    dist_.update_ghosts(out);
+  }
+  void divergence(const Vector& flux, Vector& out) { ops_.divergence(flux, out), dist_.update_ghosts(out); }
+  void curl(const Vector& stream, Vector& out) { ops_.curl(stream, out), dist_.update_ghosts(out); }
+  void rotation(const Vector& flux, Vector& out) { ops_.rotation(flux, out), dist_.update_ghosts(out); }
+  void interpolate(const Vector& flux, Vector& vx, Vector& vy, Vector& vz) {
+    ops_.interpolate(flux, vx, vy, vz);
+    dist_.update_ghosts(vx), dist_.update_ghosts(vy), dist_.update_ghosts(vz);
+  }
+  void integrate(const Vector& vx, const Vector& vy, const Vector& vz, Vector& out) {
+    ops_.integrate(vx, vy, vz, out);
+    dist_.update_ghosts(out);
+  }
+
+private:
+  DistributedBackend<Backend>& dist_;
+  MeshOps& ops_;
+};
+
+template <class Backend, class FlowOps>
+class DistributedFlowOperators {
+public:
+  using Vector = typename Backend::Vector;
+  using LocalMeshOps = std::remove_reference_t<decltype(std::declval<FlowOps&>().mesh())>;
+
+  DistributedFlowOperators(DistributedBackend<Backend>& dist, FlowOps& ops)
+      : dist_(dist), ops_(ops), mesh_(dist, ops.mesh()) {}
+
+  DistributedMeshOperators<Backend, LocalMeshOps>& mesh() { return mesh_; }
+
+  void cell_terms(Convection conv, double a, double b, const Vector& U, const Vector& ux, const Vector& uy,
+                  const Vector& uz, const Vector& bx, const Vector& by, const Vector& bz, Vector& fx, Vector& fy,
+                  Vector& fz) {
+    ops_.cell_terms(conv, a, b, U, ux, uy, uz, bx, by, bz, fx, fy, fz);
+    dist_.update_ghosts(fx), dist_.update_ghosts(fy), dist_.update_ghosts(fz);
+  }
+  void viscous_apply(const Vector& x, Vector& y) { ops_.viscous_apply(x, y), dist_.update_ghosts(y); }
+  void momentum_apply(double inv_dt, double s, const Vector& x, Vector& y) {
+    ops_.momentum_apply(inv_dt, s, x, y);
+    dist_.update_ghosts(y);
+  }
+  void momentum_combine(double inv_dt, double s, const Vector& x, const Vector& lap, Vector& y) {
+    ops_.momentum_combine(inv_dt, s, x, lap, y);
+    dist_.update_ghosts(y);
+  }
+  Vector momentum_diagonal(double inv_dt, double s) {
+    Vector d = ops_.momentum_diagonal(inv_dt, s);
+    dist_.update_ghosts(d);
+    return d;
+  }
+  void momentum_rhs(double inv_dt, double s, const Vector& U, const Vector& TF, const Vector& Gp, const Vector& Y,
+                    const Vector& Ub, Vector& out) {
+    ops_.momentum_rhs(inv_dt, s, U, TF, Gp, Y, Ub, out);
+    dist_.update_ghosts(out);
+  }
+  void pressure_apply(const Vector& x, Vector& y) { ops_.pressure_apply(x, y), dist_.update_ghosts(y); }
+  const Vector& pressure_diagonal() const { return ops_.pressure_diagonal(); }
+  void project(const Vector& Ustar, const Vector& phi, double dt, Vector& U) {
+    ops_.project(Ustar, phi, dt, U);
+    dist_.update_ghosts(U);
+  }
+  void courant(const Vector& U, Vector& out) { ops_.courant(U, out), dist_.update_ghosts(out); }
+
+private:
+  DistributedBackend<Backend>& dist_;
+  FlowOps& ops_;
+  DistributedMeshOperators<Backend, LocalMeshOps> mesh_;
+};
+
+// A sparse matrix over a piece (the curl–curl viscous term, the streamfunction gauge): the local
+// matrix's rows, outputs brought up to date by the halo of their entity kind.
+template <class Backend>
+class DistributedSparseMatrix {
+public:
+  using Vector = typename Backend::Vector;
+  DistributedSparseMatrix(DistributedBackend<Backend>& dist, const SparseMatrix& m) : dist_(dist), m_(dist.local(), m) {}
+  std::int32_t rows() const { return m_.rows(); }
+  std::int32_t cols() const { return m_.cols(); }
+  void apply(const Vector& x, Vector& y, const Vector* sub = nullptr, const Vector* add = nullptr) {
+    m_.apply(x, y, sub, add);
+    dist_.update_ghosts(y);
+  }
+  void chebyshev_step(const Vector& b, const Vector& inverse_diagonal, double c_d, double c_r, Vector& x, Vector& d) {
+    m_.chebyshev_step(b, inverse_diagonal, c_d, c_r, x, d);
+    dist_.update_ghosts(x), dist_.update_ghosts(d);
+  }
+
+private:
+  DistributedBackend<Backend>& dist_;
+  typename SparseMatrixOn<Backend>::type m_;
+};
+
+template <class Backend>
+struct SparseMatrixOn<DistributedBackend<Backend>> {
+  using type = DistributedSparseMatrix<Backend>;
+};
+
+// The free Chebyshev step (sparse_kernels.hpp) on a piece: pointwise, then both outputs exchanged.
+template <class Backend>
+void chebyshev_step(DistributedBackend<Backend>& dist, const typename Backend::Vector& b,
+                    const typename Backend::Vector* ax, const typename Backend::Vector& inverse_diagonal, double c_d,
+                    double c_r, typename Backend::Vector& x, typename Backend::Vector& d) {
+  chebyshev_step(dist.local(), b, ax, inverse_diagonal, c_d, c_r, x, d);
+  dist.update_ghosts(x), dist.update_ghosts(d);
+}
+
+}  // namespace ss
