@@ -195,7 +195,9 @@ TEST_P(EntityPartition, OwnersOrientationStencilsAndLinksOfEveryKind) {
     for (size_t f = 0; f < p.faces.global.size(); ++f) {
       const auto& fc = t.face_cells[size_t(p.faces.global[f])];
       const auto& lc = local.face_cells[f];
-      if (lc[1] >= 0 || fc[1] < 0) EXPECT_EQ(p.cells.global[size_t(lc[0])], fc[0]) << "face " << f << " of rank " << q;
+      if (lc[1] >= 0 || fc[1] < 0) {
+        EXPECT_EQ(p.cells.global[size_t(lc[0])], fc[0]) << "face " << f << " of rank " << q;
+      }
     }
     for (size_t e = 0; e < p.edges.global.size(); ++e)
       for (int j = 0; j < 2; ++j)
@@ -226,8 +228,11 @@ TEST_P(EntityPartition, OwnersOrientationStencilsAndLinksOfEveryKind) {
     ASSERT_EQ(p.boundary_index.size(), local.boundary_faces.size());
     for (size_t b = 0; b < local.boundary_faces.size(); ++b) {
       const std::int64_t g = p.faces.global[size_t(local.boundary_faces[b])];
-      if (p.boundary_index[b] >= 0) EXPECT_EQ(t.boundary_faces[size_t(p.boundary_index[b])], g);
-      else EXPECT_GE(t.face_cells[size_t(g)][1], 0) << "a cut face on the mesh's boundary";
+      if (p.boundary_index[b] >= 0) {
+        EXPECT_EQ(t.boundary_faces[size_t(p.boundary_index[b])], g);
+      } else {
+        EXPECT_GE(t.face_cells[size_t(g)][1], 0) << "a cut face on the mesh's boundary";
+      }
     }
   }
 }
