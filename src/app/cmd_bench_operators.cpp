@@ -139,7 +139,7 @@ std::vector<OperatorCase> mesh_operator_cases(GpuBackend& gpu, CpuMeshOperators&
 // entries of K (2 per edge).
 std::vector<OperatorCase> heat_operator_cases(GpuBackend& gpu, const LoadedMesh& mesh, Keep& keep) {
   const HeatOperatorData data =
-      assemble_heat_operator(mesh, std::vector<double>(size_t(mesh.topology.num_cells), 1.0), true);
+      assemble_heat_operator(mesh, std::vector<double>(size_t(mesh.topology.num_cells), 1.0), HeatTables::all);
   auto& g = keep.add(std::make_unique<GpuHeatOperator>(gpu, data));
   auto& c = keep.add(std::make_unique<CpuHeatOperator>(data));
   const std::int64_t N = data.num_nodes, C = data.num_cells;

@@ -45,6 +45,7 @@ std::string out_of_memory_message() {
 }  // namespace ss
 
 int main(int argc, char** argv) {
+  ss::use_huge_pages_for_large_arrays(argv);
   // A file-size limit (ulimit -f) then makes write() fail with EFBIG, which the writers report as one
   // error line and clean up after, instead of SIGXFSZ killing the process mid-file.
   std::signal(SIGXFSZ, SIG_IGN);

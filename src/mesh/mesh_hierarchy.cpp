@@ -1,7 +1,6 @@
 #include "mesh/mesh_hierarchy.hpp"
 
 #include <chrono>
-#include <numeric>
 
 #include "mesh/read_mesh.hpp"
 #include "mesh/refine.hpp"
@@ -14,29 +13,17 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Renumbers (when asked), builds topology and geometry: the tail of load_mesh's pipeline. Returns
-// new_id[old node] (identity without renumbering).
-std::vector<std::int32_t> finish_level(TetMesh mesh, const LoadOptions& options, int level, LoadReport report,
-                                       LoadedMesh& out) {
+// Renumbers (when asked), builds topology and geometry: the tail of load_mesh's pipeline. `report`
+// carries on to the next level (the renumbering and refinement times add up; topology and
+// geometry are each level's own).
+void finish_level(TetMesh mesh, const LoadOptions& options, bool renumber, int level, LoadReport& report,
+                  LoadedMesh& out) {
   using clock = std::chrono::steady_clock;
-  const std::int32_t nn = std::int32_t(mesh.nodes.size());
-  std::vector<std::int32_t> new_id(static_cast<size_t>(nn));
-  std::iota(new_id.begin(), new_id.end(), 0);
   report.refine_levels = level;
-  if (options.renumber) {
+  if (renumber) {
     auto t0 = clock::now();
-    // The permutation rides along in the node tags (renumbering permutes them with the nodes).
-    std::vector<std::int64_t> file_tags = std::move(mesh.node_tags);
-    mesh.node_tags.resize(size_t(nn));
-    std::iota(mesh.node_tags.begin(), mesh.node_tags.end(), std::int64_t(0));
     report.renumber = renumber_for_locality(mesh);
     report.renumbered = true;
-    for (std::int32_t i = 0; i < nn; ++i) new_id[size_t(mesh.node_tags[size_t(i)])] = i;
-    if (file_tags.size() == size_t(nn)) {  // the file's tags to the nodes' new places
-      for (std::int32_t i = 0; i < nn; ++i) mesh.node_tags[size_t(i)] = file_tags[size_t(mesh.node_tags[size_t(i)])];
-    } else {
-      mesh.node_tags.clear();
-    }
     report.renumber_seconds = seconds_since(t0);
   }
   auto t0 = clock::now();
@@ -48,7 +35,6 @@ std::vector<std::int32_t> finish_level(TetMesh mesh, const LoadOptions& options,
   report.geometry_seconds = seconds_since(t0);
   out.mesh = std::move(mesh);
   out.report = report;
-  return new_id;
 }
 
 }  // namespace
@@ -62,42 +48,36 @@ MeshHierarchy prepare_mesh_hierarchy(TetMesh mesh, const LoadOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
   report.reoriented_tets = validate_and_orient_tets(mesh);
   report.validate_seconds = seconds_since(t0);
+  if (options.refine > 0) {
+    // Face errors are reported with the file's ids, before renumbering and refinement (as load_mesh).
+    t0 = std::chrono::steady_clock::now();
+    build_topology(mesh, TopologyTables::boundary);
+    report.refine_seconds = seconds_since(t0);
+  }
 
+  // Level 0 is renumbered (RCM, when asked); each finer level is refined from the one below with
+  // its topology, numbered in the coarse order (no renumbering), as load_mesh does.
   MeshHierarchy h;
   h.levels.resize(size_t(options.refine) + 1);
-  std::vector<std::int32_t> coarse_new_id;
-  TetMesh current = std::move(mesh);
-  for (int level = 0; level <= options.refine; ++level) {
-    TetMesh next;
-    Topology coarse_topology;  // of `current` in its unrenumbered order: edge e -> new node nn + e
-    if (level < options.refine) {
-      t0 = std::chrono::steady_clock::now();
-      // Level 0 checks the faces and reports errors with the file's ids; the others need edges only.
-      coarse_topology = build_topology(current, level == 0 ? TopologyTables::boundary : TopologyTables::edges);
-      next = refine_once(current, coarse_topology);
-      report.refine_seconds += seconds_since(t0);
-    }
-    const std::vector<std::int32_t> new_id = finish_level(std::move(current), options, level, report, h.levels[size_t(level)]);
-    if (level < options.refine) {
-      // Map from this level (coarse) to the next one, in unrenumbered fine ids for now.
-      LevelMap map;
-      map.coarse_nodes = coarse_topology.num_nodes;
-      map.fine_nodes = coarse_topology.num_nodes + coarse_topology.num_edges;
-      map.parents.resize(size_t(map.fine_nodes));
-      for (std::int32_t i = 0; i < coarse_topology.num_nodes; ++i) map.parents[size_t(i)] = {new_id[size_t(i)], new_id[size_t(i)]};
-      for (std::int32_t e = 0; e < coarse_topology.num_edges; ++e)
-        map.parents[size_t(coarse_topology.num_nodes + e)] = {new_id[size_t(coarse_topology.edge_nodes[size_t(e)][0])],
-                                                              new_id[size_t(coarse_topology.edge_nodes[size_t(e)][1])]};
-      h.maps.push_back(std::move(map));
-    }
-    if (level > 0) {
-      // The fine ids of the previous map were unrenumbered: move each entry to its final place.
-      LevelMap& map = h.maps[size_t(level) - 1];
-      std::vector<std::array<std::int32_t, 2>> placed(map.parents.size());
-      for (size_t f = 0; f < map.parents.size(); ++f) placed[size_t(new_id[f])] = map.parents[f];
-      map.parents = std::move(placed);
-    }
-    current = std::move(next);
+  finish_level(std::move(mesh), options, options.renumber, 0, report, h.levels[0]);
+  const RefineNumbering numbering = options.renumber ? RefineNumbering::interleaved : RefineNumbering::coarse_first;
+  for (int level = 1; level <= options.refine; ++level) {
+    const LoadedMesh& coarse = h.levels[size_t(level) - 1];
+    const Topology& topo = coarse.topology;
+    t0 = std::chrono::steady_clock::now();
+    TetMesh fine = refine_once(coarse.mesh, topo, numbering);
+    report.refine_seconds += seconds_since(t0);
+    // Fine node f lies at the midpoint of coarse nodes parents[f] (a coarse node: both the same).
+    const std::vector<std::int32_t> fine_id = refined_node_ids(topo, numbering);
+    LevelMap map;
+    map.coarse_nodes = topo.num_nodes;
+    map.fine_nodes = topo.num_nodes + topo.num_edges;
+    map.parents.resize(size_t(map.fine_nodes));
+    for (std::int32_t i = 0; i < topo.num_nodes; ++i) map.parents[size_t(fine_id[size_t(i)])] = {i, i};
+    for (std::int32_t e = 0; e < topo.num_edges; ++e)
+      map.parents[size_t(fine_id[size_t(topo.num_nodes + e)])] = topo.edge_nodes[size_t(e)];
+    h.maps.push_back(std::move(map));
+    finish_level(std::move(fine), options, false, level, report, h.levels[size_t(level)]);
   }
   return h;
 }

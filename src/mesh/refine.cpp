@@ -10,7 +10,24 @@ namespace ss {
 
 using i32 = std::int32_t;
 
-TetMesh refine_once(const TetMesh& mesh, const Topology& topo) {
+std::vector<i32> refined_node_ids(const Topology& topo, RefineNumbering numbering) {
+  const i32 nn = topo.num_nodes, ne = topo.num_edges;
+  std::vector<i32> id(static_cast<size_t>(nn) + static_cast<size_t>(ne));
+  if (numbering == RefineNumbering::coarse_first) {
+    for (i32 i = 0; i < nn + ne; ++i) id[size_t(i)] = i;
+    return id;
+  }
+  // Edges are sorted by (low, high): before node v come the v coarse nodes below it and the
+  // edge_offsets_by_low_node[v] midpoints of their edges; edge e (low node a) follows a and the
+  // edges of a before it.
+#pragma omp parallel for schedule(static)
+  for (i32 v = 0; v < nn; ++v) id[size_t(v)] = v + topo.edge_offsets_by_low_node[size_t(v)];
+#pragma omp parallel for schedule(static)
+  for (i32 e = 0; e < ne; ++e) id[size_t(nn) + size_t(e)] = e + topo.edge_nodes[size_t(e)][0] + 1;
+  return id;
+}
+
+TetMesh refine_once(const TetMesh& mesh, const Topology& topo, RefineNumbering numbering) {
   const i32 nn = topo.num_nodes, ne = topo.num_edges, nc = topo.num_cells;
   SS_REQUIRE(static_cast<std::int64_t>(nc) * 8 <= kMaxTets && static_cast<std::int64_t>(nn) + ne < (1LL << 31),
              mesh.source << ": refinement would give " << 8LL * nc << " tets; the mesh tables handle at most " << kMaxTets
@@ -19,22 +36,25 @@ TetMesh refine_once(const TetMesh& mesh, const Topology& topo) {
   out.source = mesh.source;
   out.surface_group_names = mesh.surface_group_names;
   out.volume_group_names = mesh.volume_group_names;  // tags are dropped: refined entities have none
+  const std::vector<i32> id = refined_node_ids(topo, numbering);
   out.nodes.resize(static_cast<size_t>(nn) + ne);
-  std::copy(mesh.nodes.begin(), mesh.nodes.end(), out.nodes.begin());
+#pragma omp parallel for schedule(static)
+  for (i32 v = 0; v < nn; ++v) out.nodes[size_t(id[size_t(v)])] = mesh.nodes[size_t(v)];
 #pragma omp parallel for schedule(static)
   for (i32 e = 0; e < ne; ++e)
-    out.nodes[nn + e] = 0.5 * (mesh.nodes[topo.edge_nodes[e][0]] + mesh.nodes[topo.edge_nodes[e][1]]);
+    out.nodes[size_t(id[size_t(nn + e)])] = 0.5 * (mesh.nodes[topo.edge_nodes[e][0]] + mesh.nodes[topo.edge_nodes[e][1]]);
 
   out.tets.resize(static_cast<size_t>(nc) * 8);
   out.tet_groups.resize(out.tets.size());
 #pragma omp parallel for schedule(static)
   for (i32 c = 0; c < nc; ++c) {
-    const Tet& t = mesh.tets[c];
+    const Tet& coarse = mesh.tets[c];
+    const Tet t = {id[size_t(coarse[0])], id[size_t(coarse[1])], id[size_t(coarse[2])], id[size_t(coarse[3])]};
     // m[i][j]: midpoint node of local edge (i, j).
     i32 m[4][4];
     for (int k = 0; k < 6; ++k) {
       const int i = kTetEdgeNodes[k][0], j = kTetEdgeNodes[k][1];
-      m[i][j] = m[j][i] = nn + topo.cell_edges[c][k];
+      m[i][j] = m[j][i] = id[size_t(nn + topo.cell_edges[c][k])];
     }
     Tet* child = &out.tets[static_cast<size_t>(c) * 8];
     child[0] = {t[0], m[0][1], m[0][2], m[0][3]};
@@ -74,12 +94,13 @@ TetMesh refine_once(const TetMesh& mesh, const Topology& topo) {
       i32 e = topo.find_edge(tri[k], tri[(k + 1) % 3]);
       SS_REQUIRE(e >= 0, mesh.source << ": " << triangle_label(mesh, t) << " (" << nodes_label(mesh, tri.data(), 3)
                                      << ") has an edge that is no tet edge");
-      mid[k] = nn + e;  // midpoint of (tri[k], tri[k+1])
+      mid[k] = id[size_t(nn + e)];  // midpoint of (tri[k], tri[k+1])
     }
+    const i32 v[3] = {id[size_t(tri[0])], id[size_t(tri[1])], id[size_t(tri[2])]};
     Triangle* child = &out.boundary_triangles[static_cast<size_t>(t) * 4];
-    child[0] = {tri[0], mid[0], mid[2]};
-    child[1] = {mid[0], tri[1], mid[1]};
-    child[2] = {mid[2], mid[1], tri[2]};
+    child[0] = {v[0], mid[0], mid[2]};
+    child[1] = {mid[0], v[1], mid[1]};
+    child[2] = {mid[2], mid[1], v[2]};
     child[3] = {mid[0], mid[1], mid[2]};
     for (int k = 0; k < 4; ++k) out.triangle_groups[static_cast<size_t>(t) * 4 + k] = mesh.triangle_groups[t];
   }

@@ -60,22 +60,25 @@ NodeGraph node_graph(const TetMesh& mesh) {
   return g;
 }
 
-// Bandwidth and profile of the graph under the numbering new_id (identity when empty).
-GraphBandwidth bandwidth_of(const NodeGraph& g, const std::vector<NodeId>& new_id) {
-  const i32 nn = static_cast<i32>(g.offsets.size()) - 1;
+// Bandwidth and profile of a CSR graph of nn nodes under the numbering new_id (identity when empty).
+GraphBandwidth bandwidth_of(i32 nn, const i32* offsets, const i32* adj, const std::vector<NodeId>& new_id) {
   std::int64_t bw = 0, profile = 0;
 #pragma omp parallel for schedule(static) reduction(max : bw) reduction(+ : profile) if (nn > 50000)
   for (i32 u = 0; u < nn; ++u) {
     const i32 i = new_id.empty() ? u : new_id[u];
     i32 lo = i;
-    for (i32 k = g.offsets[u]; k < g.offsets[u + 1]; ++k) {
-      const i32 j = new_id.empty() ? g.adj[k] : new_id[g.adj[k]];
+    for (i32 k = offsets[u]; k < offsets[u + 1]; ++k) {
+      const i32 j = new_id.empty() ? adj[k] : new_id[adj[k]];
       bw = std::max<std::int64_t>(bw, j > i ? j - i : i - j);
       lo = std::min(lo, j);
     }
     profile += i - lo;
   }
   return {bw, profile};
+}
+
+GraphBandwidth bandwidth_of(const NodeGraph& g, const std::vector<NodeId>& new_id) {
+  return bandwidth_of(static_cast<i32>(g.offsets.size()) - 1, g.offsets.data(), g.adj.data(), new_id);
 }
 
 // Breadth-first search from `root` within unvisited nodes (mark != stamp); returns the depth
@@ -174,6 +177,11 @@ void permute(std::vector<T>& v, const std::vector<i32>& order) {
 }  // namespace
 
 GraphBandwidth node_graph_bandwidth(const TetMesh& mesh) { return bandwidth_of(node_graph(mesh), {}); }
+
+GraphBandwidth node_graph_bandwidth(const std::vector<std::int32_t>& offsets, const std::vector<std::int32_t>& neighbors) {
+  SS_REQUIRE(!offsets.empty() && size_t(offsets.back()) == neighbors.size(), "node graph: inconsistent CSR");
+  return bandwidth_of(static_cast<i32>(offsets.size()) - 1, offsets.data(), neighbors.data(), {});
+}
 
 std::vector<NodeId> reverse_cuthill_mckee(const TetMesh& mesh, std::int32_t* components) {
   return rcm(node_graph(mesh), components);

@@ -27,6 +27,8 @@ struct RenumberReport {
 
 // The node graph's bandwidth and profile for the mesh's current numbering.
 GraphBandwidth node_graph_bandwidth(const TetMesh& mesh);
+// The same from a node CSR already built (Topology::node_offsets / node_neighbors).
+GraphBandwidth node_graph_bandwidth(const std::vector<std::int32_t>& offsets, const std::vector<std::int32_t>& neighbors);
 
 // Permutes the mesh in place as described above. Tets must have valid, distinct node ids
 // (validate_and_orient_tets first). Deterministic: the same mesh always gives the same order.

@@ -27,7 +27,7 @@ inline double row_sum(const std::vector<std::int32_t>& offsets, const std::vecto
 }  // namespace
 
 CpuHeatOperator::CpuHeatOperator(const LoadedMesh& mesh, const std::vector<double>& conductivity)
-    : CpuHeatOperator(std::make_shared<const HeatOperatorData>(assemble_heat_operator(mesh, conductivity, true))) {}
+    : CpuHeatOperator(std::make_shared<const HeatOperatorData>(assemble_heat_operator(mesh, conductivity, HeatTables::all))) {}
 
 CpuHeatOperator::CpuHeatOperator(CpuBackend&, const LoadedMesh& mesh, const std::vector<double>& conductivity)
     : CpuHeatOperator(mesh, conductivity) {}
@@ -49,7 +49,7 @@ void CpuHeatOperator::apply(const Vector& T, Vector& KT) {
 }
 
 void CpuHeatOperator::apply_node_cells(const Vector& T, Vector& KT) {
-  SS_REQUIRE(!data_->node_cells.empty(), "heat operator: assembled without the node→cells tables (node_cell_form)");
+  SS_REQUIRE(!data_->node_cells.empty(), "heat operator: assembled without the node→cells tables (HeatTables::all)");
   const std::int32_t n = data_->num_nodes;
   require_size(T, n, "T", "node");
   Vector out(size_t(n), 0.0);
@@ -71,6 +71,7 @@ void CpuHeatOperator::apply_node_cells(const Vector& T, Vector& KT) {
 void CpuHeatOperator::cell_gradient(const Vector& T, Vector& gx, Vector& gy, Vector& gz) {
   const std::int32_t nc = data_->num_cells;
   require_size(T, data_->num_nodes, "T", "node");
+  SS_REQUIRE(!data_->cell_nodes.empty(), "heat operator: assembled without the cell tables (HeatTables::operator_only): no cell gradient");
   Vector x(size_t(nc), 0.0), y(size_t(nc), 0.0), z(size_t(nc), 0.0);
 #pragma omp parallel for schedule(static)
   for (std::int32_t c = 0; c < nc; ++c) {

@@ -66,7 +66,7 @@ void upload_csr(GpuBackend& gpu, bool quad_rows, const std::vector<std::int32_t>
 }  // namespace
 
 GpuHeatOperator::GpuHeatOperator(GpuBackend& gpu, const LoadedMesh& mesh, const std::vector<double>& conductivity)
-    : GpuHeatOperator(gpu, std::make_shared<const HeatOperatorData>(assemble_heat_operator(mesh, conductivity, true))) {}
+    : GpuHeatOperator(gpu, std::make_shared<const HeatOperatorData>(assemble_heat_operator(mesh, conductivity, HeatTables::all))) {}
 
 GpuHeatOperator::GpuHeatOperator(GpuBackend& gpu, const HeatOperatorData& data)
     : GpuHeatOperator(gpu, std::make_shared<const HeatOperatorData>(data)) {}
@@ -106,7 +106,7 @@ void GpuHeatOperator::apply(const Vector& T, Vector& KT) {
 void GpuHeatOperator::apply_node_cells(const Vector& T, Vector& KT) {
   require_nodes(T, "T");
   require_nodes(KT, "K·T");
-  SS_REQUIRE(!data_->node_cells.empty(), "heat operator: assembled without the node→cells tables (node_cell_form)");
+  SS_REQUIRE(!data_->node_cells.empty(), "heat operator: assembled without the node→cells tables (HeatTables::all)");
   if (!node_cells_uploaded_) {
     node_cell_offsets_ = gpu_.upload_indices(data_->node_cell_offsets);
     node_cells_ = gpu_.upload_indices(data_->node_cells);
@@ -125,7 +125,7 @@ void GpuHeatOperator::cell_gradient(const Vector& T, Vector& gx, Vector& gy, Vec
   require_cells(gx, "gx");
   require_cells(gy, "gy");
   require_cells(gz, "gz");
-  SS_REQUIRE(!data_->cell_nodes.empty(), "heat operator: built without cell tables (no cell gradient)");
+  SS_REQUIRE(!data_->cell_nodes.empty(), "heat operator: assembled without the cell tables (HeatTables::operator_only): no cell gradient");
   gpu_.launch("heat_cell_gradient.glsl",
               {GpuBackend::in("T", T), GpuBackend::in("cell_nodes", cell_nodes_),
                GpuBackend::in("grad_x", grad_lambda_[0]), GpuBackend::in("grad_y", grad_lambda_[1]),

@@ -13,7 +13,7 @@
 namespace ss {
 
 HeatOperatorData assemble_heat_operator(const LoadedMesh& loaded, const std::vector<double>& conductivity,
-                                        bool node_cell_form) {
+                                        HeatTables tables) {
   const TetMesh& mesh = loaded.mesh;
   const Topology& topo = loaded.topology;
   const Geometry& geo = loaded.geometry;
@@ -30,8 +30,11 @@ HeatOperatorData assemble_heat_operator(const LoadedMesh& loaded, const std::vec
   d.num_nodes = nn;
   d.num_cells = nc;
   d.mass = geo.dual_volumes;
-  d.cell_nodes.resize(size_t(nc) * 4);
-  for (auto& g : d.grad_lambda) g.resize(size_t(nc) * 4);
+  const bool cell_tables = tables != HeatTables::operator_only;
+  if (cell_tables) {
+    d.cell_nodes.resize(size_t(nc) * 4);
+    for (auto& g : d.grad_lambda) g.resize(size_t(nc) * 4);
+  }
   // Per (cell, local edge): the symmetrised cell contribution K^c_ab (also the node→cells table).
   std::vector<double> cell_edge_coefficient(size_t(nc) * 6);
 
@@ -41,15 +44,13 @@ HeatOperatorData assemble_heat_operator(const LoadedMesh& loaded, const std::vec
     const double volume = geo.cell_volumes[size_t(c)];
     const glm::dvec3 p[4] = {mesh.nodes[size_t(tet[0])], mesh.nodes[size_t(tet[1])], mesh.nodes[size_t(tet[2])],
                              mesh.nodes[size_t(tet[3])]};
-    // ∇λ_m = -S_m / (3V): S_m the outward area vector of the face opposite node m (eq. 6.2 with
-    // the face value of λ_m: 1/3 on the three faces holding m, 0 on the opposite one, and Σ S = 0).
     glm::dvec3 grad[4];
-    for (int m = 0; m < 4; ++m) {
-      const glm::dvec3& q0 = p[kTetFaceNodes[m][0]];
-      const glm::dvec3 area = 0.5 * glm::cross(p[kTetFaceNodes[m][1]] - q0, p[kTetFaceNodes[m][2]] - q0);
-      grad[m] = -area / (3.0 * volume);
-      d.cell_nodes[size_t(c) * 4 + size_t(m)] = tet[size_t(m)];
-      for (int x = 0; x < 3; ++x) d.grad_lambda[x][size_t(c) * 4 + size_t(m)] = grad[m][x];
+    tet_lambda_gradients(p, volume, grad);
+    if (cell_tables) {
+      for (int m = 0; m < 4; ++m) {
+        d.cell_nodes[size_t(c) * 4 + size_t(m)] = tet[size_t(m)];
+        for (int x = 0; x < 3; ++x) d.grad_lambda[x][size_t(c) * 4 + size_t(m)] = grad[m][x];
+      }
     }
     // S_out(a): the cell's median-dual faces of the three edges at local node a, oriented away
     // from a (the dual faces run from the global low node to the high one).
@@ -104,7 +105,7 @@ HeatOperatorData assemble_heat_operator(const LoadedMesh& loaded, const std::vec
     d.diagonal[size_t(i)] = -row;
   }
 
-  if (!node_cell_form) return d;
+  if (tables != HeatTables::all) return d;
   // Node -> cells: for each cell around node i, the row K^c_{i m}, m = 0..3 (0 for m = i).
   d.node_cell_offsets.assign(size_t(nn) + 1, 0);
   for (std::int32_t c = 0; c < nc; ++c)
@@ -126,6 +127,30 @@ HeatOperatorData assemble_heat_operator(const LoadedMesh& loaded, const std::vec
     }
   }
   return d;
+}
+
+std::vector<glm::dvec3> cell_heat_flux(const LoadedMesh& loaded, const std::vector<double>& temperature,
+                                       const std::vector<double>& conductivity) {
+  const TetMesh& mesh = loaded.mesh;
+  const std::int64_t nc = std::int64_t(mesh.tets.size());
+  SS_REQUIRE(temperature.size() == mesh.nodes.size() && std::int64_t(conductivity.size()) == nc,
+             "heat flux: " << temperature.size() << " temperatures and " << conductivity.size() << " conductivities for "
+                           << mesh.nodes.size() << " nodes and " << nc << " cells");
+  std::vector<glm::dvec3> q(static_cast<size_t>(nc));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < nc; ++c) {
+    const Tet& tet = mesh.tets[size_t(c)];
+    const glm::dvec3 p[4] = {mesh.nodes[size_t(tet[0])], mesh.nodes[size_t(tet[1])], mesh.nodes[size_t(tet[2])],
+                             mesh.nodes[size_t(tet[3])]};
+    glm::dvec3 grad[4];
+    tet_lambda_gradients(p, loaded.geometry.cell_volumes[size_t(c)], grad);
+    // ∇T = Σ_m (T_m - T_0) ∇λ_m (Σ ∇λ = 0), the form of CpuHeatOperator::cell_gradient.
+    const double t0 = temperature[size_t(tet[0])];
+    glm::dvec3 g(0.0);
+    for (int m = 1; m < 4; ++m) g += (temperature[size_t(tet[size_t(m)])] - t0) * grad[m];
+    q[size_t(c)] = -conductivity[size_t(c)] * g;
+  }
+  return q;
 }
 
 HeatDirichletData eliminate_dirichlet(const HeatOperatorData& data, const std::vector<std::int32_t>& fixed_nodes) {

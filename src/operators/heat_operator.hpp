@@ -46,6 +46,9 @@
 #include <memory>
 #include <vector>
 
+#include <glm/geometric.hpp>
+#include <glm/vec3.hpp>
+
 #include "cpu/cpu_backend.hpp"
 #include "kernels/gpu_backend.hpp"
 #include "mesh/load_mesh.hpp"
@@ -76,12 +79,32 @@ struct HeatOperatorData {
   std::vector<double> node_cell_coefficients;  // 4 per entry
 };
 
+// Which tables assemble_heat_operator() builds beside the operator (CSR, edge coefficients,
+// diagonal, mass). The cell tables (cell_nodes, grad_lambda: 112 bytes per tet) serve
+// cell_gradient; the node→cells tables (measurement only, ~150 bytes per tet) apply_node_cells.
+enum class HeatTables { operator_only, cell_gradient, all };
+
 // Median-dual assembly (thesis §6.1) in double, in parallel with the same result for any number of
-// threads. `conductivity` has one value > 0 per cell. The node→cells tables (measurement only,
-// ~150 bytes per tet) only with `node_cell_form`. Needs cell_edges and the node CSR of the topology
-// (any TopologyTables).
+// threads. `conductivity` has one value > 0 per cell. Needs cell_edges and the node CSR of the
+// topology (any TopologyTables).
 HeatOperatorData assemble_heat_operator(const LoadedMesh& mesh, const std::vector<double>& conductivity,
-                                        bool node_cell_form = false);
+                                        HeatTables tables = HeatTables::cell_gradient);
+
+// ∇λ_m of the four barycentric coordinates of a tet with corners p and volume V > 0:
+// ∇λ_m = -S_m / (3V), S_m the outward area vector of the face opposite corner m (eq. 6.2 with the
+// face value of λ_m: 1/3 on the three faces holding m, 0 on the opposite one, and Σ S = 0).
+inline void tet_lambda_gradients(const glm::dvec3 p[4], double volume, glm::dvec3 grad[4]) {
+  for (int m = 0; m < 4; ++m) {
+    const glm::dvec3& q0 = p[kTetFaceNodes[m][0]];
+    const glm::dvec3 area = 0.5 * glm::cross(p[kTetFaceNodes[m][1]] - q0, p[kTetFaceNodes[m][2]] - q0);
+    grad[m] = -area / (3.0 * volume);
+  }
+}
+
+// The heat flux q_c = -k_c ∇T_c of a P1 temperature in every cell, in double from the mesh (no
+// tables; the same values as -k · cell_gradient of either backend's operator). In parallel.
+std::vector<glm::dvec3> cell_heat_flux(const LoadedMesh& mesh, const std::vector<double>& temperature,
+                                       const std::vector<double>& conductivity);
 
 // The Dirichlet elimination of one set of fixed nodes (host side, double).
 struct HeatDirichletData {

@@ -18,6 +18,14 @@ double evaluate_finite(const Expression& e, const glm::dvec3& p, const std::stri
   return v;
 }
 
+// The case's materials: the one [material], or each [material.<group>].
+std::vector<const Material*> unique_materials(const HeatCase& c) {
+  if (c.material) return {&*c.material};
+  std::vector<const Material*> list;
+  for (const auto& [spec, material] : c.materials) list.push_back(&material);
+  return list;
+}
+
 }  // namespace
 
 void add_boundary_flux(const LoadedMesh& mesh, std::int32_t group, const Expression& q, std::vector<double>& load) {
@@ -37,12 +45,19 @@ void add_cell_source(const LoadedMesh& mesh, const std::vector<double>& source, 
   }
 }
 
-HeatOperatorData assemble_heat_system(const LoadedMesh& mesh, const HeatProblem& problem) {
-  HeatOperatorData data = assemble_heat_operator(mesh, problem.conductivity);
+HeatOperatorData assemble_heat_system(const LoadedMesh& mesh, const HeatProblem& problem, HeatTables tables) {
+  HeatOperatorData data = assemble_heat_operator(mesh, problem.conductivity, tables);
+  const std::vector<double>& rho_c = problem.heat_capacity;
+  if (!rho_c.empty() && std::all_of(rho_c.begin(), rho_c.end(), [&](double v) { return v == rho_c[0]; })) {
+    // One ρc: M = ρc · (median-dual volumes), already summed by the geometry.
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < std::int64_t(data.mass.size()); ++i) data.mass[size_t(i)] *= rho_c[0];
+    return data;
+  }
   std::fill(data.mass.begin(), data.mass.end(), 0.0);
   for (size_t c = 0; c < mesh.mesh.tets.size(); ++c)
     for (NodeId node : mesh.mesh.tets[c])
-      data.mass[size_t(node)] += problem.heat_capacity[c] * mesh.geometry.cell_volumes[c] / 4.0;
+      data.mass[size_t(node)] += rho_c[c] * mesh.geometry.cell_volumes[c] / 4.0;
   return data;
 }
 
@@ -70,19 +85,45 @@ HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m) {
     for (const auto& [spec, material] : c.materials)
       by_id[resolve_volume_group(m.mesh, spec, line(c.material_lines.at(spec)))] = &material;
   }
-  for (size_t cell = 0; cell < cells; ++cell) {
-    const Material* material = c.material ? &*c.material : nullptr;
-    if (!material) {
-      const std::int32_t g = m.mesh.tet_groups.empty() ? 0 : m.mesh.tet_groups[cell];
-      auto it = by_id.find(g);
-      SS_REQUIRE(it != by_id.end(), c.path << ": no [material.<group>] for " << volume_group_label(m.mesh, g)
-                                           << " (it has tets, e.g. " << tet_label(m.mesh, std::int64_t(cell)) << ")");
-      material = it->second;
+  // Each cell's material: a parallel pass that remembers the first cell without one (reported
+  // below, outside the parallel region).
+  std::vector<const Material*> material_of(cells, c.material ? &*c.material : nullptr);
+  std::int64_t missing = std::int64_t(cells);
+  if (!c.material) {
+#pragma omp parallel for schedule(static) reduction(min : missing)
+    for (std::int64_t cell = 0; cell < std::int64_t(cells); ++cell) {
+      const std::int32_t g = m.mesh.tet_groups.empty() ? 0 : m.mesh.tet_groups[size_t(cell)];
+      const auto it = by_id.find(g);
+      if (it == by_id.end()) missing = std::min(missing, cell);
+      else material_of[size_t(cell)] = it->second;
     }
-    p.conductivity[cell] = material->conductivity;
-    p.heat_capacity[cell] = material->heat_capacity;
-    source[cell] = evaluate_finite(material->source, m.geometry.cell_centroids[cell], line(material->line), "source");
   }
+  if (missing < std::int64_t(cells)) {
+    const std::int32_t g = m.mesh.tet_groups.empty() ? 0 : m.mesh.tet_groups[size_t(missing)];
+    SS_THROW(c.path << ": no [material.<group>] for " << volume_group_label(m.mesh, g) << " (it has tets, e.g. "
+                    << tet_label(m.mesh, missing) << ")");
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t cell = 0; cell < std::int64_t(cells); ++cell) {
+    p.conductivity[size_t(cell)] = material_of[size_t(cell)]->conductivity;
+    p.heat_capacity[size_t(cell)] = material_of[size_t(cell)]->heat_capacity;
+  }
+  // Sources: a constant is checked once; a formula (muParser, one evaluator: serial) at every centroid.
+  for (const Material* material : unique_materials(c)) {
+    if (material->source.is_constant()) {
+      const double value = evaluate_finite(material->source, glm::dvec3(0.0), line(material->line), "source");
+      if (value == 0.0) continue;
+#pragma omp parallel for schedule(static)
+      for (std::int64_t cell = 0; cell < std::int64_t(cells); ++cell)
+        if (material_of[size_t(cell)] == material) source[size_t(cell)] = value;
+      continue;
+    }
+    const std::string where = line(material->line);
+    for (size_t cell = 0; cell < cells; ++cell)
+      if (material_of[cell] == material)
+        source[cell] = evaluate_finite(material->source, m.geometry.cell_centroids[cell], where, "source");
+  }
+  material_of = {};
   p.load.assign(nodes, 0.0);
   add_cell_source(m, source, p.load);
 

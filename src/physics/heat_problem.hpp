@@ -50,7 +50,8 @@ HeatProblem build_heat_problem(const HeatCase& heat_case, const LoadedMesh& mesh
 
 // The conduction operator of the problem in double (K with its k per cell) and its lumped heat
 // capacity M_ii = Σ_c (ρc)_c V_c / 4 in place of the plain dual volumes.
-HeatOperatorData assemble_heat_system(const LoadedMesh& mesh, const HeatProblem& problem);
+HeatOperatorData assemble_heat_system(const LoadedMesh& mesh, const HeatProblem& problem,
+                                      HeatTables tables = HeatTables::cell_gradient);
 
 // Adds q·A/3 to each vertex of every boundary face of `group` (heat flux q into the body, evaluated
 // at the face's centroid; a plain number converts to a constant Expression).

@@ -4,6 +4,7 @@
 // eliminated symmetrically (src/operators/heat_operator.hpp) and solved by mixed-precision defect
 // correction (src/solver/refinement.hpp): T, the right-hand sides and the residuals in double,
 // the inner CG (textbook or single-sync) in the backend's working precision.
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -29,6 +30,7 @@ struct HeatSolveReport {
   double mass_coefficient = 0, stiffness_coefficient = 1;  // the last system a·M + s·K
   int outer_corrections = 0;      // inner solves (defect corrections) over all solves
   std::vector<int> inner_iterations;  // per correction of the last solve
+  double download_seconds = 0;    // the final field back to the host (solve_heat)
 };
 
 struct HeatSolveHooks {
@@ -196,7 +198,10 @@ std::vector<double> solve_heat(Backend& backend, Operator& op, const HeatProblem
   typename Backend::PreciseVector T =
       backend.upload_precise(p.time && !p.initial.empty() ? p.initial : std::vector<double>(size_t(n), 0.0));
   solve_heat_system(backend, system, p.load, T, heat_solve_settings(p), report, hooks);
-  return backend.download_precise(T);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<double> result = backend.download_precise(T);
+  report.download_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
 }
 
 // ||b̃ − (a·M + s·K̃) T|| / ||b̃|| in double on the CPU reference, for the solution of any backend.

@@ -1,3 +1,4 @@
+#include <algorithm>
 // Uniform refinement: counts, volume, groups, children volumes, valid topology.
 #include <map>
 #include <string>
@@ -55,6 +56,43 @@ TEST(Refine, CountsVolumeAndGroups) {
   for (int e = 0; e < t0.num_edges; ++e)
     EXPECT_EQ(fine.nodes[mesh.nodes.size() + e],
               0.5 * (mesh.nodes[t0.edge_nodes[e][0]] + mesh.nodes[t0.edge_nodes[e][1]]));
+}
+
+// RefineNumbering::interleaved is the coarse-first refinement with its nodes permuted by
+// refined_node_ids: node v, then the midpoints of the edges whose low node is v.
+TEST(Refine, InterleavedNumberingPermutesTheCoarseFirstOne) {
+  const std::vector<TetMesh> meshes = {test::make_jittered_box(3, 0.25),
+                                       read_mesh(std::string(SS_SOURCE_DIR) + "/meshes/crank.msh")};
+  for (const TetMesh& mesh : meshes) {
+    TetMesh oriented = mesh;
+    validate_and_orient_tets(oriented);
+    const Topology topo = build_topology(oriented, TopologyTables::edges);
+    const TetMesh plain = refine_once(oriented, topo, RefineNumbering::coarse_first);
+    const TetMesh mixed = refine_once(oriented, topo, RefineNumbering::interleaved);
+    const std::vector<std::int32_t> id = refined_node_ids(topo, RefineNumbering::interleaved);
+    ASSERT_EQ(id.size(), plain.nodes.size());
+    std::vector<int> seen(id.size(), 0);
+    for (std::int32_t i : id) ++seen[size_t(i)];
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), std::ptrdiff_t(id.size())) << "a permutation";
+    for (std::int32_t v = 0; v < topo.num_nodes; ++v) {  // node v just before its edges' midpoints
+      for (std::int32_t e = topo.edge_offsets_by_low_node[size_t(v)]; e < topo.edge_offsets_by_low_node[size_t(v) + 1]; ++e)
+        ASSERT_EQ(id[size_t(topo.num_nodes + e)], id[size_t(v)] + 1 + (e - topo.edge_offsets_by_low_node[size_t(v)]));
+      if (v + 1 < topo.num_nodes) {
+        const std::int32_t edges_of_v = topo.edge_offsets_by_low_node[size_t(v) + 1] - topo.edge_offsets_by_low_node[size_t(v)];
+        ASSERT_EQ(id[size_t(v) + 1], id[size_t(v)] + 1 + edges_of_v);
+      }
+    }
+    for (size_t i = 0; i < id.size(); ++i) ASSERT_EQ(mixed.nodes[size_t(id[i])], plain.nodes[i]) << "node " << i;
+    ASSERT_EQ(mixed.tets.size(), plain.tets.size());
+    for (size_t c = 0; c < plain.tets.size(); ++c)
+      for (int k = 0; k < 4; ++k) ASSERT_EQ(mixed.tets[c][size_t(k)], id[size_t(plain.tets[c][size_t(k)])]) << "tet " << c;
+    EXPECT_EQ(mixed.tet_groups, plain.tet_groups);
+    ASSERT_EQ(mixed.boundary_triangles.size(), plain.boundary_triangles.size());
+    for (size_t t = 0; t < plain.boundary_triangles.size(); ++t)
+      for (int k = 0; k < 3; ++k)
+        ASSERT_EQ(mixed.boundary_triangles[t][size_t(k)], id[size_t(plain.boundary_triangles[t][size_t(k)])]);
+    EXPECT_EQ(mixed.triangle_groups, plain.triangle_groups);
+  }
 }
 
 TEST(Refine, EveryChildHasAnEighthOfItsParent) {

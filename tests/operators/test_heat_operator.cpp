@@ -29,6 +29,7 @@
 #include "gl/test_data.hpp"
 #include "mesh/load_mesh.hpp"
 #include "operators/heat_operator.hpp"
+#include "util/error.hpp"
 
 namespace ss::test {
 namespace {
@@ -218,6 +219,42 @@ TEST_P(HeatOperatorCpu, LinearFieldsAreReproduced) {
   EXPECT_EQ(max_abs(gx) + max_abs(gy) + max_abs(gz), 0.0);
 }
 
+// The host heat flux the heat command writes (no tables) is -k times the operator's cell gradient,
+// and an operator assembled without cell tables has the same operator tables.
+TEST_P(HeatOperatorCpu, CellHeatFluxEqualsMinusKTimesCellGradient) {
+  const LoadedMesh& mesh = mesh_for(GetParam());
+  const auto k = conductivity_for(mesh);
+  CpuHeatOperator op(mesh, k);
+  std::vector<double> T(size_t(op.num_nodes()));
+  for (size_t i = 0; i < T.size(); ++i) {
+    const glm::dvec3& p = mesh.mesh.nodes[i];
+    T[i] = std::sin(3 * p.x) + p.y * p.z;
+  }
+  std::vector<double> gx, gy, gz;
+  op.cell_gradient(T, gx, gy, gz);
+  const std::vector<glm::dvec3> q = cell_heat_flux(mesh, T, k);
+  ASSERT_EQ(q.size(), gx.size());
+  double scale = 0, err = 0;
+  for (size_t c = 0; c < q.size(); ++c) {
+    const glm::dvec3 expected = -k[c] * glm::dvec3(gx[c], gy[c], gz[c]);
+    scale = std::max(scale, glm::length(expected));
+    err = std::max(err, glm::length(q[c] - expected));
+  }
+  EXPECT_GT(scale, 0.0);
+  EXPECT_LE(err, 1e-13 * scale);
+
+  const HeatOperatorData lean = assemble_heat_operator(mesh, k, HeatTables::operator_only);
+  const HeatOperatorData& full = op.data();
+  EXPECT_TRUE(lean.cell_nodes.empty() && lean.grad_lambda[0].empty() && lean.node_cells.empty());
+  EXPECT_EQ(lean.offsets, full.offsets);
+  EXPECT_EQ(lean.neighbors, full.neighbors);
+  EXPECT_EQ(lean.coefficients, full.coefficients);
+  EXPECT_EQ(lean.diagonal, full.diagonal);
+  EXPECT_EQ(lean.mass, full.mass);
+  CpuHeatOperator lean_op(lean);
+  EXPECT_THROW(lean_op.cell_gradient(T, gx, gy, gz), ss::Error);
+}
+
 TEST_P(HeatOperatorCpu, DirichletEliminationMatchesItsDefinition) {
   const LoadedMesh& mesh = mesh_for(GetParam());
   const auto k = conductivity_for(mesh);
@@ -329,7 +366,7 @@ TEST_P(HeatOperatorGpu, IsEquivalentToRef) {
   gpu_options.launch = launch;
   GpuBackend gpu = make_gpu(options, gpu_options);
   const auto k = conductivity_for(mesh);
-  const HeatOperatorData data = assemble_heat_operator(mesh, k, true);
+  const HeatOperatorData data = assemble_heat_operator(mesh, k, HeatTables::all);
   GpuHeatOperator gop(gpu, data);
   CpuHeatOperator cop(data);
   const std::int64_t n = gop.num_nodes(), nc = gop.num_cells();
