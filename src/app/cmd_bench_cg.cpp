@@ -237,7 +237,7 @@ CgRun run_cg(Backend& backend, Operator& op, const HeatProblem& base_problem, co
   // The true residual against the double-precision b̃ (the GPU's own b̃ is float).
   HeatSolveReport exact = run.report;
   exact.last_rhs = exact_rhs;
-  run.true_residual = true_relative_residual(reference, problem.dirichlet_nodes, exact, run.solution);
+  run.true_residual = true_relative_residual(reference.data(), problem.dirichlet_nodes, exact, run.solution);
   return run;
 }
 

@@ -83,6 +83,30 @@ LoadedMesh prepare_mesh(TetMesh mesh, const LoadOptions& options) {
   return prepare(std::move(mesh), options, LoadReport{});
 }
 
+namespace {
+template <class T>
+void free_memory(std::vector<T>& v) {
+  std::vector<T>().swap(v);  // (v = {} would keep the capacity)
+}
+}  // namespace
+
+void release_assembly_tables(LoadedMesh& mesh) {
+  Topology& t = mesh.topology;
+  for (auto* v : {&t.edge_face_offsets, &t.edge_faces, &t.node_offsets, &t.node_neighbors, &t.node_edges,
+                  &t.face_offsets_by_min_node, &t.edge_offsets_by_low_node})
+    free_memory(*v);
+  free_memory(t.edge_nodes);
+  free_memory(t.cell_faces);
+  free_memory(t.cell_face_signs);
+  free_memory(t.cell_edges);
+  free_memory(t.face_edges);
+  free_memory(t.face_edge_signs);
+  Geometry& g = mesh.geometry;
+  for (auto* v : {&g.cell_centroids, &g.edge_vectors, &g.dual_face_areas, &g.boundary_dual_areas}) free_memory(*v);
+  free_memory(g.dual_volumes);
+  free_memory(g.edge_lengths);
+}
+
 LoadedMesh prepare_mesh(TetMesh mesh, int refine) { return prepare_mesh(std::move(mesh), LoadOptions{refine}); }
 
 }  // namespace ss

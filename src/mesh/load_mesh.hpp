@@ -38,14 +38,21 @@ struct LoadedMesh {
 // read_mesh(path), then prepare_mesh(). Throws ss::Error naming the file and entity for repeated
 // nodes, zero-volume tets, faces shared by more than two tets, overlapping tets, and file
 // triangles that are no tet face (checks run on the file's mesh, before refinement).
-// Order: read, validate + orient, refine, renumber, topology, geometry. Renumbering permutes node,
+// Order: read, validate + orient, renumber (RCM, the file's mesh), refine (each level numbered in
+// the coarse order, RefineNumbering::interleaved), topology, geometry. Renumbering permutes node,
 // tet and triangle ids (and their file tags with them); set renumber = false to keep the file's
-// order.
+// order (refined nodes then follow RefineNumbering::coarse_first).
 LoadedMesh load_mesh(const std::string& path, const LoadOptions& options = {});
 LoadedMesh load_mesh(const std::string& path, int refine);  // default options otherwise
 
 // The same pipeline for a mesh already in memory.
 LoadedMesh prepare_mesh(TetMesh mesh, const LoadOptions& options = {});
 LoadedMesh prepare_mesh(TetMesh mesh, int refine);
+
+// Frees the tables a solver's assembly reads and its outputs do not: the edge, node-graph and
+// per-cell connectivity tables and the cell centroids and dual volumes. Kept: the mesh, the face
+// rows (boundary faces with their nodes and groups: pictures), the counts and the cell volumes.
+// For a big run once its operators are assembled (crankshaft refine 5: ~3.5 GB).
+void release_assembly_tables(LoadedMesh& mesh);
 
 }  // namespace ss

@@ -35,23 +35,13 @@ HeatOperatorData assemble_heat_operator(const LoadedMesh& loaded, const std::vec
     d.cell_nodes.resize(size_t(nc) * 4);
     for (auto& g : d.grad_lambda) g.resize(size_t(nc) * 4);
   }
-  // Per (cell, local edge): the symmetrised cell contribution K^c_ab (also the node→cells table).
-  std::vector<double> cell_edge_coefficient(size_t(nc) * 6);
-
-#pragma omp parallel for schedule(static)
-  for (std::int32_t c = 0; c < nc; ++c) {
+  // The symmetrised contribution K^c_ab of cell c to each of its six edges (kTetEdgeNodes order),
+  // and its ∇λ (eq. 6.2).
+  const auto cell_coefficients = [&](std::int32_t c, double coefficient[6], glm::dvec3 grad[4]) {
     const Tet& tet = mesh.tets[size_t(c)];
-    const double volume = geo.cell_volumes[size_t(c)];
     const glm::dvec3 p[4] = {mesh.nodes[size_t(tet[0])], mesh.nodes[size_t(tet[1])], mesh.nodes[size_t(tet[2])],
                              mesh.nodes[size_t(tet[3])]};
-    glm::dvec3 grad[4];
-    tet_lambda_gradients(p, volume, grad);
-    if (cell_tables) {
-      for (int m = 0; m < 4; ++m) {
-        d.cell_nodes[size_t(c) * 4 + size_t(m)] = tet[size_t(m)];
-        for (int x = 0; x < 3; ++x) d.grad_lambda[x][size_t(c) * 4 + size_t(m)] = grad[m][x];
-      }
-    }
+    tet_lambda_gradients(p, geo.cell_volumes[size_t(c)], grad);
     // S_out(a): the cell's median-dual faces of the three edges at local node a, oriented away
     // from a (the dual faces run from the global low node to the high one).
     glm::dvec3 dual[6];
@@ -70,23 +60,47 @@ HeatOperatorData assemble_heat_operator(const LoadedMesh& loaded, const std::vec
       const int a = kTetEdgeNodes[k][0], b = kTetEdgeNodes[k][1];
       const double kab = -k_c * glm::dot(grad[b], away[a]);
       const double kba = -k_c * glm::dot(grad[a], away[b]);
-      cell_edge_coefficient[size_t(c) * 6 + size_t(k)] = 0.5 * (kab + kba);
+      coefficient[k] = 0.5 * (kab + kba);
+    }
+  };
+  if (cell_tables) {
+#pragma omp parallel for schedule(static)
+    for (std::int32_t c = 0; c < nc; ++c) {
+      double coefficient[6];
+      glm::dvec3 grad[4];
+      cell_coefficients(c, coefficient, grad);
+      const Tet& tet = mesh.tets[size_t(c)];
+      for (int m = 0; m < 4; ++m) {
+        d.cell_nodes[size_t(c) * 4 + size_t(m)] = tet[size_t(m)];
+        for (int x = 0; x < 3; ++x) d.grad_lambda[x][size_t(c) * 4 + size_t(m)] = grad[m][x];
+      }
     }
   }
-  // K_ab = Σ over the cells around edge ab, in cell order (a stable scatter of the (cell, local
-  // edge) pairs by edge): the same sum for any number of threads.
+  // K_ab = Σ over the cells around edge ab in cell order: the cells around the low node a
+  // (node→cells, a stable scatter: ascending), each adding its share to the edges whose low node
+  // is a. One thread per node writes them, so the sums are the same for any number of threads; a
+  // cell's contributions are recomputed for each of its (at most three) low nodes rather than
+  // stored (48 bytes per tet).
   {
-    const auto* cell_edges = topo.cell_edges.data();
-    std::vector<std::int32_t> incidence(size_t(nc) * 6);
-    const std::vector<std::int32_t> start = detail::bucket_scatter<6>(
-        nc, topo.num_edges, [cell_edges](std::int32_t c, int k) { return cell_edges[c][k]; },
-        [&incidence](std::int32_t pos, std::int32_t c, int k) { incidence[size_t(pos)] = c * 6 + k; });
-    d.edge_coefficients.resize(size_t(topo.num_edges));
-#pragma omp parallel for schedule(static)
-    for (std::int32_t e = 0; e < topo.num_edges; ++e) {
-      double sum = 0;
-      for (std::int32_t i = start[size_t(e)]; i < start[size_t(e) + 1]; ++i) sum += cell_edge_coefficient[size_t(incidence[size_t(i)])];
-      d.edge_coefficients[size_t(e)] = sum;
+    std::vector<std::int32_t> node_cells(size_t(nc) * 4);
+    const Tet* tets = mesh.tets.data();
+    const std::vector<std::int32_t> start = detail::bucket_scatter<4>(
+        nc, nn, [tets](std::int32_t c, int k) { return tets[c][size_t(k)]; },
+        [&node_cells](std::int32_t pos, std::int32_t c, int) { node_cells[size_t(pos)] = c; });
+    d.edge_coefficients.assign(size_t(topo.num_edges), 0.0);
+#pragma omp parallel for schedule(dynamic, 4096)
+    for (std::int32_t a = 0; a < nn; ++a) {
+      for (std::int32_t i = start[size_t(a)]; i < start[size_t(a) + 1]; ++i) {
+        const std::int32_t c = node_cells[size_t(i)];
+        const Tet& tet = tets[c];
+        if (a == std::max(std::max(tet[0], tet[1]), std::max(tet[2], tet[3]))) continue;  // low node of none
+        double coefficient[6];
+        glm::dvec3 grad[4];
+        cell_coefficients(c, coefficient, grad);
+        for (int k = 0; k < 6; ++k)
+          if (std::min(tet[size_t(kTetEdgeNodes[k][0])], tet[size_t(kTetEdgeNodes[k][1])]) == a)
+            d.edge_coefficients[size_t(topo.cell_edges[size_t(c)][size_t(k)])] += coefficient[k];
+      }
     }
   }
 
@@ -115,12 +129,15 @@ HeatOperatorData assemble_heat_operator(const LoadedMesh& loaded, const std::vec
   d.node_cell_coefficients.assign(size_t(nc) * 16, 0.0);
   std::vector<std::int32_t> fill(d.node_cell_offsets.begin(), d.node_cell_offsets.end() - 1);
   for (std::int32_t c = 0; c < nc; ++c) {
+    double coefficient[6];
+    glm::dvec3 grad[4];
+    cell_coefficients(c, coefficient, grad);
     for (int m = 0; m < 4; ++m) {
       const std::int32_t entry = fill[size_t(mesh.tets[size_t(c)][size_t(m)])]++;
       d.node_cells[size_t(entry)] = c;
       for (int k = 0; k < 6; ++k) {
         const int a = kTetEdgeNodes[k][0], b = kTetEdgeNodes[k][1];
-        const double value = cell_edge_coefficient[size_t(c) * 6 + size_t(k)];
+        const double value = coefficient[k];
         if (a == m) d.node_cell_coefficients[size_t(entry) * 4 + size_t(b)] = value;
         if (b == m) d.node_cell_coefficients[size_t(entry) * 4 + size_t(a)] = value;
       }
@@ -197,6 +214,36 @@ HeatDirichletData eliminate_dirichlet(const HeatOperatorData& data, const std::v
     e.shift[size_t(i)] = shift;
   }
   return e;
+}
+
+std::vector<double> eliminated_system_residual(const HeatOperatorData& data, const std::vector<std::int32_t>& fixed_nodes,
+                                               double a, double s, const std::vector<double>& b,
+                                               const std::vector<double>& T) {
+  const std::int32_t nn = data.num_nodes;
+  SS_REQUIRE(b.size() == size_t(nn) && T.size() == size_t(nn),
+             "heat residual: " << b.size() << " right-hand sides and " << T.size() << " values for " << nn << " nodes");
+  std::vector<char> fixed(size_t(nn), 0);
+  for (std::int32_t i : fixed_nodes) {
+    SS_REQUIRE(i >= 0 && i < nn, "Dirichlet node " << i << " out of range (mesh has " << nn << " nodes)");
+    fixed[size_t(i)] = 1;
+  }
+  std::vector<double> r(static_cast<size_t>(nn));
+#pragma omp parallel for schedule(static)
+  for (std::int32_t i = 0; i < nn; ++i) {
+    if (fixed[size_t(i)]) {
+      r[size_t(i)] = b[size_t(i)] - T[size_t(i)];
+      continue;
+    }
+    const double ti = T[size_t(i)];
+    double flux = 0, coupling = 0;
+    for (std::int32_t k = data.offsets[size_t(i)]; k < data.offsets[size_t(i) + 1]; ++k) {
+      const std::int32_t j = data.neighbors[size_t(k)];
+      flux += data.coefficients[size_t(k)] * (T[size_t(j)] - ti);
+      if (fixed[size_t(j)]) coupling += data.coefficients[size_t(k)] * T[size_t(j)];
+    }
+    r[size_t(i)] = b[size_t(i)] - (a * data.mass[size_t(i)] * ti + s * flux - s * coupling);
+  }
+  return r;
 }
 
 std::vector<std::int32_t> boundary_group_nodes(const LoadedMesh& mesh, const std::vector<std::int32_t>& groups) {

@@ -119,6 +119,13 @@ struct HeatDirichletData {
 // Throws ss::Error for a node id out of range. Repeated ids are allowed (taken once).
 HeatDirichletData eliminate_dirichlet(const HeatOperatorData& data, const std::vector<std::int32_t>& fixed_nodes);
 
+// b − K̃·T for the system a·M + s·K with `fixed_nodes` eliminated (K̃ as above), in double over the
+// full CSR, without the elimination tables: free rows b_i − a m_i T_i − s Σ_j K_ij (T_j − T_i)
+// + s Σ_{j fixed} K_ij T_j, fixed rows b_i − T_i. In parallel; the true residual of a finished solve.
+std::vector<double> eliminated_system_residual(const HeatOperatorData& data, const std::vector<std::int32_t>& fixed_nodes,
+                                               double a, double s, const std::vector<double>& b,
+                                               const std::vector<double>& T);
+
 // Nodes of the given boundary groups (faces with face_groups in `groups`), ascending and unique.
 std::vector<std::int32_t> boundary_group_nodes(const LoadedMesh& mesh, const std::vector<std::int32_t>& groups);
 

@@ -284,6 +284,12 @@ TEST_P(HeatOperatorCpu, DirichletEliminationMatchesItsDefinition) {
   std::vector<double> got;
   op.apply_system(a, s, T, got);
   EXPECT_LE(max_rel_diff(got, expect), 1e-12) << "apply_system";
+  // The residual b − K̃T from the full tables (no elimination) agrees with it.
+  const auto f = random_values(n, 8);
+  const std::vector<double> residual = eliminated_system_residual(op.data(), fixed_nodes, a, s, f, T);
+  std::vector<double> b_minus_expect(n);
+  for (size_t i = 0; i < n; ++i) b_minus_expect[i] = f[i] - expect[i];
+  EXPECT_LE(max_rel_diff(residual, b_minus_expect), 1e-12) << "eliminated_system_residual";
   // diag(K̃)
   const auto diag = op.system_diagonal(a, s);
   for (size_t i = 0; i < n; ++i)
