@@ -3,11 +3,12 @@
 // `load_mesh(path, {refine = l, renumber})` gives (same nodes, same numbering, same topology and
 // geometry), for l = 0 .. K, and between consecutive levels the node map of the refinement.
 //
-// refine_uniform() puts the coarse nodes first and one new node per coarse edge (its midpoint)
-// after them; each level is then renumbered on its own (RCM). The map is kept in the final
-// numbering of both levels: fine node f lies at the midpoint of coarse nodes parents[f] = {a, b}
-// (a == b: f is the coarse node a itself), so P1 prolongation is (P x)_f = (x_a + x_b) / 2 and
-// restriction is its transpose.
+// Level 0 is renumbered (RCM, when asked); each finer level is refined from the one below, its
+// nodes numbered in the coarse order (RefineNumbering::interleaved: node v, then the midpoints of
+// the edges whose low node is v), as load_mesh numbers them. The map is in the numbering of both
+// levels: fine node f lies at the midpoint of coarse nodes parents[f] = {a, b} (a == b: f is the
+// coarse node a itself), so P1 prolongation is (P x)_f = (x_a + x_b) / 2 and restriction is its
+// transpose.
 #include <array>
 #include <cstdint>
 #include <string>

@@ -1,10 +1,10 @@
 #pragma once
 // Uniform refinement: every tet into 8, every boundary triangle into 4.
-#include "mesh/tet_mesh.hpp"
-#include "mesh/topology.hpp"
-
 #include <cstdint>
 #include <vector>
+
+#include "mesh/tet_mesh.hpp"
+#include "mesh/topology.hpp"
 
 namespace ss {
 
