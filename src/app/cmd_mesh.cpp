@@ -190,7 +190,7 @@ void add_mesh_commands(CLI::App& app) {
   c->add_option("input", conv->in, "mesh file")->required()->check(CLI::ExistingFile);
   c->add_option("output", conv->out, "output .vtu file")->required();
   c->add_option("--refine", conv->refine, "refine uniformly K times first")->check(CLI::Range(0, 8));
-  c->add_option("--encoding", conv->encoding, "ascii, binary or compressed (default)");
+  c->add_option("--encoding", conv->encoding, "ascii, binary, compressed (default) or raw");
   c->add_flag("--renumber,!--no-renumber", conv->renumber, "renumber for locality (default on)");
   c->callback([conv] { run_convert(*conv); });
 }

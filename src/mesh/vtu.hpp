@@ -14,19 +14,23 @@ namespace ss {
 enum class VtuEncoding {
   ascii,       // human-readable, large
   base64,      // inline binary (base64 of UInt64 byte count + raw little-endian data)
-  compressed,  // inline binary, zlib blocks (vtkZLibDataCompressor)
+  compressed,  // appended raw binary in zlib blocks (vtkZLibDataCompressor), compressed in parallel
+  raw,         // appended raw binary, uncompressed: written straight from memory, the fastest
 };
 
-// One point or cell array: Float64 `values`, or Int32 `ints` when `integer`.
+// One point or cell array: Float64 scalars (`values`) or 3-vectors (`vecs`), or Int32 `ints`.
 struct VtuArray {
   std::string name;
   int components = 1;  // 1 (scalar) or 3 (vector)
   std::vector<double> values;
+  std::vector<glm::dvec3> vecs;
   std::vector<std::int32_t> ints;
   bool integer = false;
 
+  size_t tuples() const { return integer ? ints.size() / size_t(components) : components == 3 ? vecs.size() : values.size(); }
+
   static VtuArray scalars(std::string name, std::vector<double> values);
-  static VtuArray vectors(std::string name, const std::vector<glm::dvec3>& values);
+  static VtuArray vectors(std::string name, std::vector<glm::dvec3> values);
   static VtuArray integers(std::string name, std::vector<std::int32_t> values);
 };
 
@@ -42,7 +46,7 @@ struct VtuOptions {
 void write_vtu(const std::string& path, const TetMesh& mesh, const std::vector<VtuArray>& point_data,
                const std::vector<VtuArray>& cell_data, const VtuOptions& options = {});
 
-// Parses "ascii", "base64"/"binary", "compressed"/"zlib"; throws ss::Error naming the choices.
+// Parses "ascii", "base64"/"binary", "compressed"/"zlib", "raw"; throws ss::Error naming the choices.
 VtuEncoding parse_vtu_encoding(const std::string& text);
 
 // A parallel VTU (.pvtu): the index of the pieces one run wrote, one .vtu per rank (ParaView's

@@ -2,6 +2,8 @@
 // Small meshes built in code for the topology/geometry/refinement/VTU tests.
 #include <random>
 
+#include <omp.h>
+
 #include "mesh/box_mesh.hpp"
 #include "mesh/tet_mesh.hpp"
 
@@ -28,6 +30,16 @@ inline TetMesh make_regular_tet() {
   mesh.tets = {{0, 1, 2, 3}};
   mesh.tet_groups = {0};
   return mesh;
+}
+
+// Runs f with n OpenMP threads and returns what it returns.
+template <class F>
+auto with_threads(int n, F f) {
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(n);
+  auto result = f();
+  omp_set_num_threads(before);
+  return result;
 }
 
 }  // namespace ss::test

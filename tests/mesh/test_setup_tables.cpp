@@ -10,6 +10,7 @@
 
 #include "mesh/load_mesh.hpp"
 #include "mesh/read_mesh.hpp"
+#include "mesh_test_util.hpp"
 #include "operators/heat_operator.hpp"
 #include "util/ordered_sum.hpp"
 
@@ -17,6 +18,7 @@ namespace ss {
 namespace {
 
 using i32 = std::int32_t;
+using test::with_threads;
 
 // Bitwise equality of two arrays of trivially copyable values (doubles compared by their bits).
 template <class T>
@@ -123,16 +125,6 @@ std::string mesh_name(const ::testing::TestParamInfo<MeshCase>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ProjectMeshes, LeanTables, ::testing::ValuesIn(kMeshes), mesh_name);
-
-// Runs f with n OpenMP threads.
-template <class F>
-auto with_threads(int n, F f) {
-  const int before = omp_get_max_threads();
-  omp_set_num_threads(n);
-  auto result = f();
-  omp_set_num_threads(before);
-  return result;
-}
 
 struct SetupResult {
   LoadedMesh mesh;

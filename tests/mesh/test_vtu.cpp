@@ -1,8 +1,9 @@
-// VTU/PVD output: read back with meshio (ASCII, binary, compressed), atomic writes, bad input.
+// VTU/PVD output: read back with meshio (ASCII, binary, compressed, raw), atomic writes, bad input.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -47,7 +48,7 @@ TEST(Vtu, MeshioReadsAllEncodingsBack) {
   const std::vector<VtuArray> point_data = {VtuArray::scalars("f", f), VtuArray::vectors("position", mesh.nodes)};
   const std::vector<VtuArray> cell_data = {VtuArray::integers("group", groups), VtuArray::scalars("cell_id", cell_id)};
   for (auto [name, enc] : {std::pair{"ascii", VtuEncoding::ascii}, std::pair{"binary", VtuEncoding::base64},
-                           std::pair{"compressed", VtuEncoding::compressed}})
+                           std::pair{"compressed", VtuEncoding::compressed}, std::pair{"raw", VtuEncoding::raw}})
     write_vtu((dir / (std::string(name) + ".vtu")).string(), mesh, point_data, cell_data, {enc, true});
   std::vector<std::array<double, 3>> pts;
   for (const auto& p : mesh.nodes) pts.push_back({p.x, p.y, p.z});
@@ -57,10 +58,11 @@ TEST(Vtu, MeshioReadsAllEncodingsBack) {
   std::vector<std::array<int, 1>> g;
   for (int x : groups) g.push_back({x});
   write_rows(dir / "ref_groups.txt", g);
-  // The compressed file must actually be smaller than the plain binary one.
-  EXPECT_LT(fs::file_size(dir / "compressed.vtu"), fs::file_size(dir / "binary.vtu"));
+  // The compressed file must actually be smaller than the plain binary ones.
+  EXPECT_LT(fs::file_size(dir / "compressed.vtu"), fs::file_size(dir / "raw.vtu"));
+  EXPECT_LT(fs::file_size(dir / "raw.vtu"), fs::file_size(dir / "binary.vtu"));  // no base64
   const std::string cmd = "/usr/bin/python3 " SS_SOURCE_DIR "/tests/mesh/check_vtu.py " + dir.string() +
-                          " ascii binary compressed > " + (dir / "check.log").string() + " 2>&1";
+                          " ascii binary compressed raw > " + (dir / "check.log").string() + " 2>&1";
   const int rc = std::system(cmd.c_str());
   std::ifstream log(dir / "check.log");
   std::stringstream text;
@@ -69,6 +71,48 @@ TEST(Vtu, MeshioReadsAllEncodingsBack) {
   EXPECT_EQ(text.str(), "ok\n");
   for (const auto& entry : fs::directory_iterator(dir))
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << "left behind: " << entry.path();
+}
+
+// Arrays of many zlib blocks: a cell array of 52-bit pseudo-random mantissas that does not compress
+// (stored in zlib's uncompressed blocks), a smooth point array that does, and a connectivity whose
+// tet and triangle parts meet inside a block. meshio reads them back exactly from the compressed
+// and raw files, and the compressed file is the same byte for byte on 1 and 2 threads.
+TEST(Vtu, LargeArraysRoundTrip) {
+  const TetMesh mesh = make_box_mesh(20, 20, 20);
+  const fs::path dir = fresh_dir("vtu_large");
+  const size_t cells = mesh.tets.size() + mesh.boundary_triangles.size();
+  ASSERT_NE(4 * mesh.tets.size() * sizeof(std::int32_t) % (1 << 16), 0u);  // the two parts share a block
+  std::vector<double> smooth(mesh.nodes.size()), noise(cells);
+  for (size_t i = 0; i < mesh.nodes.size(); ++i) smooth[i] = mesh.nodes[i].x + 2 * mesh.nodes[i].y;
+  for (std::uint64_t i = 0; i < cells; ++i) {  // check_vtu_arrays.py's noise()
+    const std::uint64_t a = (i * 2654435761ull) % (1ull << 32), b = ((i + 1) * 2246822519ull) % (1ull << 32);
+    noise[i] = double(a * (1ull << 20) + (b >> 12)) / double(1ull << 52);
+  }
+  const auto write = [&](const std::string& name, VtuEncoding enc) {
+    write_vtu((dir / name).string(), mesh, {VtuArray::scalars("smooth", smooth)}, {VtuArray::scalars("noise", noise)},
+              {enc, true});
+    return 0;
+  };
+  test::with_threads(1, [&] { return write("compressed_1.vtu", VtuEncoding::compressed); });
+  test::with_threads(2, [&] { return write("compressed_2.vtu", VtuEncoding::compressed); });
+  write("raw.vtu", VtuEncoding::raw);
+  const auto bytes = [&](const char* name) {
+    std::ifstream in(dir / name, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(bytes("compressed_1.vtu"), bytes("compressed_2.vtu"));
+  // The noise is stored, not squeezed: the compressed file holds at least its 8 bytes per cell.
+  EXPECT_GT(fs::file_size(dir / "compressed_1.vtu"), 8 * cells);
+  EXPECT_LT(fs::file_size(dir / "compressed_1.vtu"), fs::file_size(dir / "raw.vtu"));
+  const std::string log = (dir / "check.log").string();
+  const std::string cmd = "/usr/bin/python3 " SS_SOURCE_DIR "/tests/mesh/check_vtu_arrays.py " + (dir / "compressed_1.vtu").string() +
+                          " " + (dir / "raw.vtu").string() + " > " + log + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(rc, 0) << text.str();
+  EXPECT_EQ(text.str(), "ok\n");
 }
 
 TEST(Vtu, WrongArraySizeThrowsAndWritesNothing) {
@@ -87,6 +131,7 @@ TEST(Vtu, WrongArraySizeThrowsAndWritesNothing) {
   EXPECT_NO_THROW(write_vtu(path, mesh, {}, {VtuArray::scalars("c", std::vector<double>(mesh.tets.size()))}, {}));
   EXPECT_THROW(parse_vtu_encoding("hdf5"), Error);
   EXPECT_EQ(parse_vtu_encoding("zlib"), VtuEncoding::compressed);
+  EXPECT_EQ(parse_vtu_encoding("raw"), VtuEncoding::raw);
 }
 
 TEST(Vtu, PvdListsTheSteps) {

@@ -4,10 +4,9 @@ N (through the MPI path, --distributed, also for N = 1), and checks that every N
 equals the serial one to <= 1e-4 of the range of T and the CG iteration count is within +-2.
 
 usage: check_heat_mpi.py STREAMSOLVE MPIEXEC CASE OUTDIR --backend gpu|cpu --ranks 1,2,3,4 [--vtu heat.vtu]
-The VTU reader is self-contained (base64 + zlib blocks as src/mesh/vtu.cpp writes them); the pieces of
-a .pvtu are read with meshio. Every rank count but the last writes pieces; the last gathers one VTU
-(--single-vtu)."""
-import argparse, base64, json, os, re, shutil, struct, subprocess, sys, time, zlib
+The VTU files and the pieces of a .pvtu are read with meshio. Every rank count but the last writes
+pieces; the last gathers one VTU (--single-vtu)."""
+import argparse, json, os, shutil, subprocess, sys, time
 
 
 def mpiexec_prefix(mpiexec, n):
@@ -18,28 +17,11 @@ def mpiexec_prefix(mpiexec, n):
 
 
 def read_point_array(path, name):
-    text = open(path, encoding="ascii").read()
-    m = re.search(r'<DataArray type="Float64" Name="%s"[^>]*>\s*([A-Za-z0-9+/=]+)\s*</DataArray>' % re.escape(name), text)
-    if not m:
-        sys.exit(f"{path}: no Float64 array {name}")
-    data = m.group(1)
-    compressed = 'compressor="vtkZLibDataCompressor"' in text
-    if not compressed:
-        raw = base64.b64decode(data)
-        n = struct.unpack("<Q", raw[:8])[0]
-        return list(struct.unpack("<%dd" % (n // 8), raw[8:8 + n]))
-    first = base64.b64decode(data[:32])
-    blocks, _, _ = struct.unpack("<3Q", first)
-    header_bytes = 8 * (3 + blocks)
-    header_chars = 4 * ((header_bytes + 2) // 3)
-    header = base64.b64decode(data[:header_chars])
-    sizes = struct.unpack("<%dQ" % blocks, header[24:24 + 8 * blocks])
-    body = base64.b64decode(data[header_chars:])
-    out, at = b"", 0
-    for s in sizes:
-        out += zlib.decompress(body[at:at + s])
-        at += s
-    return list(struct.unpack("<%dd" % (len(out) // 8), out))
+    import meshio
+    data = meshio.read(path).point_data
+    if name not in data:
+        sys.exit(f"{path}: no point array {name}")
+    return list(data[name])
 
 
 def read_pieces(pvtu, ranks, serial_vtu):
