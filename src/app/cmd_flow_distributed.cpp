@@ -256,6 +256,8 @@ FlowState scatter_state(const std::optional<FlowState>& whole, const Root* root)
 struct RankStats {
   double owned_cells = 0, ghost_cells = 0, owned_faces = 0, ghost_faces = 0, neighbours = 0, halo_seconds = 0,
          halo_exchanges = 0, allreduce_seconds = 0, allreduces = 0, run_seconds = 0;
+  // From the start to the operators on the device (device, piece, tables, upload); the rank's peak RSS.
+  double setup_seconds = 0, peak_host_memory_bytes = 0;
 };
 constexpr int rank_stats_size = int(sizeof(RankStats) / sizeof(double));
 
@@ -286,6 +288,7 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const FlowPiece& f, const 
 }  // namespace
 
 void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
+  const auto t_start = StageTimings::now();
   if (!mpi::active()) mpi::init(nullptr, nullptr, true);
   const int rank = mpi::rank(), ranks = mpi::size();
   SS_REQUIRE(!o.compare, "--compare is not available with MPI ranks (compare a serial run's flow.json instead)");
@@ -373,14 +376,17 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
     const MeshOperatorTables tables = build_mesh_operator_tables(local.topology, local.geometry);
     GpuMeshOperators mesh_ops(gpu, tables);
     GpuFlowOperators ops(gpu, mesh_ops, data);
+    stats.setup_seconds = std::chrono::duration<double>(StageTimings::now() - t_start).count();
     result = run_piece(gpu, ops, f, problem, local, data, initial ? &*initial : nullptr, hooks, stats);
   } else {
     CpuBackend cpu;
     CpuMeshOperators mesh_ops(local);
     CpuFlowOperators ops(mesh_ops, data);
+    stats.setup_seconds = std::chrono::duration<double>(StageTimings::now() - t_start).count();
     result = run_piece(cpu, ops, f, problem, local, data, initial ? &*initial : nullptr, hooks, stats);
   }
   if (root) root->timings.add_since("solve", t0);
+  stats.peak_host_memory_bytes = double(peak_host_memory_bytes());
 
   // 5. The final state and the per-rank figures at rank 0, which writes the serial run's files.
   result.state = gather_state(result.state, f, root ? &*root : nullptr);
@@ -406,7 +412,9 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
                         {"halo_exchanges", std::int64_t(s.halo_exchanges)},
                         {"allreduce_seconds", s.allreduce_seconds},
                         {"allreduces", std::int64_t(s.allreduces)},
-                        {"run_seconds", s.run_seconds}});
+                        {"run_seconds", s.run_seconds},
+                        {"setup_seconds", s.setup_seconds},
+                        {"peak_host_memory_bytes", std::int64_t(s.peak_host_memory_bytes)}});
   }
   const nlohmann::json extra = {{"ranks", ranks}, {"per_rank", per_rank}};
   write_flow_results(o, globals, root->flow_case, root->mesh, root->problem, runs, meter ? &*meter : nullptr,

@@ -164,6 +164,8 @@ struct RankStats {
          exchanges = 0, allreduces = 0;
   // The halo's components inside CG (HaloExchange): read-back, MPI, upload.
   double cg_readback_seconds = 0, cg_mpi_seconds = 0, cg_upload_seconds = 0;
+  // From the start to the operator on the device (device, piece, tables, upload); the rank's peak RSS.
+  double setup_seconds = 0, peak_host_memory_bytes = 0;
   // Communication inside CG: halo exchanges of the operator (gather, read-back, posting, waiting,
   // boundary completion) not hidden behind the interior pass, and the allreduces of the reductions.
   double communication() const { return cg_halo_seconds + allreduce_seconds; }
@@ -358,6 +360,7 @@ const std::vector<VtuArray> kPiecePointArrays = {VtuArray::scalars("temperature"
 }  // namespace
 
 void run_heat_distributed(const DistributedHeatOptions& o) {
+  const auto t_start = Clock::now();
   if (!mpi::active()) mpi::init(nullptr, nullptr, true);
   const int rank = mpi::rank(), ranks = mpi::size();
   SS_REQUIRE(o.backend == "gpu" || o.backend == "cpu", "--backend must be gpu or cpu");
@@ -428,17 +431,22 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
 
   // 4. Solve.
   LocalRun run;
+  double setup_seconds = 0;
   if (o.backend == "gpu") {
     LayoutOptions layout;
     layout.packing = parse_packing(o.format);
     GpuBackend gpu(*context, layout, o.gpu);
     GpuHeatOperator op(gpu, data);
+    setup_seconds = since(t_start);
     run = solve_local(gpu, op, h, data, snapshot);
   } else {
     CpuBackend cpu;
     CpuHeatOperator op(data);
+    setup_seconds = since(t_start);
     run = solve_local(cpu, op, h, data, snapshot);
   }
+  run.stats.setup_seconds = setup_seconds;
+  run.stats.peak_host_memory_bytes = double(peak_host_memory_bytes());
 
   // 5. The final field as one piece per rank (rank 0 writes the .pvtu below, once every piece is
   //    there), unless --single-vtu gathers it into one VTU at rank 0.
@@ -518,7 +526,9 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
                         {"allreduce_seconds", s.allreduce_seconds},
                         {"communication_seconds", s.communication()},
                         {"halo_exchanges", std::int64_t(s.exchanges)},
-                        {"allreduces", std::int64_t(s.allreduces)}});
+                        {"allreduces", std::int64_t(s.allreduces)},
+                        {"setup_seconds", s.setup_seconds},
+                        {"peak_host_memory_bytes", std::int64_t(s.peak_host_memory_bytes)}});
   }
   const double per_iteration = report.iterations ? report.solve_seconds / report.iterations : 0.0;
   const double share = solve_max > 0 ? comm_max / solve_max : 0.0;

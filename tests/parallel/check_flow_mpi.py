@@ -69,6 +69,8 @@ def main():
         j = json.load(open(os.path.join(out, "flow.json")))
         if j.get("ranks") != n or len(j.get("per_rank", [])) != n:
             failures.append(f"{n} ranks: flow.json says ranks {j.get('ranks')}")
+        elif not all(r["setup_seconds"] > 0 and r["peak_host_memory_bytes"] > (1 << 20) for r in j["per_rank"]):
+            failures.append(f"{n} ranks: per-rank setup_seconds / peak_host_memory_bytes missing or not positive")
         if j["solver"]["pressure"] != serial["solver"]["pressure"]:
             failures.append(f"{n} ranks: pressure solver {j['solver']['pressure']} != serial {serial['solver']['pressure']}")
         for solve in ("momentum", "pressure"):

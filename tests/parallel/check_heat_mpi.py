@@ -154,6 +154,7 @@ def main():
         ok = len(T) == len(T0) and diff <= 1e-4 and abs(di) <= 2 and summary["ranks"] == n and \
             0 <= summary["communication_share"] <= 1 and \
             summary.get("peak_host_memory_bytes", 0) > (1 << 20) and \
+            all(r["setup_seconds"] > 0 and r["peak_host_memory_bytes"] > (1 << 20) for r in summary["per_rank"]) and \
             len(summary["owned_nodes"]) == n and sum(summary["owned_nodes"]) == len(T0)
         print(f"{n} ranks: {summary['iterations']} iterations ({di:+d}), max |T - T_serial| = {diff:.2e} of the range, "
               f"owned nodes {summary['owned_nodes']}, communication {100 * summary['communication_share']:.0f}% "
