@@ -113,15 +113,17 @@ TEST_P(Partition, OwnersStencilsAndHaloLinksOfNodesAndCells) {
   }
 }
 
+// "crank_refine1_parts3" for (mesh file, refinement levels, parts).
+std::string case_name(const ::testing::TestParamInfo<std::tuple<std::string, int, int>>& info) {
+  std::string name = std::get<0>(info.param);
+  return name.substr(0, name.find('.')) + "_refine" + std::to_string(std::get<1>(info.param)) + "_parts" +
+         std::to_string(std::get<2>(info.param));
+}
+
 INSTANTIATE_TEST_SUITE_P(ProjectMeshes, Partition,
                          ::testing::Combine(::testing::Values("cube.msh", "crank.msh", "cavity.msh"), ::testing::Values(0, 1),
                                             ::testing::Values(1, 2, 3, 5)),
-                         [](const auto& info) {
-                           std::string name = std::get<0>(info.param);
-                           name = name.substr(0, name.find('.'));
-                           return name + "_refine" + std::to_string(std::get<1>(info.param)) + "_parts" +
-                                  std::to_string(std::get<2>(info.param));
-                         });
+                         case_name);
 
 // The entity partition (parallel/entity_partition.hpp) for flow: every cell, face, edge and node is
 // owned by exactly one rank; the piece's own topology is the mesh's (faces and edges named by the
@@ -240,12 +242,7 @@ TEST_P(EntityPartition, OwnersOrientationStencilsAndLinksOfEveryKind) {
 INSTANTIATE_TEST_SUITE_P(ProjectMeshes, EntityPartition,
                          ::testing::Combine(::testing::Values("cube.msh", "cavity.msh", "duct.msh"), ::testing::Values(0),
                                             ::testing::Values(1, 2, 3, 5)),
-                         [](const auto& info) {
-                           std::string name = std::get<0>(info.param);
-                           name = name.substr(0, name.find('.'));
-                           return name + "_refine" + std::to_string(std::get<1>(info.param)) + "_parts" +
-                                  std::to_string(std::get<2>(info.param));
-                         });
+                         case_name);
 
 TEST(PartitionErrors, MoreRanksThanTetsIsAClearError) {
   const TetMesh& mesh = test::project_mesh("cube.msh").mesh;
