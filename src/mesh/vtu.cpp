@@ -62,6 +62,8 @@ struct DataArray {
   }
 };
 
+// Base64 of n bytes appended to out; chunks of whole 3-byte groups are encoded in parallel (each
+// lands at its own offset, so the text is the same for any number of threads).
 void base64_append(std::string& out, const unsigned char* data, size_t n) {
   static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   const size_t base = out.size(), groups = n / 3;
@@ -312,6 +314,7 @@ void write_vtu(const std::string& path, const TetMesh& mesh, const std::vector<V
   os << "</VTKFile>\n";
   file.commit();
 }
+
 void write_pvtu(const std::string& path, const std::vector<std::string>& pieces, const std::vector<VtuArray>& point_data,
                 const std::vector<VtuArray>& cell_data) {
   SS_REQUIRE(!pieces.empty(), path << ": a parallel VTU needs at least one piece");
