@@ -163,7 +163,7 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
   primary_hooks.snapshot = [&](const FlowState& s) {
     const std::vector<std::string> forces = meter ? force_rows(*meter, problem, s) : std::vector<std::string>{};
     if (o.no_vtu) checkpoints.write_checkpoint(s, forces);
-    else checkpoints.write(s, mesh, compute_flow_fields(output_ops, mesh, problem, s), forces);
+    else checkpoints.write(s, mesh.mesh, compute_flow_fields(output_ops, mesh, problem, s), forces);
   };
 
   // 3. Run on the chosen backend, and on the other one too with --compare (from the same start).
@@ -272,7 +272,7 @@ void write_flow_results(const FlowOptions& o, const GlobalOptions& globals, cons
                 other.backend.c_str(), d.max_pressure_diff);
   }
   const auto t0 = StageTimings::now();
-  if (!o.no_vtu) write_flow_vtu((fs::path(out_dir) / "flow.vtu").string(), mesh, primary.fields);
+  if (!o.no_vtu) write_flow_vtu((fs::path(out_dir) / "flow.vtu").string(), mesh.mesh, primary.fields);
   if (!o.no_png) {
     SliceOptions slice;
     slice.origin = flow_case.slice_origin ? *flow_case.slice_origin : default_slice_origin(mesh);
@@ -301,8 +301,6 @@ void add_flow_command(CLI::App& app, GlobalOptions& globals) {
   auto* flow = app.add_subcommand("flow", "incompressible Navier-Stokes (fractional step) from a case file");
   add_solve_options(*flow, o, "flow", "the velocity magnitude on a slice");
   flow->add_flag("--restart", o.restart, "continue from the last checkpoint (flow_NNNNNN.state) in the output directory");
-  flow->add_flag("--distributed", o.distributed,
-                 "run through the MPI path (partition, halo exchange) even on one rank; implied under mpirun -np N > 1");
   flow->callback([&globals] { run_flow_command(o, globals); });
 }
 

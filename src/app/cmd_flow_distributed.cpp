@@ -9,12 +9,16 @@
 //   4. every rank runs the unchanged FlowSolver over a DistributedBackend (owner-marked reductions,
 //      one marker per entity kind) and DistributedFlowOperators (every operator output's ghosts
 //      exchanged): the same steps, reductions and iterations as the serial run.
-//   5. snapshots, checkpoints and the final state are gathered at rank 0, which writes the serial
-//      run's files (flow_NNNNNN.vtu/.state, flow.pvd, forces.csv, flow.vtu, flow.png, flow.json).
+//   5. the fields: every rank writes its piece (its owned cells) of each snapshot and of the final
+//      state, flow_NNNNNN_piece_<rank>.vtu and flow_piece_<rank>.vtu, and rank 0 the .pvtu over them;
+//      --single-vtu gathers them into the serial run's one VTU at rank 0 instead. Checkpoints and
+//      the final state are gathered at rank 0, which writes the serial run's other files
+//      (flow_NNNNNN.state, flow.pvd, forces.csv, flow.png, flow.json).
 //      --restart: rank 0 reads the last checkpoint and sends each rank its entries.
 // Not over ranks (an error says so, before any work): the exact method. The pressure multigrid
 // preconditioner is serial: over ranks the pressure solve uses Jacobi (stderr and flow.json say so).
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 #include <mpi.h>
@@ -39,6 +43,8 @@
 
 namespace ss {
 namespace {
+
+namespace fs = std::filesystem;
 
 constexpr int piece_tag = 21;
 
@@ -252,6 +258,45 @@ FlowState scatter_state(const std::optional<FlowState>& whole, const Root* root)
   return s;
 }
 
+// The fields of a rank's piece, right on its owned cells and their nodes (cell and node halos),
+// written as "<stem>_piece_<rank>.vtu": the owned cells, every local node, and the cell array `rank`.
+class PieceWriter {
+public:
+  PieceWriter(const LoadedMesh& local, const FlowProblem& problem, const FlowPiece& f)
+      : local_(local), problem_(problem), ops_(local), cell_halo_(host_, f.piece.cells.links, MPI_COMM_WORLD),
+        node_halo_(host_, f.piece.nodes.links, MPI_COMM_WORLD) {
+    for (size_t c = 0; c < f.piece.cells.owned.size(); ++c)
+      if (f.piece.cells.owned[c]) owned_cells_.push_back(std::int32_t(c));
+    piece_.nodes = local.mesh.nodes;
+    for (std::int32_t c : owned_cells_) piece_.tets.push_back(local.mesh.tets[size_t(c)]);
+  }
+
+  // Every rank writes its piece (collective: the halo updates and a barrier, so that every piece is
+  // there when this returns); the piece names, for rank 0's .pvtu.
+  std::vector<std::string> write(const std::string& out_dir, const std::string& stem, const FlowState& state) {
+    FlowFieldGhosts ghosts;
+    ghosts.cells = [&](std::vector<double>& v) { cell_halo_.update(v); };
+    ghosts.nodes = [&](std::vector<double>& v) { node_halo_.update(v); };
+    const FlowFields fields = compute_flow_fields(ops_, local_, problem_, state, &ghosts);
+    write_flow_vtu((fs::path(out_dir) / piece_name(stem, mpi::rank())).string(), piece_,
+                   select_cells(fields, owned_cells_),
+                   {VtuArray::integers("rank", std::vector<std::int32_t>(owned_cells_.size(), mpi::rank()))});
+    mpi_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    std::vector<std::string> names;
+    for (int q = 0; q < mpi::size(); ++q) names.push_back(piece_name(stem, q));
+    return names;
+  }
+
+private:
+  const LoadedMesh& local_;
+  const FlowProblem& problem_;
+  CpuMeshOperators ops_;
+  CpuBackend host_;
+  HaloExchange<CpuBackend> cell_halo_, node_halo_;
+  std::vector<std::int32_t> owned_cells_;
+  TetMesh piece_;
+};
+
 // Per-rank figures for flow.json (all doubles, gathered at rank 0).
 struct RankStats {
   double owned_cells = 0, ghost_cells = 0, owned_faces = 0, ghost_faces = 0, neighbours = 0, halo_seconds = 0,
@@ -351,15 +396,23 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
   std::optional<FlowState> initial;
   if (o.restart) initial = scatter_state(whole_initial, root ? &*root : nullptr);
 
+  // The fields as one piece per rank (else gathered into one VTU at rank 0).
+  std::optional<PieceWriter> pieces;
+  if (!o.single_vtu && !o.no_vtu) pieces.emplace(local, problem, f);
+  const TimeSeries names(out_dir, "flow");
+
   const std::string label = o.backend + ", " + std::to_string(ranks) + " ranks";
   FlowRunHooks hooks = rank == 0 ? flow_progress_hooks(label, root->problem) : FlowRunHooks{};
   hooks.every = o.every ? *o.every : flow_case.output_every;
   hooks.snapshot = [&](const FlowState& s) {
     const FlowState g = gather_state(s, f, root ? &*root : nullptr);
+    std::vector<std::string> written;
+    if (pieces) written = pieces->write(out_dir, names.snapshot_stem(s.step), s);
     if (!root) return;
     const std::vector<std::string> forces = meter ? force_rows(*meter, root->problem, g) : std::vector<std::string>{};
     if (o.no_vtu) checkpoints->write_checkpoint(g, forces);
-    else checkpoints->write(g, root->mesh, compute_flow_fields(*output_ops, root->mesh, root->problem, g), forces);
+    else if (pieces) checkpoints->write_pieces(g, written, forces);
+    else checkpoints->write(g, root->mesh.mesh, compute_flow_fields(*output_ops, root->mesh, root->problem, g), forces);
   };
 
   // 4. Run.
@@ -388,7 +441,12 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
   if (root) root->timings.add_since("solve", t0);
   stats.peak_host_memory_bytes = double(peak_host_memory_bytes());
 
-  // 5. The final state and the per-rank figures at rank 0, which writes the serial run's files.
+  // 5. The final fields as pieces (rank 0 writes flow.pvtu over them), the final state and the
+  //    per-rank figures at rank 0, which writes the serial run's other files.
+  std::vector<std::string> final_pieces;
+  const auto t_pieces = StageTimings::now();
+  if (pieces) final_pieces = pieces->write(out_dir, "flow", result.state);
+  if (root && pieces) root->timings.add_since("write", t_pieces);
   result.state = gather_state(result.state, f, root ? &*root : nullptr);
   std::vector<RankStats> all(static_cast<size_t>(ranks));
   mpi_check(MPI_Gather(&stats, rank_stats_size, MPI_DOUBLE, all.data(), rank_stats_size, MPI_DOUBLE, 0, MPI_COMM_WORLD),
@@ -416,8 +474,18 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
                         {"setup_seconds", s.setup_seconds},
                         {"peak_host_memory_bytes", std::int64_t(s.peak_host_memory_bytes)}});
   }
-  const nlohmann::json extra = {{"ranks", ranks}, {"per_rank", per_rank}};
-  write_flow_results(o, globals, root->flow_case, root->mesh, root->problem, runs, meter ? &*meter : nullptr,
+  nlohmann::json extra = {{"ranks", ranks}, {"per_rank", per_rank}};
+  FlowOptions rest = o;  // what write_flow_results writes: the VTU unless the pieces are written
+  if (pieces) {
+    t0 = StageTimings::now();
+    std::vector<VtuArray> cells = flow_cell_arrays();
+    cells.push_back(VtuArray::integers("rank", {}));
+    write_pvtu((fs::path(out_dir) / "flow.pvtu").string(), final_pieces, flow_point_arrays(), cells);
+    root->timings.add_since("write", t0);
+    extra["vtu"] = {{"file", "flow.pvtu"}, {"pieces", ranks}};
+    rest.no_vtu = true;
+  }
+  write_flow_results(rest, globals, root->flow_case, root->mesh, root->problem, runs, meter ? &*meter : nullptr,
                      whole_initial ? &*whole_initial : nullptr, root->timings, out_dir, extra);
 }
 

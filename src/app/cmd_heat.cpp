@@ -36,8 +36,6 @@ namespace fs = std::filesystem;
 
 struct HeatOptions : SolveOptions {
   std::string format = "R32F";
-  bool distributed = false;  // the MPI path even on one rank (tests)
-  bool single_vtu = false;   // MPI path: one gathered VTU instead of pieces + .pvtu
 };
 
 // Prints CG progress on stderr at most four times a second (over all solves of a run).
@@ -303,10 +301,6 @@ void add_heat_command(CLI::App& app, GlobalOptions& globals) {
   auto* heat = app.add_subcommand("heat", "node-based heat conduction from a case file (steady or transient)");
   add_solve_options(*heat, o, "heat", "the surface temperature");
   heat->add_option("--format", o.format, "GPU texture format: R32F or RGBA32F")->check(CLI::IsMember({"R32F", "RGBA32F"}));
-  heat->add_flag("--distributed", o.distributed,
-                 "solve through the MPI path (partition, halo exchange) even on one rank; implied under mpirun -np N > 1");
-  heat->add_flag("--single-vtu", o.single_vtu,
-                 "MPI runs: gather the final field into one VTU at rank 0 instead of one piece per rank + a .pvtu");
   heat->callback([&globals] { run_heat(o, globals); });
 }
 

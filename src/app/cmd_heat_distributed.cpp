@@ -335,9 +335,6 @@ LocalHeat read_and_distribute(const DistributedHeatOptions& o, Root& root) {
   return mine;
 }
 
-// The final field as pieces: "<stem>_piece_<rank>.vtu" per rank and "<stem>.pvtu" listing them.
-std::string piece_name(const std::string& stem, int rank) { return stem + "_piece_" + std::to_string(rank) + ".vtu"; }
-
 // This rank's piece of a field: its owned tets with every local node; the ghost nodes' temperatures
 // come from their owners (exchanged in double on the host, so a node has the same value in every
 // piece). Point data: temperature, owner; cell data: `cell_data` (one value per owned tet), rank.

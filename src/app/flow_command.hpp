@@ -17,7 +17,6 @@ namespace ss {
 
 struct FlowOptions : SolveOptions {
   bool restart = false;
-  bool distributed = false;  // the MPI path even on one rank (tests)
 };
 
 // One finished run on one backend, with its fields on the whole mesh.

@@ -15,6 +15,9 @@ namespace {
 
 const char* const forces_file = "forces.csv";
 
+// The final files under their default names, the summary first (TimeSeries::remove_previous_run).
+const std::vector<std::string> final_files = {"flow.json", "flow.png", "flow.vtu", "flow.pvtu"};
+
 std::string csv_vector(const glm::dvec3& v) {
   char text[96];
   std::snprintf(text, sizeof text, "%.9e,%.9e,%.9e", v.x, v.y, v.z);
@@ -43,7 +46,9 @@ std::vector<std::string> force_rows(const FlowForceMeter& meter, const FlowProbl
 }
 
 void FlowCheckpoints::clear_previous_run() {
-  series_.remove_previous_run({"flow.json", "flow.png", "flow.vtu", forces_file});
+  std::vector<std::string> finals = final_files;
+  finals.push_back(forces_file);
+  series_.remove_previous_run(finals);
   for (const FlowStateFile& file : list_flow_states(directory_)) remove_left_file(file.path);
 }
 
@@ -54,13 +59,14 @@ FlowState FlowCheckpoints::resume() {
   SS_REQUIRE(state.step == states.back().step,
              states.back().path << ": holds step " << state.step << ", its name says " << states.back().step);
   series_.remove_temporaries();
+  series_.remove_finals(final_files);  // forces.csv is rewritten below
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(directory_, ec))
     if (series_.snapshot_step(entry.path().filename().string()) > state.step) remove_left_file(entry.path().string());
   std::vector<PvdEntry> entries;
   for (const FlowStateFile& file : states)
-    if (fs::exists(series_.path(series_.snapshot_name(file.step))))
-      entries.push_back({read_flow_state_header(file.path).time, series_.snapshot_name(file.step)});
+    for (const std::string& name : {series_.snapshot_name(file.step), series_.snapshot_stem(file.step) + ".pvtu"})
+      if (fs::exists(series_.path(name))) entries.push_back({read_flow_state_header(file.path).time, name});
   series_.keep(std::move(entries));
   // The force rows up to the checkpoint (a run without [[force]] groups leaves the file alone).
   std::ifstream forces((fs::path(directory_) / forces_file).string());
@@ -73,12 +79,21 @@ FlowState FlowCheckpoints::resume() {
   return state;
 }
 
-void FlowCheckpoints::write(const FlowState& state, const LoadedMesh& mesh, const FlowFields& fields,
+void FlowCheckpoints::write(const FlowState& state, const TetMesh& mesh, const FlowFields& fields,
                             const std::vector<std::string>& forces) {
-  const std::string name = series_.snapshot_name(state.step);
-  write_flow_vtu(series_.path(name), mesh, fields);
+  write_flow_vtu(series_.path(series_.snapshot_name(state.step)), mesh, fields);
   write_checkpoint(state, forces);
   series_.add_written(state.step, state.time);
+}
+
+void FlowCheckpoints::write_pieces(const FlowState& state, const std::vector<std::string>& pieces,
+                                   const std::vector<std::string>& forces) {
+  const std::string name = series_.snapshot_stem(state.step) + ".pvtu";
+  std::vector<VtuArray> cells = flow_cell_arrays();
+  cells.push_back(VtuArray::integers("rank", {}));
+  write_pvtu(series_.path(name), pieces, flow_point_arrays(), cells);
+  write_checkpoint(state, forces);
+  series_.add_written(state.time, name);
 }
 
 void FlowCheckpoints::write_checkpoint(const FlowState& state, const std::vector<std::string>& forces) {

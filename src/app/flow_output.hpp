@@ -1,6 +1,6 @@
 #pragma once
-// The flow command's files in its output directory: snapshots flow_NNNNNN.vtu with the index
-// flow.pvd, beside each snapshot the checkpoint flow_NNNNNN.state (physics/flow_state_file.hpp)
+// The flow command's files in its output directory: snapshots flow_NNNNNN.vtu (under MPI
+// flow_NNNNNN.pvtu over one piece per rank) with the index flow.pvd, beside each snapshot the checkpoint flow_NNNNNN.state (physics/flow_state_file.hpp)
 // that --restart continues from, and with [[force]] groups the history forces.csv (one row per
 // group and output step). Every file is written atomically, the state after its VTU and force rows,
 // so the last state is always the last complete output step.
@@ -32,12 +32,16 @@ public:
   // checkpoint of another run and a failed run leaves no older result that looks like its own.
   void clear_previous_run();
   // --restart: the last checkpoint (an error when there is none); the series and forces.csv keep
-  // what came up to it; later snapshots (written before a kill, without their checkpoint), force
+  // what came up to it; the final files of the run it continues go (as for a fresh run); later snapshots (written before a kill, without their checkpoint), force
   // rows and temporaries go.
   FlowState resume();
   // Snapshot, force rows, checkpoint, index — in that order.
-  void write(const FlowState& state, const LoadedMesh& mesh, const FlowFields& fields,
+  void write(const FlowState& state, const TetMesh& mesh, const FlowFields& fields,
              const std::vector<std::string>& forces);
+  // The same for a snapshot whose pieces every rank wrote already (`pieces`: their file names): the
+  // .pvtu over them, force rows, checkpoint, index.
+  void write_pieces(const FlowState& state, const std::vector<std::string>& pieces,
+                    const std::vector<std::string>& forces);
   // Force rows and the checkpoint alone (--no-vtu): restartable, no snapshot in the series.
   void write_checkpoint(const FlowState& state, const std::vector<std::string>& forces);
 

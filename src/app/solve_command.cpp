@@ -20,10 +20,12 @@ bool is_piece_of(const std::string& name, const std::string& stem) {
   int rank = -1, consumed = 0;
   return name.compare(0, stem.size(), stem) == 0 &&
          std::sscanf(name.c_str() + stem.size(), "_piece_%d.vtu%n", &rank, &consumed) == 1 && rank >= 0 &&
-         name == stem + "_piece_" + std::to_string(rank) + ".vtu";
+         name == piece_name(stem, rank);
 }
 
 }  // namespace
+
+std::string piece_name(const std::string& stem, int rank) { return stem + "_piece_" + std::to_string(rank) + ".vtu"; }
 
 void add_solve_options(CLI::App& command, SolveOptions& o, const std::string& name, const std::string& png_what) {
   command.add_option("case", o.case_file, "the case file (TOML)")->required();
@@ -38,6 +40,10 @@ void add_solve_options(CLI::App& command, SolveOptions& o, const std::string& na
   command.add_flag("--no-vtu", o.no_vtu, "do not write VTU fields (final or snapshots): the JSON and PNG still are");
   command.add_option("--every", o.every, "write a snapshot every N time steps (overrides [output] every; transient runs)")
       ->check(CLI::PositiveNumber);
+  command.add_flag("--distributed", o.distributed,
+                   "run through the MPI path (partition, halo exchange) even on one rank; implied under mpirun -np N > 1");
+  command.add_flag("--single-vtu", o.single_vtu,
+                   "MPI runs: gather the fields into one VTU at rank 0 instead of one piece per rank + a .pvtu");
 }
 
 std::string other_backend(const std::string& backend) { return backend == "gpu" ? "cpu" : "gpu"; }
@@ -125,12 +131,13 @@ void TimeSeries::add_pieces(int step, double time, const std::vector<std::string
                             const std::vector<VtuArray>& point_data, const std::vector<VtuArray>& cell_data) {
   const std::string name = snapshot_stem(step) + ".pvtu";
   write_pvtu(path(name), pieces, point_data, cell_data);
-  entries_.push_back({time, name});
-  write_pvd(path(prefix_ + ".pvd"), entries_);
+  add_written(time, name);
 }
 
-void TimeSeries::add_written(int step, double time) {
-  entries_.push_back({time, snapshot_name(step)});
+void TimeSeries::add_written(int step, double time) { add_written(time, snapshot_name(step)); }
+
+void TimeSeries::add_written(double time, const std::string& name) {
+  entries_.push_back({time, name});
   write_pvd(path(prefix_ + ".pvd"), entries_);
 }
 
@@ -158,18 +165,24 @@ void TimeSeries::remove_temporaries() const {
   }
 }
 
-void TimeSeries::remove_previous_run(const std::vector<std::string>& finals) const {
+void TimeSeries::remove_finals(const std::vector<std::string>& finals) const {
   for (const std::string& name : finals) remove_left_file(path(name));
-  remove_left_file(path(prefix_ + ".pvd"));
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(directory_, ec)) {
     const std::string name = entry.path().filename().string();
-    bool left = snapshot_step(name) >= 0;
     for (const std::string& final_name : finals)  // the pieces of a final .pvtu
-      if (final_name.size() > 5 && final_name.compare(final_name.size() - 5, 5, ".pvtu") == 0)
-        left = left || is_piece_of(name, final_name.substr(0, final_name.size() - 5));
-    if (left) remove_left_file(entry.path().string());
+      if (final_name.size() > 5 && final_name.compare(final_name.size() - 5, 5, ".pvtu") == 0 &&
+          is_piece_of(name, final_name.substr(0, final_name.size() - 5)))
+        remove_left_file(entry.path().string());
   }
+}
+
+void TimeSeries::remove_previous_run(const std::vector<std::string>& finals) const {
+  remove_finals(finals);
+  remove_left_file(path(prefix_ + ".pvd"));
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory_, ec))
+    if (snapshot_step(entry.path().filename().string()) >= 0) remove_left_file(entry.path().string());
   remove_temporaries();
 }
 

@@ -19,6 +19,7 @@
 namespace ss {
 
 // CASE.toml [--backend gpu|cpu] [--compare] [--refine K] [--out DIR] [--json FILE] [--png FILE | --no-png]
+//           [--no-vtu] [--every N] [--distributed] [--single-vtu]
 struct SolveOptions {
   std::string case_file;
   std::string backend = "gpu";
@@ -28,6 +29,8 @@ struct SolveOptions {
   bool no_png = false;
   bool no_vtu = false;       // no VTU fields (final or snapshots); JSON, PNG and checkpoints still written
   std::optional<int> every;  // snapshot interval in time steps (overrides the case file's output.every)
+  bool distributed = false;  // the MPI path even on one rank (tests)
+  bool single_vtu = false;   // MPI path: fields gathered into one VTU at rank 0 instead of pieces + .pvtu
 };
 
 // Registers the options above on `command`; `name` ("heat", "flow") names the default files in the help.
@@ -97,6 +100,9 @@ private:
 // goes to "coarse_levels".
 void add_mesh_timings(StageTimings& timings, const LoadReport& report, double load_seconds, bool hierarchy);
 
+// "<stem>_piece_<rank>.vtu": a rank's piece of "<stem>.pvtu".
+std::string piece_name(const std::string& stem, int rank);
+
 // <dir>/<prefix>_NNNNNN.vtu snapshots and <dir>/<prefix>.pvd listing them, all written atomically.
 // Under MPI a snapshot may be a .pvtu over one piece per rank, "<prefix>_NNNNNN_piece_<rank>.vtu".
 class TimeSeries {
@@ -108,8 +114,9 @@ public:
   // Writes the snapshot of `step`, then the index with it.
   void add(int step, double time, const TetMesh& mesh, const std::vector<VtuArray>& point_data,
            const std::vector<VtuArray>& cell_data);
-  // Records a snapshot written elsewhere (write_snapshot), then the index with it.
+  // Records a snapshot written elsewhere (its .vtu, or `name`: a .pvtu), then the index with it.
   void add_written(int step, double time);
+  void add_written(double time, const std::string& name);
   // Writes "<prefix>_NNNNNN.pvtu" over `pieces` (written already; arrays: their names and types),
   // then the index with it.
   void add_pieces(int step, double time, const std::vector<std::string>& pieces, const std::vector<VtuArray>& point_data,
@@ -123,6 +130,8 @@ public:
   // the index, then the snapshots (and the pieces of snapshots and of `finals` ending in .pvtu) and
   // temporaries "<prefix>*.tmp.*". An error names a file that stays.
   void remove_previous_run(const std::vector<std::string>& finals) const;
+  // Removes `finals` and, for those ending in .pvtu, their pieces.
+  void remove_finals(const std::vector<std::string>& finals) const;
   // Removes the temporaries "<prefix>*.tmp.<pid>" that killed runs left.
   void remove_temporaries() const;
 

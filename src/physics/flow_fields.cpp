@@ -53,10 +53,20 @@ std::vector<glm::dvec3> cell_vorticity(const LoadedMesh& mesh, const FlowProblem
   return omega;
 }
 
+// Applies a halo update of per-entity scalars to each component of per-entity vectors.
+void update_ghosts(const std::function<void(std::vector<double>&)>& update, std::vector<glm::dvec3>& v) {
+  std::vector<double> component(v.size());
+  for (int d = 0; d < 3; ++d) {
+    for (size_t i = 0; i < v.size(); ++i) component[i] = v[i][d];
+    update(component);
+    for (size_t i = 0; i < v.size(); ++i) v[i][d] = component[i];
+  }
+}
+
 }  // namespace
 
 FlowFields compute_flow_fields(CpuMeshOperators& ops, const LoadedMesh& mesh, const FlowProblem& problem,
-                               const FlowState& state) {
+                               const FlowState& state, const FlowFieldGhosts* ghosts) {
   const size_t cells = size_t(mesh.topology.num_cells);
   SS_REQUIRE(state.flux.size() == size_t(mesh.topology.num_faces) && state.pressure.size() == cells,
              "flow state has " << state.flux.size() << " faces and " << state.pressure.size() << " cells; the mesh has "
@@ -71,16 +81,40 @@ FlowFields compute_flow_fields(CpuMeshOperators& ops, const LoadedMesh& mesh, co
     out.cell_velocity[c] = {ux[c], uy[c], uz[c]};
     out.divergence[c] = div[c] / mesh.geometry.cell_volumes[c];
   }
+  if (ghosts) update_ghosts(ghosts->cells, out.cell_velocity);
   out.node_velocity = node_average(mesh, out.cell_velocity);
+  if (ghosts) update_ghosts(ghosts->nodes, out.node_velocity);
   out.vorticity = cell_vorticity(mesh, problem, state.time, out.cell_velocity);
   out.pressure = state.pressure;
   return out;
 }
 
-void write_flow_vtu(const std::string& path, const LoadedMesh& mesh, const FlowFields& fields) {
-  write_vtu(path, mesh.mesh, {VtuArray::vectors("velocity", fields.node_velocity)},
-            {VtuArray::vectors("velocity", fields.cell_velocity), VtuArray::scalars("pressure", fields.pressure),
-             VtuArray::scalars("divergence", fields.divergence), VtuArray::vectors("vorticity", fields.vorticity)});
+void write_flow_vtu(const std::string& path, const TetMesh& mesh, FlowFields fields, std::vector<VtuArray> extra_cells) {
+  std::vector<VtuArray> cells = {VtuArray::vectors("velocity", std::move(fields.cell_velocity)),
+                                 VtuArray::scalars("pressure", std::move(fields.pressure)),
+                                 VtuArray::scalars("divergence", std::move(fields.divergence)),
+                                 VtuArray::vectors("vorticity", std::move(fields.vorticity))};
+  for (VtuArray& a : extra_cells) cells.push_back(std::move(a));
+  write_vtu(path, mesh, {VtuArray::vectors("velocity", std::move(fields.node_velocity))}, cells);
+}
+
+std::vector<VtuArray> flow_point_arrays() { return {VtuArray::vectors("velocity", {})}; }
+
+std::vector<VtuArray> flow_cell_arrays() {
+  return {VtuArray::vectors("velocity", {}), VtuArray::scalars("pressure", {}), VtuArray::scalars("divergence", {}),
+          VtuArray::vectors("vorticity", {})};
+}
+
+FlowFields select_cells(const FlowFields& fields, const std::vector<std::int32_t>& cells) {
+  FlowFields out;
+  out.node_velocity = fields.node_velocity;
+  for (std::int32_t c : cells) {
+    out.cell_velocity.push_back(fields.cell_velocity[size_t(c)]);
+    out.vorticity.push_back(fields.vorticity[size_t(c)]);
+    out.pressure.push_back(fields.pressure[size_t(c)]);
+    out.divergence.push_back(fields.divergence[size_t(c)]);
+  }
+  return out;
 }
 
 std::vector<double> magnitudes(const std::vector<glm::dvec3>& v) {

@@ -7,11 +7,14 @@
 //   divergence      (D U)_c / V_c
 //   vorticity       ω_c = (1/V_c) Σ_f A_f n_f,out × u_f (Gauss), u_f = ½(u_c + u_nb) inside, the wall
 //                   or inlet velocity on velocity faces, u_c on outlet and slip faces
+#include <functional>
+#include <string>
 #include <vector>
 
 #include <glm/vec3.hpp>
 
 #include "mesh/load_mesh.hpp"
+#include "mesh/vtu.hpp"
 #include "operators/mesh_operators.hpp"
 #include "physics/flow_problem.hpp"
 #include "physics/flow_solver.hpp"
@@ -23,12 +26,30 @@ struct FlowFields {
   std::vector<double> pressure, divergence;
 };
 
-// `ops` are CPU operators on `mesh`; the boundary velocities are the problem's at state.time.
-FlowFields compute_flow_fields(CpuMeshOperators& ops, const LoadedMesh& mesh, const FlowProblem& problem,
-                               const FlowState& state);
+// A rank's piece under MPI: makes one value per local cell (`cells`) or node (`nodes`) right on the
+// ghost entries, from their owners (a halo update).
+struct FlowFieldGhosts {
+  std::function<void(std::vector<double>&)> cells, nodes;
+};
 
-// Writes `path` (atomically): cell data velocity, pressure, divergence, vorticity; point data velocity.
-void write_flow_vtu(const std::string& path, const LoadedMesh& mesh, const FlowFields& fields);
+// `ops` are CPU operators on `mesh`; the boundary velocities are the problem's at state.time.
+// With `ghosts` (a rank's piece, whose state is right on every entity but the cut faces), the cell
+// velocity is made right on the ghost cells before the vorticity and the node average use it, and
+// the node velocity on the ghost nodes after it: every field is then right on the owned cells and
+// on every node of an owned cell (the ghost layer holds every tet around an owned node).
+FlowFields compute_flow_fields(CpuMeshOperators& ops, const LoadedMesh& mesh, const FlowProblem& problem,
+                               const FlowState& state, const FlowFieldGhosts* ghosts = nullptr);
+
+// Writes `path` (atomically): cell data velocity, pressure, divergence, vorticity (and `extra_cells`);
+// point data velocity.
+void write_flow_vtu(const std::string& path, const TetMesh& mesh, FlowFields fields,
+                    std::vector<VtuArray> extra_cells = {});
+// The point and cell arrays write_flow_vtu writes, names and types only (what a .pvtu declares).
+std::vector<VtuArray> flow_point_arrays();
+std::vector<VtuArray> flow_cell_arrays();
+
+// The fields of the cells `cells` (in that order) and every node.
+FlowFields select_cells(const FlowFields& fields, const std::vector<std::int32_t>& cells);
 
 // |v| of each vector.
 std::vector<double> magnitudes(const std::vector<glm::dvec3>& v);

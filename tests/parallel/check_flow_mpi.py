@@ -1,16 +1,24 @@
 #!/usr/bin/env python3
 """Parallel flow vs serial: `streamsolve flow CASE` once serially, then under `mpiexec -n N` for each N
 (through the MPI path, --distributed, also for N = 1), and checks after the case's steps that
-  - every cell velocity of flow.vtu equals the serial one to <= TOL of the serial max speed, and
-    every cell pressure to <= TOL of the serial pressure range,
+  - the final fields and every snapshot equal the serial run's: every cell velocity and node velocity
+    to <= TOL of the serial max speed, every cell pressure to <= TOL of the serial pressure range,
+    every vorticity to <= TOL of the serial max vorticity (cells matched by their corners, nodes by
+    their coordinates);
+  - every rank count but the last writes the fields as pieces: flow.pvtu and each snapshot's .pvtu
+    list one piece per rank, each piece's `rank` cells say its rank, the pieces' cells are the serial
+    mesh's once each, and a node in several pieces has the same velocity in each; the last rank
+    count gathers one VTU (--single-vtu);
   - the momentum and pressure iterations of every step (mean, max, last) are within +-2,
   - flow.json says the rank count, and the pressure preconditioner is the same as the serial run's.
 Then a restart across rank counts: the last rank count's output without its final checkpoint,
-continued with --restart on 2 ranks, ends on the uninterrupted run's field (same tolerance).
+continued with --restart on 2 ranks (pieces), ends on the uninterrupted run's fields (same
+tolerance), and the gathered flow.vtu of the run it continued is gone.
 
 usage: check_flow_mpi.py STREAMSOLVE MPIEXEC CASE OUTDIR --backend gpu|cpu --ranks 1,2,3,4 --tol 1e-5
-Reads flow.vtu with meshio (Debian's python3-meshio: run with /usr/bin/python3)."""
+Reads the VTU files and pieces with meshio (Debian's python3-meshio: run with /usr/bin/python3)."""
 import argparse, glob, json, os, shutil, subprocess, sys
+import xml.etree.ElementTree as ET
 
 import meshio
 import numpy as np
@@ -31,22 +39,97 @@ def run(cmd):
     return p
 
 
-def fields(out):
-    m = meshio.read(os.path.join(out, "flow.vtu"))
-    u = np.concatenate([b for b in m.cell_data["velocity"]])
-    p = np.concatenate([b for b in m.cell_data["pressure"]]).ravel()
-    return u, p
+def cell_key(points, cell):
+    return tuple(sorted(tuple(points[i]) for i in cell))
 
 
-def compare(name, out, reference, tol, failures):
-    u0, p0 = reference
-    u, p = fields(out)
-    speed = np.linalg.norm(u0, axis=1).max()
+def read_fields(files):
+    """Fields of one or more VTU files (a whole mesh, or the pieces of one): per cell (keyed by its
+    sorted corners) velocity, pressure, vorticity and rank; per node (keyed by its coordinates) the
+    node velocity of the nodes of the cells. Returns (cells, nodes, failure)."""
+    cells, nodes = {}, {}
+    for f in files:
+        m = meshio.read(f)
+        tets = np.concatenate([c.data for c in m.cells if c.type == "tetra"])
+        data = {name: np.concatenate(blocks) for name, blocks in m.cell_data.items()}
+        rank = data.get("rank", np.full(len(tets), -1))
+        for c, tet in enumerate(tets):
+            key = cell_key(m.points, tet)
+            if key in cells:
+                return None, None, f"{f}: cell {c} is in another piece too"
+            cells[key] = (data["velocity"][c], data["pressure"][c].item(), data["vorticity"][c], int(rank[c]))
+        u = m.point_data["velocity"]
+        for i in np.unique(tets):
+            key = tuple(m.points[i])
+            if key in nodes and np.any(nodes[key] != u[i]):
+                return None, None, f"{f}: node {key} has velocity {u[i]} here and {nodes[key]} in another piece"
+            nodes[key] = u[i]
+    return cells, nodes, None
+
+
+def read_pieces(pvtu, ranks):
+    """read_fields of the pieces a .pvtu lists, checking one piece per rank with its rank's cells."""
+    if not os.path.exists(pvtu):
+        return None, None, f"{pvtu} is missing"
+    sources = [p.get("Source") for p in ET.parse(pvtu).getroot().iter("Piece")]
+    if len(sources) != ranks:
+        return None, None, f"{pvtu}: {len(sources)} pieces listed for {ranks} ranks"
+    for q, source in enumerate(sources):
+        m = meshio.read(os.path.join(os.path.dirname(pvtu), source))
+        seen = set(int(r) for block in m.cell_data["rank"] for r in block)
+        if seen != {q}:
+            return None, None, f"piece {source} has rank values {sorted(seen)}, expected {q}"
+    return read_fields([os.path.join(os.path.dirname(pvtu), s) for s in sources])
+
+
+def compare(name, got, reference, tol, failures):
+    """got, reference: (cells, nodes) of read_fields."""
+    (cells, nodes), (cells0, nodes0) = got, reference
+    if set(cells) != set(cells0):
+        failures.append(f"{name}: {len(cells)} cells, {len(set(cells) - set(cells0))} not in the serial mesh "
+                        f"({len(cells0)} cells)")
+        return
+    if not set(nodes0) <= set(nodes):
+        failures.append(f"{name}: {len(set(nodes0) - set(nodes))} serial nodes missing")
+        return
+    u0 = np.array([cells0[k][0] for k in cells0]); u = np.array([cells[k][0] for k in cells0])
+    p0 = np.array([cells0[k][1] for k in cells0]); p = np.array([cells[k][1] for k in cells0])
+    w0 = np.array([cells0[k][2] for k in cells0]); w = np.array([cells[k][2] for k in cells0])
+    n0 = np.array([nodes0[k] for k in nodes0]); n = np.array([nodes[k] for k in nodes0])
+    speed = max(np.linalg.norm(u0, axis=1).max(), 1e-300)  # 0 at the start: then |u - u0| must be 0
     du = np.linalg.norm(u - u0, axis=1).max() / speed
+    dn = np.linalg.norm(n - n0, axis=1).max() / speed
+    dw = np.linalg.norm(w - w0, axis=1).max() / max(np.linalg.norm(w0, axis=1).max(), 1e-300)
     dp = np.abs(p - p0).max() / max(p0.max() - p0.min(), 1e-300)
-    print(f"{name}: max |u - u_serial| = {du:.2e} of the max speed, max |p - p_serial| = {dp:.2e} of the range")
-    if not (du <= tol and dp <= tol):
-        failures.append(f"{name}: fields differ from the serial run ({du:.2e}, {dp:.2e} > {tol})")
+    print(f"{name}: max |u - u_serial| = {du:.2e} (cells), {dn:.2e} (nodes) of the max speed, "
+          f"|p - p_serial| = {dp:.2e} of the range, |w - w_serial| = {dw:.2e} of the max vorticity")
+    if not (du <= tol and dn <= tol and dp <= tol and dw <= tol):
+        failures.append(f"{name}: fields differ from the serial run ({du:.2e}, {dn:.2e}, {dp:.2e}, {dw:.2e} > {tol})")
+
+
+def check_output(name, out, serial_out, ranks, pieces, tol, failures):
+    """The final fields and every snapshot of `out` against the serial run's."""
+    final = os.path.join(out, "flow.pvtu" if pieces else "flow.vtu")
+    other = os.path.join(out, "flow.vtu" if pieces else "flow.pvtu")
+    if os.path.exists(other):
+        failures.append(f"{name}: {other} written beside {final}")
+    snapshots = [d.get("file") for d in ET.parse(os.path.join(out, "flow.pvd")).getroot().iter("DataSet")]
+    want = [d.get("file") for d in ET.parse(os.path.join(serial_out, "flow.pvd")).getroot().iter("DataSet")]
+    if [os.path.splitext(f)[0] for f in snapshots] != [os.path.splitext(f)[0] for f in want]:
+        failures.append(f"{name}: flow.pvd lists {snapshots}, the serial run {want}")
+        return
+    for label, f, serial_file in [("final", final, "flow.vtu")] + [(s, os.path.join(out, s), w) for s, w in zip(snapshots, want)]:
+        if f.endswith(".pvtu"):
+            cells, nodes, failure = read_pieces(f, ranks)
+        elif pieces and label != "final":
+            failure = f"{f}: a gathered snapshot, expected pieces"
+        else:
+            cells, nodes, failure = read_fields([f])
+        if failure:
+            failures.append(f"{name}, {label}: {failure}")
+            continue
+        cells0, nodes0, _ = read_fields([os.path.join(serial_out, serial_file)])
+        compare(f"{name}, {label}", (cells, nodes), (cells0, nodes0), tol, failures)
 
 
 def main():
@@ -60,12 +143,13 @@ def main():
     serial_out = os.path.join(a.outdir, "serial")
     run([a.streamsolve] + common + ["--out", serial_out])
     serial = json.load(open(os.path.join(serial_out, "flow.json")))
-    reference = fields(serial_out)
     failures = []
     ranks = [int(n) for n in a.ranks.split(",")]
     for n in ranks:
         out = os.path.join(a.outdir, f"ranks{n}")
-        run(mpiexec_prefix(a.mpiexec, n) + [a.streamsolve] + common + ["--distributed", "--out", out])
+        pieces = n != ranks[-1]  # the last rank count gathers one VTU; the others write pieces
+        run(mpiexec_prefix(a.mpiexec, n) + [a.streamsolve] + common + ["--distributed", "--out", out] +
+            ([] if pieces else ["--single-vtu"]))
         j = json.load(open(os.path.join(out, "flow.json")))
         if j.get("ranks") != n or len(j.get("per_rank", [])) != n:
             failures.append(f"{n} ranks: flow.json says ranks {j.get('ranks')}")
@@ -78,7 +162,7 @@ def main():
                 got, want = j["iterations"][solve][key], serial["iterations"][solve][key]
                 if abs(got - want) > 2:
                     failures.append(f"{n} ranks: {solve} iterations ({key}) {got} vs serial {want}")
-        compare(f"{n} ranks", out, reference, a.tol, failures)
+        check_output(f"{n} ranks", out, serial_out, n, pieces, a.tol, failures)
 
     # Restart across rank counts: drop the last checkpoint of the last run, continue on 2 ranks.
     last = os.path.join(a.outdir, f"ranks{ranks[-1]}")
@@ -93,7 +177,14 @@ def main():
         j = json.load(open(os.path.join(restart, "flow.json")))
         if j["steps"] != serial["steps"] or j["restarted_from"] is None:
             failures.append(f"restart: {j['steps']} steps from {j['restarted_from']}; serial {serial['steps']}")
-        compare("restart on 2 ranks", restart, reference, a.tol, failures)
+        if os.path.exists(os.path.join(restart, "flow.vtu")):
+            failures.append("restart: the continued run's flow.vtu is still there beside the new flow.pvtu")
+        cells, nodes, failure = read_pieces(os.path.join(restart, "flow.pvtu"), 2)
+        if failure:
+            failures.append(f"restart: {failure}")
+        else:
+            compare("restart on 2 ranks", (cells, nodes), read_fields([os.path.join(serial_out, "flow.vtu")])[:2],
+                    a.tol, failures)
     if failures:
         sys.exit("FAILED:\n  " + "\n  ".join(failures))
     print("OK")
