@@ -33,7 +33,7 @@
 #include "parallel/distributed_backend.hpp"
 #include "parallel/distributed_flow_operators.hpp"
 #include "parallel/entity_partition.hpp"
-#include "parallel/gpu_select.hpp"
+#include "parallel/rank_report.hpp"
 #include "parallel/halo.hpp"
 #include "parallel/message.hpp"
 #include "parallel/mpi_env.hpp"
@@ -297,21 +297,12 @@ private:
   TetMesh piece_;
 };
 
-// Per-rank figures for flow.json (all doubles, gathered at rank 0).
-struct RankStats {
-  double owned_cells = 0, ghost_cells = 0, owned_faces = 0, ghost_faces = 0, neighbours = 0, halo_seconds = 0,
-         halo_exchanges = 0, allreduce_seconds = 0, allreduces = 0, run_seconds = 0;
-  // From the start to the operators on the device (device, piece, tables, upload); the rank's peak RSS.
-  double setup_seconds = 0, peak_host_memory_bytes = 0;
-};
-constexpr int rank_stats_size = int(sizeof(RankStats) / sizeof(double));
-
 // Step 4 on one backend: halos of the three entity kinds, the distributed backend and operators,
 // the unchanged time loop.
 template <class Backend, class FlowOps>
 FlowRunResult run_piece(Backend& local, FlowOps& ops, const FlowPiece& f, const FlowProblem& problem,
                         const LoadedMesh& mesh, const FlowOperatorData& data, const FlowState* initial,
-                        const FlowRunHooks& hooks, RankStats& stats) {
+                        const FlowRunHooks& hooks, RankFigures& figures) {
   HaloExchange<Backend> cells(local, f.piece.cells.links, MPI_COMM_WORLD);
   HaloExchange<Backend> faces(local, f.piece.faces.links, MPI_COMM_WORLD);
   HaloExchange<Backend> edges(local, f.piece.edges.links, MPI_COMM_WORLD);
@@ -322,11 +313,11 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const FlowPiece& f, const 
   dist.attach_halo(std::int64_t(f.piece.edges.global.size()), edges);
   DistributedFlowOperators<Backend, FlowOps> dops(dist, ops);
   FlowRunResult r = run_flow(dist, dops, problem, mesh, data, initial, hooks, "rank " + std::to_string(mpi::rank()));
-  stats.halo_seconds = cells.seconds() + faces.seconds() + edges.seconds();
-  stats.halo_exchanges = double(cells.exchanges() + faces.exchanges() + edges.exchanges());
-  stats.allreduce_seconds = dist.allreduce_seconds();
-  stats.allreduces = double(dist.allreduces());
-  stats.run_seconds = r.seconds;
+  figures.add("halo_seconds", cells.seconds() + faces.seconds() + edges.seconds());
+  figures.add_count("halo_exchanges", double(cells.exchanges() + faces.exchanges() + edges.exchanges()));
+  figures.add("allreduce_seconds", dist.allreduce_seconds());
+  figures.add_count("allreduces", double(dist.allreduces()));
+  figures.add("run_seconds", r.seconds);
   return r;
 }
 
@@ -341,15 +332,8 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
 
   // 1. Every rank opens its device first: a rank that cannot start stops the job before any work.
   std::optional<GlContext> context;
-  std::string device;
-  if (o.backend == "gpu") {
-    GlContextOptions gl = globals.gl;
-    gl.gpu = choose_gpu(globals.gpu_option && globals.gpu_option->count() ? globals.gl.gpu : -1, mpi::local_rank());
-    context.emplace(gl);
-    device = context->info().renderer + " (" + context->info().device + ")";
-  } else {
-    device = cpu_device_name();
-  }
+  const std::string device =
+      open_rank_device(o.backend, globals.gl, globals.gpu_option && globals.gpu_option->count(), context);
 
   // 2. Rank 0 reads, partitions and sends; the others receive their piece.
   std::optional<Root> root;
@@ -417,29 +401,33 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
 
   // 4. Run.
   t0 = StageTimings::now();
-  RankStats stats;
-  stats.owned_cells = double(f.piece.cells.owned_count());
-  stats.ghost_cells = double(f.piece.cells.global.size()) - stats.owned_cells;
-  stats.owned_faces = double(f.piece.faces.owned_count());
-  stats.ghost_faces = double(f.piece.faces.global.size()) - stats.owned_faces;
-  stats.neighbours = double(f.piece.cells.links.size());
+  RankFigures figures;
+  figures.add_count("owned_cells", double(f.piece.cells.owned_count()));
+  figures.add_count("ghost_cells", double(f.piece.cells.global.size() - size_t(f.piece.cells.owned_count())));
+  figures.add_count("owned_faces", double(f.piece.faces.owned_count()));
+  figures.add_count("ghost_faces", double(f.piece.faces.global.size() - size_t(f.piece.faces.owned_count())));
+  figures.add_count("neighbours", double(f.piece.cells.links.size()));
+  // From the start to the operators on the device (device, piece, tables, upload).
+  const auto setup_done = [&] {
+    figures.add("setup_seconds", std::chrono::duration<double>(StageTimings::now() - t_start).count());
+  };
   FlowRunResult result;
   if (o.backend == "gpu") {
     GpuBackend gpu(*context, LayoutOptions{}, globals.gpu_options());
     const MeshOperatorTables tables = build_mesh_operator_tables(local.topology, local.geometry);
     GpuMeshOperators mesh_ops(gpu, tables);
     GpuFlowOperators ops(gpu, mesh_ops, data);
-    stats.setup_seconds = std::chrono::duration<double>(StageTimings::now() - t_start).count();
-    result = run_piece(gpu, ops, f, problem, local, data, initial ? &*initial : nullptr, hooks, stats);
+    setup_done();
+    result = run_piece(gpu, ops, f, problem, local, data, initial ? &*initial : nullptr, hooks, figures);
   } else {
     CpuBackend cpu;
     CpuMeshOperators mesh_ops(local);
     CpuFlowOperators ops(mesh_ops, data);
-    stats.setup_seconds = std::chrono::duration<double>(StageTimings::now() - t_start).count();
-    result = run_piece(cpu, ops, f, problem, local, data, initial ? &*initial : nullptr, hooks, stats);
+    setup_done();
+    result = run_piece(cpu, ops, f, problem, local, data, initial ? &*initial : nullptr, hooks, figures);
   }
   if (root) root->timings.add_since("solve", t0);
-  stats.peak_host_memory_bytes = double(peak_host_memory_bytes());
+  figures.add_count("peak_host_memory_bytes", double(peak_host_memory_bytes()));  // this rank's peak RSS
 
   // 5. The final fields as pieces (rank 0 writes flow.pvtu over them), the final state and the
   //    per-rank figures at rank 0, which writes the serial run's other files.
@@ -448,32 +436,13 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
   if (pieces) final_pieces = pieces->write(out_dir, "flow", result.state);
   if (root && pieces) root->timings.add_since("write", t_pieces);
   result.state = gather_state(result.state, f, root ? &*root : nullptr);
-  std::vector<RankStats> all(static_cast<size_t>(ranks));
-  mpi_check(MPI_Gather(&stats, rank_stats_size, MPI_DOUBLE, all.data(), rank_stats_size, MPI_DOUBLE, 0, MPI_COMM_WORLD),
-            "MPI_Gather");
+  const nlohmann::json per_rank = figures.gather(device);
   if (!root) return;
   t0 = StageTimings::now();
   std::vector<BackendFlowRun> runs;
   runs.push_back({o.backend, device, std::move(result), {}});
   runs[0].fields = compute_flow_fields(*output_ops, root->mesh, root->problem, runs[0].result.state);
   root->timings.add_since("fields", t0);
-  nlohmann::json per_rank = nlohmann::json::array();
-  for (int q = 0; q < ranks; ++q) {
-    const RankStats& s = all[size_t(q)];
-    per_rank.push_back({{"rank", q},
-                        {"owned_cells", std::int64_t(s.owned_cells)},
-                        {"ghost_cells", std::int64_t(s.ghost_cells)},
-                        {"owned_faces", std::int64_t(s.owned_faces)},
-                        {"ghost_faces", std::int64_t(s.ghost_faces)},
-                        {"neighbours", std::int64_t(s.neighbours)},
-                        {"halo_seconds", s.halo_seconds},
-                        {"halo_exchanges", std::int64_t(s.halo_exchanges)},
-                        {"allreduce_seconds", s.allreduce_seconds},
-                        {"allreduces", std::int64_t(s.allreduces)},
-                        {"run_seconds", s.run_seconds},
-                        {"setup_seconds", s.setup_seconds},
-                        {"peak_host_memory_bytes", std::int64_t(s.peak_host_memory_bytes)}});
-  }
   nlohmann::json extra = {{"ranks", ranks}, {"per_rank", per_rank}};
   FlowOptions rest = o;  // what write_flow_results writes: the VTU unless the pieces are written
   if (pieces) {

@@ -32,11 +32,11 @@
 #include "parallel/collect.hpp"
 #include "parallel/distributed_backend.hpp"
 #include "parallel/distributed_heat_operator.hpp"
-#include "parallel/gpu_select.hpp"
 #include "parallel/halo.hpp"
 #include "parallel/message.hpp"
 #include "parallel/mpi_env.hpp"
 #include "parallel/partition.hpp"
+#include "parallel/rank_report.hpp"
 #include "physics/heat_case.hpp"
 #include "physics/heat_problem.hpp"
 #include "physics/heat_solver.hpp"
@@ -157,26 +157,10 @@ struct Root {
   double load_seconds = 0, partition_seconds = 0, distribute_seconds = 0;
 };
 
-// Per-rank figures for the summary (all doubles, gathered at rank 0).
-struct RankStats {
-  double owned_nodes = 0, ghost_nodes = 0, owned_tets = 0, ghost_tets = 0, neighbours = 0, values_sent = 0,
-         boundary_rows = 0, solve_seconds = 0, halo_seconds = 0, cg_halo_seconds = 0, allreduce_seconds = 0,
-         exchanges = 0, allreduces = 0;
-  // The halo's components inside CG (HaloExchange): read-back, MPI, upload.
-  double cg_readback_seconds = 0, cg_mpi_seconds = 0, cg_upload_seconds = 0;
-  // From the start to the operator on the device (device, piece, tables, upload); the rank's peak RSS.
-  double setup_seconds = 0, peak_host_memory_bytes = 0;
-  // Communication inside CG: halo exchanges of the operator (gather, read-back, posting, waiting,
-  // boundary completion) not hidden behind the interior pass, and the allreduces of the reductions.
-  double communication() const { return cg_halo_seconds + allreduce_seconds; }
-};
-constexpr int rank_stats_size = int(sizeof(RankStats) / sizeof(double));
-
 struct LocalRun {
   HeatSolveReport report;
   std::vector<double> temperature, gx, gy, gz, last_rhs;  // local
-  RankStats stats;
-  std::string device;
+  RankFigures figures;                                    // this rank's part of the summary's per_rank
 };
 
 using SnapshotHook = std::function<void(int, double, const std::vector<double>&)>;
@@ -223,17 +207,16 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
   // Communication inside the solves only (the transient right-hand side, set-up norms and the final
   // gradient excluded, as in solve_seconds): the halo per component (read-back, MPI, upload) and the
   // allreduces.
-  RankStats& st = run.stats;
-  double before[4] = {0, 0, 0, 0};
-  hooks.before_solve = [&] {
-    before[0] = halo.readback_seconds(), before[1] = halo.mpi_seconds(), before[2] = halo.upload_seconds();
-    before[3] = dist.allreduce_seconds();
+  double before[4] = {0, 0, 0, 0}, in_solves[4] = {0, 0, 0, 0};  // read-back, MPI, upload, allreduce
+  const auto clocks = [&](double* c) {
+    c[0] = halo.readback_seconds(), c[1] = halo.mpi_seconds(), c[2] = halo.upload_seconds();
+    c[3] = dist.allreduce_seconds();
   };
+  hooks.before_solve = [&] { clocks(before); };
   hooks.after_solve = [&] {
-    st.cg_readback_seconds += halo.readback_seconds() - before[0];
-    st.cg_mpi_seconds += halo.mpi_seconds() - before[1];
-    st.cg_upload_seconds += halo.upload_seconds() - before[2];
-    st.allreduce_seconds += dist.allreduce_seconds() - before[3];
+    double now[4];
+    clocks(now);
+    for (int k = 0; k < 4; ++k) in_solves[k] += now[k] - before[k];
   };
   HeatSolveSettings settings;
   settings.tolerance = h.tolerance;
@@ -255,18 +238,28 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
   run.gy = backend.download(gy);
   run.gz = backend.download(gz);
 
-  st.owned_nodes = owned;
-  st.ghost_nodes = n - owned;
-  st.owned_tets = part.owned_tets;
-  st.ghost_tets = double(part.tet_global.size()) - part.owned_tets;
-  st.neighbours = double(h.piece.links.size());
-  st.values_sent = double(halo.values_sent());
-  st.boundary_rows = double(dop.boundary_rows());
-  st.solve_seconds = report.solve_seconds;
-  st.halo_seconds = halo.seconds();
-  st.cg_halo_seconds = st.cg_readback_seconds + st.cg_mpi_seconds + st.cg_upload_seconds;
-  st.exchanges = double(halo.exchanges());
-  st.allreduces = double(dist.allreduces());
+  RankFigures& f = run.figures;
+  f.add_count("owned_nodes", owned);
+  f.add_count("ghost_nodes", n - owned);
+  f.add_count("owned_tets", part.owned_tets);
+  f.add_count("ghost_tets", double(part.tet_global.size()) - part.owned_tets);
+  f.add_count("neighbours", double(h.piece.links.size()));
+  f.add_count("halo_values_sent", double(halo.values_sent()));
+  f.add_count("boundary_rows", double(dop.boundary_rows()));
+  f.add("solve_seconds", report.solve_seconds);
+  // Communication inside CG: the halo exchanges of the operator (gather, read-back, posting,
+  // waiting, boundary completion) not hidden behind the interior pass, by component, and the
+  // allreduces of the reductions.
+  const double cg_halo = in_solves[0] + in_solves[1] + in_solves[2];
+  f.add("halo_seconds", cg_halo);
+  f.add("halo_readback_seconds", in_solves[0]);
+  f.add("halo_mpi_seconds", in_solves[1]);
+  f.add("halo_upload_seconds", in_solves[2]);
+  f.add("halo_seconds_total", halo.seconds());
+  f.add("allreduce_seconds", in_solves[3]);
+  f.add("communication_seconds", cg_halo + in_solves[3]);
+  f.add_count("halo_exchanges", double(halo.exchanges()));
+  f.add_count("allreduces", double(dist.allreduces()));
   return run;
 }
 
@@ -365,15 +358,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
 
   // 1. Every rank opens its device first: a rank that cannot start stops the job before any work.
   std::optional<GlContext> context;
-  std::string device;
-  if (o.backend == "gpu") {
-    GlContextOptions gl = o.gl;
-    gl.gpu = choose_gpu(o.gpu_given ? o.gl.gpu : -1, mpi::local_rank());
-    context.emplace(gl);
-    device = context->info().renderer + " (" + context->info().device + ")";
-  } else {
-    device = cpu_device_name();
-  }
+  const std::string device = open_rank_device(o.backend, o.gl, o.gpu_given, context);
 
   // 2. Rank 0 reads, partitions and sends; the others receive their piece.
   std::optional<Root> root;
@@ -442,8 +427,9 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
     setup_seconds = since(t_start);
     run = solve_local(cpu, op, h, data, snapshot);
   }
-  run.stats.setup_seconds = setup_seconds;
-  run.stats.peak_host_memory_bytes = double(peak_host_memory_bytes());
+  // From the start to the operator on the device (device, piece, tables, upload); the rank's peak RSS.
+  run.figures.add("setup_seconds", setup_seconds);
+  run.figures.add_count("peak_host_memory_bytes", double(peak_host_memory_bytes()));
 
   // 5. The final field as one piece per rank (rank 0 writes the .pvtu below, once every piece is
   //    there), unless --single-vtu gathers it into one VTU at rank 0.
@@ -471,15 +457,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   const std::vector<double> T = gather_to_root(mine_T, root ? &root->owned_node_ids : nullptr, global_nodes);
   const std::vector<double> last_rhs = gather_to_root(mine_rhs, root ? &root->owned_node_ids : nullptr, global_nodes);
   const std::vector<double> grad = gather_to_root(mine_grad, root ? &root->owned_tet_ids : nullptr, global_tets, 3);
-  std::vector<RankStats> stats(static_cast<size_t>(ranks));
-  mpi_check(MPI_Gather(&run.stats, rank_stats_size, MPI_DOUBLE, stats.data(), rank_stats_size, MPI_DOUBLE, 0,
-                       MPI_COMM_WORLD),
-            "MPI_Gather");
-  std::vector<char> device_names(static_cast<size_t>(ranks) * 256, 0);
-  std::vector<char> my_device(256, 0);
-  std::copy_n(device.begin(), std::min<size_t>(device.size(), 255), my_device.begin());
-  mpi_check(MPI_Gather(my_device.data(), 256, MPI_CHAR, device_names.data(), 256, MPI_CHAR, 0, MPI_COMM_WORLD),
-            "MPI_Gather");
+  const nlohmann::json per_rank = run.figures.gather(device);
   if (rank != 0) return;
 
   // 7. Outputs at rank 0: JSON always, fields when converged (as the serial command).
@@ -494,39 +472,8 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   const HeatOperatorData global_data = assemble_heat_system(mesh, problem, HeatTables::operator_only);
   const double true_residual = true_relative_residual(global_data, problem.dirichlet_nodes, residual_report, T);
 
-  double comm_max = 0, solve_max = 0, halo_max = 0, allreduce_max = 0, readback_max = 0, mpi_max = 0, upload_max = 0;
-  nlohmann::json per_rank = nlohmann::json::array();
-  for (int q = 0; q < ranks; ++q) {
-    const RankStats& s = stats[size_t(q)];
-    readback_max = std::max(readback_max, s.cg_readback_seconds);
-    mpi_max = std::max(mpi_max, s.cg_mpi_seconds);
-    upload_max = std::max(upload_max, s.cg_upload_seconds);
-    comm_max = std::max(comm_max, s.communication());
-    solve_max = std::max(solve_max, s.solve_seconds);
-    halo_max = std::max(halo_max, s.cg_halo_seconds);
-    allreduce_max = std::max(allreduce_max, s.allreduce_seconds);
-    per_rank.push_back({{"rank", q},
-                        {"device", std::string(device_names.data() + 256 * size_t(q))},
-                        {"owned_nodes", std::int64_t(s.owned_nodes)},
-                        {"ghost_nodes", std::int64_t(s.ghost_nodes)},
-                        {"owned_tets", std::int64_t(s.owned_tets)},
-                        {"ghost_tets", std::int64_t(s.ghost_tets)},
-                        {"neighbours", std::int64_t(s.neighbours)},
-                        {"halo_values_sent", std::int64_t(s.values_sent)},
-                        {"boundary_rows", std::int64_t(s.boundary_rows)},
-                        {"solve_seconds", s.solve_seconds},
-                        {"halo_seconds", s.cg_halo_seconds},
-                        {"halo_readback_seconds", s.cg_readback_seconds},
-                        {"halo_mpi_seconds", s.cg_mpi_seconds},
-                        {"halo_upload_seconds", s.cg_upload_seconds},
-                        {"halo_seconds_total", s.halo_seconds},
-                        {"allreduce_seconds", s.allreduce_seconds},
-                        {"communication_seconds", s.communication()},
-                        {"halo_exchanges", std::int64_t(s.exchanges)},
-                        {"allreduces", std::int64_t(s.allreduces)},
-                        {"setup_seconds", s.setup_seconds},
-                        {"peak_host_memory_bytes", std::int64_t(s.peak_host_memory_bytes)}});
-  }
+  const double comm_max = max_over_ranks(per_rank, "communication_seconds");
+  const double solve_max = max_over_ranks(per_rank, "solve_seconds");
   const double per_iteration = report.iterations ? report.solve_seconds / report.iterations : 0.0;
   const double share = solve_max > 0 ? comm_max / solve_max : 0.0;
   const auto [t_min, t_max] = std::minmax_element(T.begin(), T.end());
@@ -553,15 +500,15 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   summary["seconds_per_iteration"] = per_iteration;
   summary["communication_seconds"] = comm_max;
   summary["communication_share"] = share;
-  summary["halo_seconds"] = halo_max;
+  summary["halo_seconds"] = max_over_ranks(per_rank, "halo_seconds");
   // The halo's components inside CG (largest over ranks): waiting for the read-back, MPI (posting +
   // waiting for the messages), upload (the received halo term onto the device).
-  summary["halo_readback_seconds"] = readback_max;
-  summary["halo_mpi_seconds"] = mpi_max;
-  summary["halo_upload_seconds"] = upload_max;
-  summary["allreduce_seconds"] = allreduce_max;
+  summary["halo_readback_seconds"] = max_over_ranks(per_rank, "halo_readback_seconds");
+  summary["halo_mpi_seconds"] = max_over_ranks(per_rank, "halo_mpi_seconds");
+  summary["halo_upload_seconds"] = max_over_ranks(per_rank, "halo_upload_seconds");
+  summary["allreduce_seconds"] = max_over_ranks(per_rank, "allreduce_seconds");
   summary["owned_nodes"] = nlohmann::json::array();
-  for (const RankStats& s : stats) summary["owned_nodes"].push_back(std::int64_t(s.owned_nodes));
+  for (const nlohmann::json& r : per_rank) summary["owned_nodes"].push_back(r["owned_nodes"]);
   summary["per_rank"] = per_rank;
   summary["setup_seconds"] = {{"load", root->load_seconds},
                               {"partition", root->partition_seconds},
@@ -597,7 +544,8 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   std::printf("heat: %s on %d ranks: %d CG iterations, relative residual %.2e (true %.2e), %.3f s in CG, "
               "%.3f ms per iteration, communication %.1f%% (halo %.3f s, allreduce %.3f s), T in [%g, %g]\n",
               o.backend.c_str(), ranks, report.iterations, report.relative_residual, true_residual, report.solve_seconds,
-              1e3 * per_iteration, 100.0 * share, halo_max, allreduce_max, *t_min, *t_max);
+              1e3 * per_iteration, 100.0 * share, summary["halo_seconds"].get<double>(),
+              summary["allreduce_seconds"].get<double>(), *t_min, *t_max);
   std::printf("wrote %s\n", out_dir.c_str());
 }
 

@@ -4,8 +4,6 @@
 #include <cstdio>
 #include <filesystem>
 
-#include <omp.h>
-
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
 
@@ -47,10 +45,6 @@ void add_solve_options(CLI::App& command, SolveOptions& o, const std::string& na
 }
 
 std::string other_backend(const std::string& backend) { return backend == "gpu" ? "cpu" : "gpu"; }
-
-std::string cpu_device_name() {
-  return "CPU reference (double, " + std::to_string(omp_get_max_threads()) + " threads)";
-}
 
 std::string prepare_output_directory(const std::string& out_option, const std::string& case_directory) {
   const std::string dir = out_option.empty() ? case_directory : out_option;

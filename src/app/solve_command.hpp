@@ -39,8 +39,6 @@ void add_solve_options(CLI::App& command, SolveOptions& options, const std::stri
 
 // "cpu" for "gpu" and back: the backend --compare runs second.
 std::string other_backend(const std::string& backend);
-// "CPU reference (double, N threads)"
-std::string cpu_device_name();
 
 // --out if given, else the case file's output directory; created (an error names it when it cannot be).
 std::string prepare_output_directory(const std::string& out_option, const std::string& case_directory);

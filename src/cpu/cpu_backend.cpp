@@ -4,9 +4,15 @@
 #include <cmath>
 #include <limits>
 
+#include <omp.h>
+
 #include "util/error.hpp"
 
 namespace ss {
+
+std::string cpu_device_name() {
+  return "CPU reference (double, " + std::to_string(omp_get_max_threads()) + " threads)";
+}
 namespace {
 
 void require_size(const std::vector<double>& a, const std::vector<double>& b, const char* op) {

@@ -4,10 +4,14 @@
 // every GPU result is checked against.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace ss {
+
+// "CPU reference (double, N threads)": the device line of a run on this backend.
+std::string cpu_device_name();
 
 class CpuBackend {
 public:

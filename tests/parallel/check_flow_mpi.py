@@ -155,6 +155,11 @@ def main():
             failures.append(f"{n} ranks: flow.json says ranks {j.get('ranks')}")
         elif not all(r["setup_seconds"] > 0 and r["peak_host_memory_bytes"] > (1 << 20) for r in j["per_rank"]):
             failures.append(f"{n} ranks: per-rank setup_seconds / peak_host_memory_bytes missing or not positive")
+        elif [r["rank"] for r in j["per_rank"]] != list(range(n)) or not all(r["device"] for r in j["per_rank"]):
+            failures.append(f"{n} ranks: per_rank lacks a rank or a device: {j['per_rank']}")
+        elif sum(r["owned_cells"] for r in j["per_rank"]) != serial["mesh"]["cells"]:
+            failures.append(f"{n} ranks: the ranks own {sum(r['owned_cells'] for r in j['per_rank'])} cells, "
+                            f"the mesh has {serial['mesh']['cells']}")
         if j["solver"]["pressure"] != serial["solver"]["pressure"]:
             failures.append(f"{n} ranks: pressure solver {j['solver']['pressure']} != serial {serial['solver']['pressure']}")
         for solve in ("momentum", "pressure"):
