@@ -36,14 +36,19 @@ CurlCurlViscousData build_curl_curl_viscous(const LoadedMesh& loaded, const std:
 
   // Element matrices: RT0 φ_k = s_k (x − x_k)/(3V) for the face opposite local node k (flux 1 through
   // it along the global normal), N0 N_ij = λ_i∇λ_j − λ_j∇λ_i along the edge's low → high direction.
-  std::vector<Triplet> face_mass, edge_mass;
-  face_mass.reserve(size_t(nc) * 16), edge_mass.reserve(size_t(nc) * 36);
+  // One slot per element entry (16 face-mass, 36 edge-mass per cell), filled in parallel.
+  std::vector<Triplet> face_mass(size_t(nc) * 16), edge_mass(size_t(nc) * 36);
+  std::int32_t bad_cell = nc;  // the first tet with a non-positive volume, if any
+#pragma omp parallel for schedule(static) reduction(min : bad_cell) if (nc > 10000)
   for (std::int32_t c = 0; c < nc; ++c) {
     const Tet& tet = mesh.tets[size_t(c)];
     glm::dvec3 x[4], grad[4];
     for (int k = 0; k < 4; ++k) x[k] = mesh.nodes[size_t(tet[size_t(k)])];
     const double volume = glm::dot(glm::cross(x[1] - x[0], x[2] - x[0]), x[3] - x[0]) / 6.0;
-    SS_REQUIRE(volume > 0, "curl-curl viscous operator: tet " << c << " has volume " << volume);
+    if (!(volume > 0)) {
+      bad_cell = std::min(bad_cell, c);
+      continue;
+    }
     for (int k = 0; k < 4; ++k) {  // ∇λ_k = −(outward area vector of the opposite face)/(3V)
       const glm::dvec3 &p0 = x[kTetFaceNodes[k][0]], &p1 = x[kTetFaceNodes[k][1]], &p2 = x[kTetFaceNodes[k][2]];
       grad[k] = -glm::cross(p1 - p0, p2 - p0) / (6.0 * volume);
@@ -52,13 +57,15 @@ CurlCurlViscousData build_curl_curl_viscous(const LoadedMesh& loaded, const std:
     double spread = 0;  // (1/V)∫|x − x̄|² dV = (1/20) Σ_k |x_k − x̄|²
     for (int k = 0; k < 4; ++k) spread += glm::dot(x[k] - centroid, x[k] - centroid) / 20.0;
     // (φ_i, φ_j) = s_i s_j/(9V) [(x̄ − x_i)·(x̄ − x_j) + spread]
+    Triplet* fm = &face_mass[size_t(c) * 16];
     for (int i = 0; i < 4; ++i)
       for (int j = 0; j < 4; ++j) {
         const double s = double(t.cell_face_signs[size_t(c)][size_t(i)] * t.cell_face_signs[size_t(c)][size_t(j)]);
         const double v = s / (9.0 * volume) * (glm::dot(centroid - x[i], centroid - x[j]) + spread);
-        face_mass.push_back({t.cell_faces[size_t(c)][size_t(i)], t.cell_faces[size_t(c)][size_t(j)], v});
+        *fm++ = {t.cell_faces[size_t(c)][size_t(i)], t.cell_faces[size_t(c)][size_t(j)], v};
       }
     // (N_ij, N_kl) = V [⟨λ_iλ_k⟩∇λ_j·∇λ_l − ⟨λ_iλ_l⟩∇λ_j·∇λ_k − ⟨λ_jλ_k⟩∇λ_i·∇λ_l + ⟨λ_jλ_l⟩∇λ_i·∇λ_k]
+    Triplet* em = &edge_mass[size_t(c) * 36];
     for (int a = 0; a < 6; ++a) {
       const int i = kTetEdgeNodes[a][0], j = kTetEdgeNodes[a][1];
       const double sa = tet[size_t(i)] < tet[size_t(j)] ? 1.0 : -1.0;
@@ -69,9 +76,16 @@ CurlCurlViscousData build_curl_curl_viscous(const LoadedMesh& loaded, const std:
                                    barycentric_product(i, l) * glm::dot(grad[j], grad[k]) -
                                    barycentric_product(j, k) * glm::dot(grad[i], grad[l]) +
                                    barycentric_product(j, l) * glm::dot(grad[i], grad[k]));
-        edge_mass.push_back({t.cell_edges[size_t(c)][size_t(a)], t.cell_edges[size_t(c)][size_t(b)], sa * sb * v});
+        *em++ = {t.cell_edges[size_t(c)][size_t(a)], t.cell_edges[size_t(c)][size_t(b)], sa * sb * v};
       }
     }
+  }
+  if (bad_cell < nc) {
+    const Tet& tet = mesh.tets[size_t(bad_cell)];
+    const glm::dvec3 &x0 = mesh.nodes[size_t(tet[0])], &x1 = mesh.nodes[size_t(tet[1])], &x2 = mesh.nodes[size_t(tet[2])],
+                     &x3 = mesh.nodes[size_t(tet[3])];
+    SS_THROW("curl-curl viscous operator: tet " << bad_cell << " has volume "
+                                                << glm::dot(glm::cross(x1 - x0, x2 - x0), x3 - x0) / 6.0);
   }
   // C: the circulation of an edge field around face f along its node cycle (right-handed about the
   // face normal) = the flux of its curl through f.

@@ -1,6 +1,8 @@
 #include "operators/sparse_matrix.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <utility>
 
 #include "util/error.hpp"
 
@@ -26,24 +28,53 @@ std::vector<double> SparseMatrix::diagonal() const {
 }
 
 SparseMatrix from_triplets(std::int32_t rows, std::int32_t cols, std::vector<Triplet> entries) {
-  std::sort(entries.begin(), entries.end(),
-            [](const Triplet& a, const Triplet& b) { return a.row != b.row ? a.row < b.row : a.col < b.col; });
+  // 1. Bucket the entries by row, each row's in input order (a counting sort: stable, serial).
+  std::vector<std::int64_t> start(size_t(rows) + 1, 0);
+  for (const Triplet& e : entries) {
+    SS_REQUIRE(e.row >= 0 && e.row < rows && e.col >= 0 && e.col < cols,
+               "sparse matrix " << rows << "x" << cols << ": entry (" << e.row << ", " << e.col << ") out of range");
+    ++start[size_t(e.row) + 1];
+  }
+  for (size_t i = 0; i < size_t(rows); ++i) start[i + 1] += start[i];
+  std::vector<std::pair<std::int32_t, double>> bucket(entries.size());  // (column, value)
+  {
+    std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
+    for (const Triplet& e : entries) bucket[size_t(fill[size_t(e.row)]++)] = {e.col, e.value};
+    std::vector<Triplet>().swap(entries);
+  }
+  // 2. Each row by column (stable: duplicates are summed in input order, so the sums do not depend
+  //    on the sort or the thread count), duplicates merged in place; its length.
+  std::vector<std::int64_t> length(size_t(rows), 0);
+#pragma omp parallel for schedule(dynamic, 4096) if (rows > 50000)
+  for (std::int32_t i = 0; i < rows; ++i) {
+    const auto first = bucket.begin() + start[size_t(i)], last = bucket.begin() + start[size_t(i) + 1];
+    std::stable_sort(first, last, [](const auto& x, const auto& y) { return x.first < y.first; });
+    auto out = first;
+    for (auto it = first; it != last; ++it) {
+      if (out != first && (out - 1)->first == it->first) (out - 1)->second += it->second;
+      else *out++ = *it;
+    }
+    length[size_t(i)] = out - first;
+  }
+  // 3. The CSR.
   SparseMatrix m;
   m.rows = rows, m.cols = cols;
   m.offsets.assign(size_t(rows) + 1, 0);
-  for (size_t k = 0; k < entries.size(); ++k) {
-    const Triplet& e = entries[k];
-    SS_REQUIRE(e.row >= 0 && e.row < rows && e.col >= 0 && e.col < cols,
-               "sparse matrix " << rows << "x" << cols << ": entry (" << e.row << ", " << e.col << ") out of range");
-    if (k > 0 && e.row == entries[k - 1].row && e.col == entries[k - 1].col) {
-      m.values.back() += e.value;
-      continue;
-    }
-    m.columns.push_back(e.col);
-    m.values.push_back(e.value);
-    m.offsets[size_t(e.row) + 1] = std::int32_t(m.values.size());
+  std::int64_t nonzeros = 0;
+  for (std::int32_t i = 0; i < rows; ++i) {
+    nonzeros += length[size_t(i)];
+    SS_REQUIRE(nonzeros <= INT32_MAX, "sparse matrix " << rows << "x" << cols << ": more than 2^31 nonzeros");
+    m.offsets[size_t(i) + 1] = std::int32_t(nonzeros);
   }
-  for (std::int32_t i = 0; i < rows; ++i) m.offsets[size_t(i) + 1] = std::max(m.offsets[size_t(i) + 1], m.offsets[size_t(i)]);
+  m.columns.resize(size_t(nonzeros));
+  m.values.resize(size_t(nonzeros));
+#pragma omp parallel for schedule(static) if (rows > 50000)
+  for (std::int32_t i = 0; i < rows; ++i)
+    for (std::int32_t k = 0; k < std::int32_t(length[size_t(i)]); ++k) {
+      const auto& e = bucket[size_t(start[size_t(i)] + k)];
+      m.columns[size_t(m.offsets[size_t(i)] + k)] = e.first;
+      m.values[size_t(m.offsets[size_t(i)] + k)] = e.second;
+    }
   return m;
 }
 

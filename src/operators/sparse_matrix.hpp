@@ -22,7 +22,8 @@ struct Triplet {
   std::int32_t row, col;
   double value;
 };
-// CSR from (row, col, value) entries, duplicates summed (element-by-element assembly).
+// CSR from (row, col, value) entries, duplicates summed in their input order (element-by-element
+// assembly): the same values for any thread count. In parallel.
 SparseMatrix from_triplets(std::int32_t rows, std::int32_t cols, std::vector<Triplet> entries);
 
 SparseMatrix transpose(const SparseMatrix& a);

@@ -1,0 +1,77 @@
+// Host CSR assembly (operators/sparse_matrix.hpp): from_triplets against a plain per-row map, on
+// awkward sizes, with duplicates summed in input order and the same result for 1 and 2 threads.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "mesh/mesh_test_util.hpp"
+#include "operators/sparse_matrix.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+namespace {
+
+// Random entries: every row but the empty ones gets a few, with repeated columns; row 0 a long run
+// (more than a short row's sort handles in registers), every 5th row none.
+std::vector<Triplet> random_triplets(std::int32_t rows, std::int32_t cols, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<std::int32_t> col(0, cols - 1), count(1, 12);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::vector<Triplet> entries;
+  for (std::int32_t i = 0; i < rows; ++i) {
+    if (i % 5 == 4) continue;
+    const int n = i == 0 ? 300 : count(rng);
+    for (int k = 0; k < n; ++k) entries.push_back({i, k % 3 == 2 && k > 0 ? entries.back().col : col(rng), value(rng)});
+  }
+  std::shuffle(entries.begin(), entries.end(), rng);  // rows interleaved, as element assembly gives them
+  return entries;
+}
+
+// The reference: per row a map column -> sum, added in input order.
+SparseMatrix reference_csr(std::int32_t rows, std::int32_t cols, const std::vector<Triplet>& entries) {
+  std::vector<std::map<std::int32_t, double>> row(static_cast<size_t>(rows));
+  for (const Triplet& e : entries) row[size_t(e.row)][e.col] += e.value;
+  SparseMatrix m;
+  m.rows = rows, m.cols = cols;
+  for (const auto& r : row) {
+    for (const auto& [c, v] : r) m.columns.push_back(c), m.values.push_back(v);
+    m.offsets.push_back(std::int32_t(m.columns.size()));
+  }
+  return m;
+}
+
+TEST(SparseMatrix, FromTripletsIsEquivalentToRef) {
+  for (const std::int32_t rows : {1, 2, 7, 127, 129, 50001, 65537}) {
+    const std::int32_t cols = rows == 1 ? 1 : rows + 3;
+    const std::vector<Triplet> entries = random_triplets(rows, cols, unsigned(rows));
+    const SparseMatrix want = reference_csr(rows, cols, entries);
+    for (const int threads : {1, 2}) {
+      const SparseMatrix got = test::with_threads(threads, [&] { return from_triplets(rows, cols, entries); });
+      SCOPED_TRACE("rows " + std::to_string(rows) + ", threads " + std::to_string(threads));
+      EXPECT_EQ(got.rows, rows);
+      EXPECT_EQ(got.cols, cols);
+      EXPECT_EQ(got.offsets, want.offsets);
+      EXPECT_EQ(got.columns, want.columns);
+      EXPECT_EQ(got.values, want.values);  // the same sums in the same order: bit for bit
+    }
+  }
+}
+
+TEST(SparseMatrix, FromTripletsOfNothingHasEmptyRows) {
+  const SparseMatrix m = from_triplets(3, 4, {});
+  EXPECT_EQ(m.offsets, (std::vector<std::int32_t>{0, 0, 0, 0}));
+  EXPECT_TRUE(m.columns.empty());
+}
+
+TEST(SparseMatrix, FromTripletsNamesAnEntryOutOfRange) {
+  EXPECT_THROW(from_triplets(2, 2, {{0, 0, 1.0}, {1, 2, 1.0}}), Error);
+  EXPECT_THROW(from_triplets(2, 2, {{-1, 0, 1.0}}), Error);
+}
+
+}  // namespace
+}  // namespace ss
