@@ -48,7 +48,12 @@ SparseMatrix from_triplets(std::int32_t rows, std::int32_t cols, std::vector<Tri
 #pragma omp parallel for schedule(dynamic, 4096) if (rows > 50000)
   for (std::int32_t i = 0; i < rows; ++i) {
     const auto first = bucket.begin() + start[size_t(i)], last = bucket.begin() + start[size_t(i) + 1];
-    std::stable_sort(first, last, [](const auto& x, const auto& y) { return x.first < y.first; });
+    if (last - first <= 64) {  // insertion sort: stable, and no allocation for the usual short row
+      for (auto it = first + (first != last); it < last; ++it)
+        for (auto j = it; j != first && (j - 1)->first > j->first; --j) std::iter_swap(j - 1, j);
+    } else {
+      std::stable_sort(first, last, [](const auto& x, const auto& y) { return x.first < y.first; });
+    }
     auto out = first;
     for (auto it = first; it != last; ++it) {
       if (out != first && (out - 1)->first == it->first) (out - 1)->second += it->second;
