@@ -33,10 +33,10 @@
 #include "parallel/distributed_backend.hpp"
 #include "parallel/distributed_flow_operators.hpp"
 #include "parallel/entity_partition.hpp"
-#include "parallel/rank_report.hpp"
 #include "parallel/halo.hpp"
 #include "parallel/message.hpp"
 #include "parallel/mpi_env.hpp"
+#include "parallel/rank_report.hpp"
 #include "physics/flow_case_problem.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
@@ -279,8 +279,7 @@ public:
     ghosts.nodes = [&](std::vector<double>& v) { node_halo_.update(v); };
     const FlowFields fields = compute_flow_fields(ops_, local_, problem_, state, &ghosts);
     write_flow_vtu((fs::path(out_dir) / piece_name(stem, mpi::rank())).string(), piece_,
-                   select_cells(fields, owned_cells_),
-                   {VtuArray::integers("rank", std::vector<std::int32_t>(owned_cells_.size(), mpi::rank()))});
+                   select_cells(fields, owned_cells_), mpi::rank());
     mpi_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     std::vector<std::string> names;
     for (int q = 0; q < mpi::size(); ++q) names.push_back(piece_name(stem, q));
@@ -447,9 +446,7 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
   FlowOptions rest = o;  // what write_flow_results writes: the VTU unless the pieces are written
   if (pieces) {
     t0 = StageTimings::now();
-    std::vector<VtuArray> cells = flow_cell_arrays();
-    cells.push_back(VtuArray::integers("rank", {}));
-    write_pvtu((fs::path(out_dir) / "flow.pvtu").string(), final_pieces, flow_point_arrays(), cells);
+    write_flow_pvtu((fs::path(out_dir) / "flow.pvtu").string(), final_pieces);
     root->timings.add_since("write", t0);
     extra["vtu"] = {{"file", "flow.pvtu"}, {"pieces", ranks}};
     rest.no_vtu = true;

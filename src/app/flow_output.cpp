@@ -89,9 +89,7 @@ void FlowCheckpoints::write(const FlowState& state, const TetMesh& mesh, const F
 void FlowCheckpoints::write_pieces(const FlowState& state, const std::vector<std::string>& pieces,
                                    const std::vector<std::string>& forces) {
   const std::string name = series_.snapshot_stem(state.step) + ".pvtu";
-  std::vector<VtuArray> cells = flow_cell_arrays();
-  cells.push_back(VtuArray::integers("rank", {}));
-  write_pvtu(series_.path(name), pieces, flow_point_arrays(), cells);
+  write_flow_pvtu(series_.path(name), pieces);
   write_checkpoint(state, forces);
   series_.add_written(state.time, name);
 }

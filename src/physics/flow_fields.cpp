@@ -89,20 +89,20 @@ FlowFields compute_flow_fields(CpuMeshOperators& ops, const LoadedMesh& mesh, co
   return out;
 }
 
-void write_flow_vtu(const std::string& path, const TetMesh& mesh, FlowFields fields, std::vector<VtuArray> extra_cells) {
-  std::vector<VtuArray> cells = {VtuArray::vectors("velocity", std::move(fields.cell_velocity)),
-                                 VtuArray::scalars("pressure", std::move(fields.pressure)),
-                                 VtuArray::scalars("divergence", std::move(fields.divergence)),
-                                 VtuArray::vectors("vorticity", std::move(fields.vorticity))};
-  for (VtuArray& a : extra_cells) cells.push_back(std::move(a));
-  write_vtu(path, mesh, {VtuArray::vectors("velocity", std::move(fields.node_velocity))}, cells);
+void write_flow_vtu(const std::string& path, const TetMesh& mesh, FlowFields fields, int rank) {
+  const size_t cells = fields.cell_velocity.size();
+  std::vector<VtuArray> cell_data = {VtuArray::vectors("velocity", std::move(fields.cell_velocity)),
+                                     VtuArray::scalars("pressure", std::move(fields.pressure)),
+                                     VtuArray::scalars("divergence", std::move(fields.divergence)),
+                                     VtuArray::vectors("vorticity", std::move(fields.vorticity))};
+  if (rank >= 0) cell_data.push_back(VtuArray::integers("rank", std::vector<std::int32_t>(cells, rank)));
+  write_vtu(path, mesh, {VtuArray::vectors("velocity", std::move(fields.node_velocity))}, cell_data);
 }
 
-std::vector<VtuArray> flow_point_arrays() { return {VtuArray::vectors("velocity", {})}; }
-
-std::vector<VtuArray> flow_cell_arrays() {
-  return {VtuArray::vectors("velocity", {}), VtuArray::scalars("pressure", {}), VtuArray::scalars("divergence", {}),
-          VtuArray::vectors("vorticity", {})};
+void write_flow_pvtu(const std::string& path, const std::vector<std::string>& pieces) {
+  write_pvtu(path, pieces, {VtuArray::vectors("velocity", {})},
+             {VtuArray::vectors("velocity", {}), VtuArray::scalars("pressure", {}), VtuArray::scalars("divergence", {}),
+              VtuArray::vectors("vorticity", {}), VtuArray::integers("rank", {})});
 }
 
 FlowFields select_cells(const FlowFields& fields, const std::vector<std::int32_t>& cells) {

@@ -40,13 +40,11 @@ struct FlowFieldGhosts {
 FlowFields compute_flow_fields(CpuMeshOperators& ops, const LoadedMesh& mesh, const FlowProblem& problem,
                                const FlowState& state, const FlowFieldGhosts* ghosts = nullptr);
 
-// Writes `path` (atomically): cell data velocity, pressure, divergence, vorticity (and `extra_cells`);
-// point data velocity.
-void write_flow_vtu(const std::string& path, const TetMesh& mesh, FlowFields fields,
-                    std::vector<VtuArray> extra_cells = {});
-// The point and cell arrays write_flow_vtu writes, names and types only (what a .pvtu declares).
-std::vector<VtuArray> flow_point_arrays();
-std::vector<VtuArray> flow_cell_arrays();
+// Writes `path` (atomically): cell data velocity, pressure, divergence, vorticity; point data
+// velocity. A rank's piece under MPI (`rank` >= 0) has the Int32 cell array `rank` too.
+void write_flow_vtu(const std::string& path, const TetMesh& mesh, FlowFields fields, int rank = -1);
+// The .pvtu over pieces write_flow_vtu wrote with `rank` (their file names as listed).
+void write_flow_pvtu(const std::string& path, const std::vector<std::string>& pieces);
 
 // The fields of the cells `cells` (in that order) and every node.
 FlowFields select_cells(const FlowFields& fields, const std::vector<std::int32_t>& cells);
