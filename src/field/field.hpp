@@ -53,6 +53,8 @@ public:
   // Uploads exactly size() values and remembers their range (for bounds checks of gathers).
   void upload(const std::vector<std::int32_t>& values);
   std::vector<std::int32_t> download() const;
+  // A kernel wrote the values (GpuBackend::launch_indices): their range as the kernel guarantees it.
+  void set_range(std::int32_t lo, std::int32_t hi) { min_ = lo, max_ = hi; }
   std::int32_t min_value() const { return min_; }
   std::int32_t max_value() const { return max_; }
 

@@ -62,9 +62,10 @@ GpuBackend::IndexVector GpuBackend::upload_indices(const std::vector<std::int32_
 
 // ---- element-wise kernels ----
 
-Program& GpuBackend::program(const char* file, int elements_per_texel, int outputs, bool vec4_output) {
+Program& GpuBackend::program(const char* file, int elements_per_texel, int outputs, bool vec4_output, bool int_output) {
   KernelSpec spec{file, elements_per_texel, outputs};
   spec.vec4_output = vec4_output;
+  spec.int_output = int_output;
   spec.launch = gpu_options_.launch;
   spec.local_size_x = gpu_options_.local_size_x;
   spec.local_size_y = gpu_options_.local_size_y;
@@ -78,10 +79,7 @@ void GpuBackend::launch(const char* file, const std::vector<KernelInput>& inputs
   for (const Vector* out : outputs)
     SS_REQUIRE(out->layout() == layout, "kernel " << file << ": outputs with different layouts");
   Program& program = this->program(file, layout.elements_per_texel, int(outputs.size()));
-  for (const KernelUniform& u : uniforms) {
-    if (u.is_int) program.set(u.name, int(u.value));
-    else program.set(u.name, float(u.value));
-  }
+  set_uniforms(program, uniforms);
   // An output that is also an input is rendered into a spare texture, then swapped in (ping-pong).
   std::vector<Texture> partners(outputs.size());
   std::vector<Texture*> targets;
@@ -102,6 +100,31 @@ void GpuBackend::launch(const char* file, const std::vector<KernelInput>& inputs
     outputs[k]->swap_texture(partners[k]);
     pool_.give(std::move(partners[k]));
   }
+}
+
+void GpuBackend::set_uniforms(Program& program, const std::vector<KernelUniform>& uniforms) {
+  for (const KernelUniform& u : uniforms) {
+    if (u.is_int) program.set(u.name, int(u.value));
+    else program.set(u.name, float(u.value));
+  }
+}
+
+void GpuBackend::launch_indices(const char* file, const std::vector<KernelInput>& inputs,
+                                const std::vector<IndexVector*>& outputs, const std::vector<KernelUniform>& uniforms,
+                                std::int32_t lo, std::int32_t hi) {
+  SS_REQUIRE(!outputs.empty(), "kernel " << file << " has no output");
+  const Layout& layout = outputs[0]->layout();
+  std::vector<Texture*> targets;
+  for (IndexVector* out : outputs) {
+    SS_REQUIRE(out->layout() == layout, "kernel " << file << ": outputs with different layouts");
+    SS_REQUIRE(std::none_of(inputs.begin(), inputs.end(), [&](const KernelInput& in) { return in.texture == &out->texture(); }),
+               "kernel " << file << ": an integer output is also an input");
+    targets.push_back(const_cast<Texture*>(&out->texture()));
+  }
+  Program& program = this->program(file, layout.elements_per_texel, int(outputs.size()), false, true);
+  set_uniforms(program, uniforms);
+  launcher_.run(program, inputs, targets, layout.n);
+  for (IndexVector* out : outputs) out->set_range(lo, hi);
 }
 
 void GpuBackend::fill(Vector& z, double a) { launch("fill.glsl", {}, {&z}, {uniform_float("value", a)}); }

@@ -152,6 +152,11 @@ public:
   // (mesh operators, solvers) launch their own kernels.
   void launch(const char* file, const std::vector<KernelInput>& inputs, const std::vector<Vector*>& outputs,
               const std::vector<KernelUniform>& uniforms = {});
+  // The same for kernels that write integer fields (KernelSpec::int_output): mesh connectivity
+  // made on the GPU. Outputs must not be inputs. Their min/max are set to [lo, hi], the range the
+  // caller guarantees (gather bounds checks read it).
+  void launch_indices(const char* file, const std::vector<KernelInput>& inputs, const std::vector<IndexVector*>& outputs,
+                      const std::vector<KernelUniform>& uniforms, std::int32_t lo, std::int32_t hi);
   static KernelInput in(const char* uniform, const Field& field) { return {uniform, &field.texture()}; }
   static KernelInput in(const char* uniform, const IndexField& field) { return {uniform, &field.texture()}; }
 
@@ -170,7 +175,9 @@ private:
   double reduce(const char* first, const char* next, const Vector& x, const std::vector<KernelInput>& inputs,
                 Combine combine);
   void require_same_size(const Vector& a, const Vector& b, const char* op) const;
-  Program& program(const char* file, int elements_per_texel, int outputs, bool vec4_output = false);
+  Program& program(const char* file, int elements_per_texel, int outputs, bool vec4_output = false,
+                   bool int_output = false);
+  void set_uniforms(Program& program, const std::vector<KernelUniform>& uniforms);
   // z[indices[k]] = values[k], or += with `add` (additive blending): GL_POINTS, one per value.
   void draw_points(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values, bool add,
                    const char* what);

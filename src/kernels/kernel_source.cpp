@@ -21,6 +21,7 @@ std::string KernelSpec::key() const {
                     to_string(launch);
   if (launch == LaunchPath::compute) key += std::to_string(local_size_x) + "x" + std::to_string(local_size_y);
   if (vec4_output) key += "|v4";
+  if (int_output) key += "|i";
   return key;
 }
 
@@ -69,6 +70,7 @@ std::string prelude_source(const KernelSpec& spec) {
     << "#define SS_VALUE " << (rgba ? "vec4" : "float") << "\n"
     << "#define SS_IVALUE " << (rgba ? "ivec4" : "int") << "\n"
     << "#define SS_BVALUE " << (rgba ? "bvec4" : "bool") << "\n"
+    << "#define SS_OUT " << (spec.int_output ? "SS_IVALUE" : "SS_VALUE") << "  // what kernel() returns\n"
     << "uniform int ss_n;          // valid elements of the output field\n"
     << "uniform ivec2 ss_size;     // output texture size in texels\n"
     << "uniform ivec2 ss_in_size;  // reductions: input texture size\n"
@@ -98,6 +100,7 @@ std::string prelude_source(const KernelSpec& spec) {
   }
   s << "// v where the output element exists, 0 in padding (padding always holds the sum identity)\n"
     << "SS_VALUE ss_mask(ivec2 t, SS_VALUE v) { return mix(SS_VALUE(0.0), v, ss_valid(t, ss_size.x, ss_n)); }\n"
+    << "SS_IVALUE ss_mask(ivec2 t, SS_IVALUE v) { return v * SS_IVALUE(ss_valid(t, ss_size.x, ss_n)); }\n"
     << "// 1 where a value is NaN or ±inf (exponent bits all set), else 0\n"
     << "vec4 ss_nonfinite4(vec4 v) { return vec4(equal(floatBitsToUint(v) & 0x7f800000u, uvec4(0x7f800000u))); }\n"
     << "// ---- reductions ----\n"
@@ -186,12 +189,12 @@ static std::string fragment_epilogue(const KernelSpec& spec) {
       << "void main() { ss_out0 = kernel(ivec2(gl_FragCoord.xy)); }\n";
     return s.str();
   }
-  for (int k = 0; k < spec.outputs; ++k) s << "layout(location = " << k << ") out SS_VALUE ss_out" << k << ";\n";
+  for (int k = 0; k < spec.outputs; ++k) s << "layout(location = " << k << ") out SS_OUT ss_out" << k << ";\n";
   s << "void main() {\n  ivec2 t = ivec2(gl_FragCoord.xy);\n";
   if (spec.outputs == 1) {
     s << "  ss_out0 = ss_mask(t, kernel(t));\n";
   } else {
-    for (int k = 0; k < spec.outputs; ++k) s << "  SS_VALUE v" << k << ";\n";
+    for (int k = 0; k < spec.outputs; ++k) s << "  SS_OUT v" << k << ";\n";
     s << "  kernel(t";
     for (int k = 0; k < spec.outputs; ++k) s << ", v" << k;
     s << ");\n";
@@ -205,24 +208,28 @@ static std::string fragment_epilogue(const KernelSpec& spec) {
 // cover the output (ceil(W/lx) × ceil(H/ly)), invocations past its edge do nothing. Output k is
 // image unit k (Launcher::dispatch binds it), stored with the same mask as the fragment path.
 static std::string compute_epilogue(const KernelSpec& spec) {
-  const char* format = spec.elements_per_texel == 4 || spec.vec4_output ? "rgba32f" : "r32f";
+  const bool four = spec.elements_per_texel == 4 || spec.vec4_output;
+  const std::string format = std::string(four ? "rgba32" : "r32") + (spec.int_output ? "i" : "f");
+  const char* image = spec.int_output ? "iimage2D" : "image2D";
+  const char* store = spec.int_output ? "ivec4" : "vec4";
   std::ostringstream s;
   s << "\n// ---- compute launch (generated) ----\n"
     << "layout(local_size_x = " << spec.local_size_x << ", local_size_y = " << spec.local_size_y << ") in;\n";
   for (int k = 0; k < spec.outputs; ++k)
-    s << "layout(" << format << ", binding = " << k << ") writeonly uniform image2D ss_image" << k << ";\n";
+    s << "layout(" << format << ", binding = " << k << ") writeonly uniform " << image << " ss_image" << k << ";\n";
   s << "void main() {\n  ivec2 t = ivec2(gl_GlobalInvocationID.xy);\n"
     << "  if (any(greaterThanEqual(t, ss_size))) return;\n";
   if (spec.vec4_output) {
     s << "  imageStore(ss_image0, t, kernel(t));\n";
   } else if (spec.outputs == 1) {
-    s << "  imageStore(ss_image0, t, vec4(ss_mask(t, kernel(t))));\n";
+    s << "  imageStore(ss_image0, t, " << store << "(ss_mask(t, kernel(t))));\n";
   } else {
-    for (int k = 0; k < spec.outputs; ++k) s << "  SS_VALUE v" << k << ";\n";
+    for (int k = 0; k < spec.outputs; ++k) s << "  SS_OUT v" << k << ";\n";
     s << "  kernel(t";
     for (int k = 0; k < spec.outputs; ++k) s << ", v" << k;
     s << ");\n";
-    for (int k = 0; k < spec.outputs; ++k) s << "  imageStore(ss_image" << k << ", t, vec4(ss_mask(t, v" << k << ")));\n";
+    for (int k = 0; k < spec.outputs; ++k)
+      s << "  imageStore(ss_image" << k << ", t, " << store << "(ss_mask(t, v" << k << ")));\n";
   }
   s << "}\n";
   return s.str();

@@ -33,6 +33,10 @@ struct KernelSpec {
   // Outputs are vec4 / RGBA32F whatever the packing, written unmasked (`vec4 kernel(ivec2)`): the
   // first pass of a multi-output reduction (reduce_dots.glsl) puts one partial sum per channel.
   bool vec4_output = false;
+  // Outputs are integer fields (R32I / RGBA32I, IndexField): the kernel returns SS_IVALUE (or, for
+  // k > 1 outputs, writes `out SS_IVALUE`), padding is written as 0. Mesh connectivity made on the
+  // GPU (refinement) is written this way.
+  bool int_output = false;
 
   std::string key() const;
 };

@@ -75,10 +75,11 @@ void Launcher::dispatch(Program& program, const std::vector<KernelInput>& inputs
   bind(program, inputs, outputs, valid_elements);
   for (size_t k = 0; k < outputs.size(); ++k) {
     const TexelFormat format = outputs[k]->format();
-    SS_REQUIRE(format == TexelFormat::r32f || format == TexelFormat::rgba32f,
-               "kernel " << program.label() << ": output " << k << " is " << to_string(format) << ", not R32F/RGBA32F");
-    glBindImageTexture(GLuint(k), outputs[k]->id(), 0, GL_FALSE, 0, GL_WRITE_ONLY,
-                       format == TexelFormat::rgba32f ? GL_RGBA32F : GL_R32F);
+    const GLenum image_format = format == TexelFormat::rgba32f ? GL_RGBA32F
+                                : format == TexelFormat::r32f  ? GL_R32F
+                                : format == TexelFormat::rgba32i ? GL_RGBA32I
+                                                                 : GL_R32I;
+    glBindImageTexture(GLuint(k), outputs[k]->id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, image_format);
   }
   // Image stores are ordered after earlier work only by a barrier: the one behind the previous
   // dispatch covers kernels; draws since then (scatter, fragment kernels) need one here.

@@ -61,12 +61,14 @@ TetMesh refine_once(const TetMesh& mesh, const Topology& topo, RefineNumbering n
     child[1] = {m[0][1], t[1], m[1][2], m[1][3]};
     child[2] = {m[0][2], m[1][2], t[2], m[2][3]};
     child[3] = {m[0][3], m[1][3], m[2][3], t[3]};
-    // Inner octahedron: opposite vertex pairs (01,23), (02,13), (03,12); cut along the shortest.
+    // Inner octahedron: opposite vertex pairs (01,23), (02,13), (03,12); cut along the shortest
+    // (the first on ties; squared lengths, as the GPU twin shaders/refine_children.glsl compares).
     const i32 diag[3][2] = {{m[0][1], m[2][3]}, {m[0][2], m[1][3]}, {m[0][3], m[1][2]}};
     int best = 0;
     double best_len = 0;
     for (int d = 0; d < 3; ++d) {
-      double len = glm::length(out.nodes[diag[d][0]] - out.nodes[diag[d][1]]);
+      const glm::dvec3 v = out.nodes[diag[d][0]] - out.nodes[diag[d][1]];
+      const double len = glm::dot(v, v);
       if (d == 0 || len < best_len) best = d, best_len = len;
     }
     const i32 p = diag[best][0], q = diag[best][1];

@@ -1,0 +1,122 @@
+#include "operators/gpu_refinement.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <tuple>
+#include <vector>
+
+#include "mesh/geometry.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+
+using i32 = std::int32_t;
+
+namespace {
+
+// The coarse coordinates as 32-bit words (each double's low word, then its high word): the
+// kernels rebuild the exact doubles (packDouble2x32).
+std::vector<i32> coordinate_words(const TetMesh& mesh) {
+  std::vector<i32> words(mesh.nodes.size() * 6);
+  static_assert(sizeof(glm::dvec3) == 3 * sizeof(double), "dvec3 is three packed doubles");
+  std::memcpy(words.data(), mesh.nodes.data(), words.size() * sizeof(i32));
+  return words;
+}
+
+template <typename Row>
+std::vector<i32> flatten(const std::vector<Row>& rows) {
+  std::vector<i32> flat(rows.size() * std::tuple_size<Row>::value);
+  std::memcpy(flat.data(), rows.data(), flat.size() * sizeof(i32));
+  return flat;
+}
+
+}  // namespace
+
+GpuRefinedMesh gpu_refine_once(GpuBackend& gpu, const TetMesh& coarse, const Topology& topo, RefineNumbering numbering) {
+  const std::int64_t nn = topo.num_nodes, ne = topo.num_edges, nc = topo.num_cells;
+  SS_REQUIRE(nn == std::int64_t(coarse.nodes.size()) && nc == std::int64_t(coarse.tets.size()) && !topo.cell_edges.empty(),
+             coarse.source << ": the topology given to the GPU refinement is not the mesh's (or has no edge tables)");
+  SS_REQUIRE(nc * 8 <= kMaxTets, coarse.source << ": refinement would give " << 8 * nc << " tets; the mesh tables handle at most "
+                                               << kMaxTets << " (32-bit ids): use a smaller --refine");
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "coordinate_words gives each double's low word first");
+  GpuRefinedMesh fine;
+  fine.num_nodes = nn + ne;
+  fine.num_cells = 8 * nc;
+
+  // 1. The coarse level's tables.
+  const IndexField coordinates = gpu.upload_indices(coordinate_words(coarse));
+  const IndexField cells = gpu.upload_indices(flatten(coarse.tets));
+  const IndexField cell_edges = gpu.upload_indices(flatten(topo.cell_edges));
+  const IndexField edge_nodes = gpu.upload_indices(ne > 0 ? flatten(topo.edge_nodes) : std::vector<i32>{0});
+  const IndexField low_node_offsets = gpu.upload_indices(topo.edge_offsets_by_low_node);
+  const std::vector<KernelUniform> uniforms = {uniform_int("coarse_nodes", int(nn)),
+                                               uniform_int("interleaved", numbering == RefineNumbering::interleaved)};
+  const auto in = [](const char* name, const IndexField& f) { return GpuBackend::in(name, f); };
+
+  // 2. Fine node coordinates.
+  fine.x = gpu.make_vector(fine.num_nodes);
+  fine.y = gpu.make_vector(fine.num_nodes);
+  fine.z = gpu.make_vector(fine.num_nodes);
+  gpu.launch("refine_nodes.glsl",
+             {in("coarse_coordinates", coordinates), in("low_node_offsets", low_node_offsets),
+              in("coarse_edge_nodes", edge_nodes)},
+             {&fine.x, &fine.y, &fine.z}, uniforms);
+
+  // 3. Fine cells: corners, volumes, centroids.
+  const std::vector<KernelInput> child_inputs = {in("coarse_coordinates", coordinates), in("low_node_offsets", low_node_offsets),
+                                                 in("coarse_cells", cells), in("coarse_cell_edges", cell_edges)};
+  fine.cell_nodes = IndexField(gpu.layout_for(4 * fine.num_cells));
+  gpu.launch_indices("refine_cell_nodes.glsl", child_inputs, {&fine.cell_nodes}, uniforms, 0, i32(fine.num_nodes - 1));
+  fine.cell_volumes = gpu.make_vector(fine.num_cells);
+  fine.centroid_x = gpu.make_vector(fine.num_cells);
+  fine.centroid_y = gpu.make_vector(fine.num_cells);
+  fine.centroid_z = gpu.make_vector(fine.num_cells);
+  gpu.launch("refine_cell_geometry.glsl", child_inputs,
+             {&fine.cell_volumes, &fine.centroid_x, &fine.centroid_y, &fine.centroid_z}, uniforms);
+  return fine;
+}
+
+RefinementDifferences compare_with_reference(GpuBackend& gpu, const GpuRefinedMesh& fine, const TetMesh& reference) {
+  RefinementDifferences d;
+  const std::int64_t nn = std::int64_t(reference.nodes.size()), nc = std::int64_t(reference.tets.size());
+  d.sizes_match = fine.num_nodes == nn && fine.num_cells == nc;
+  if (!d.sizes_match) return d;
+  const std::vector<i32> corners = fine.cell_nodes.download();
+  for (std::int64_t c = 0; c < nc; ++c)
+    for (int k = 0; k < 4; ++k)
+      if (corners[size_t(4 * c + k)] != reference.tets[size_t(c)][k]) {
+        ++d.wrong_corners;
+        if (d.first_wrong_cell < 0) d.first_wrong_cell = c;
+      }
+  double scale = 0;
+  for (const glm::dvec3& p : reference.nodes) scale = std::max({scale, std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
+  const auto check = [&](double gpu_value, double cpu_value, double cpu_scale, double& worst) {
+    worst = std::max(worst, std::fabs(gpu_value - cpu_value) / cpu_scale);
+    if (gpu_value != double(float(cpu_value))) ++d.inexact;
+  };
+  {
+    const std::vector<double> x = gpu.download(fine.x), y = gpu.download(fine.y), z = gpu.download(fine.z);
+    for (std::int64_t i = 0; i < nn; ++i) {
+      const glm::dvec3& p = reference.nodes[size_t(i)];
+      check(x[size_t(i)], p.x, scale, d.coordinates);
+      check(y[size_t(i)], p.y, scale, d.coordinates);
+      check(z[size_t(i)], p.z, scale, d.coordinates);
+    }
+  }
+  const std::vector<double> v = gpu.download(fine.cell_volumes), cx = gpu.download(fine.centroid_x),
+                            cy = gpu.download(fine.centroid_y), cz = gpu.download(fine.centroid_z);
+  for (std::int64_t c = 0; c < nc; ++c) {
+    const Tet& t = reference.tets[size_t(c)];
+    const double volume = signed_tet_volume(reference, t);  // compute_geometry's cell_volumes
+    const glm::dvec3 centroid = (reference.nodes[t[0]] + reference.nodes[t[1]] + reference.nodes[t[2]] + reference.nodes[t[3]]) / 4.0;
+    check(v[size_t(c)], volume, volume, d.volumes);
+    check(cx[size_t(c)], centroid.x, scale, d.centroids);
+    check(cy[size_t(c)], centroid.y, scale, d.centroids);
+    check(cz[size_t(c)], centroid.z, scale, d.centroids);
+  }
+  return d;
+}
+
+}  // namespace ss

@@ -1,0 +1,45 @@
+#pragma once
+// The finest level's uniform refinement and per-cell geometry on the GPU (issue 13, item 4): the
+// coarse level's tables go up, the fine mesh is made in textures and never needs to exist in host
+// memory. The CPU twin is refine_once + compute_geometry (mesh/refine.hpp, mesh/geometry.hpp):
+//   - connectivity: identical (the same children, the same diagonal, the same orientation);
+//   - coordinates, volumes, centroids: computed in double on the GPU (GLSL fp64, `precise`) from
+//     the coarse level's exact doubles, so they are the CPU's doubles rounded once to float.
+#include <cstdint>
+
+#include "field/field.hpp"
+#include "kernels/gpu_backend.hpp"
+#include "mesh/refine.hpp"
+#include "mesh/tet_mesh.hpp"
+#include "mesh/topology.hpp"
+
+namespace ss {
+
+struct GpuRefinedMesh {
+  std::int64_t num_nodes = 0, num_cells = 0;
+  Field x, y, z;              // fine node coordinates
+  IndexField cell_nodes;      // 4 per fine cell; the children of coarse cell c are cells 8c .. 8c + 7
+  Field cell_volumes;         // > 0
+  Field centroid_x, centroid_y, centroid_z;
+};
+
+// One refinement of `coarse` (oriented tets, as load_mesh leaves them) numbered as `numbering`
+// says. `topo` is the coarse mesh's topology with at least TopologyTables::edges. Throws ss::Error
+// when the fine tables do not fit the device's textures.
+GpuRefinedMesh gpu_refine_once(GpuBackend& gpu, const TetMesh& coarse, const Topology& topo,
+                               RefineNumbering numbering = RefineNumbering::interleaved);
+
+// How a GPU refinement differs from the CPU twin's fine mesh (refine_once's result; volumes and
+// centroids computed from it in double as compute_geometry does).
+struct RefinementDifferences {
+  std::int64_t wrong_corners = 0;     // (cell, corner) pairs whose node differs
+  std::int64_t first_wrong_cell = -1;
+  double coordinates = 0;  // max |gpu - cpu| / (largest |coordinate| of the mesh)
+  double volumes = 0;      // max |gpu - cpu| / cpu volume, per cell
+  double centroids = 0;    // max |gpu - cpu| / (largest |coordinate| of the mesh)
+  std::int64_t inexact = 0;  // values that are not the CPU's double rounded to float
+  bool sizes_match = true;
+};
+RefinementDifferences compare_with_reference(GpuBackend& gpu, const GpuRefinedMesh& fine, const TetMesh& reference);
+
+}  // namespace ss
