@@ -191,6 +191,7 @@ void add_bench_commands(CLI::App& app, GlobalOptions& globals) {
   add_bench_operator_commands(*bench, globals);  // `bench operators` (cmd_bench_operators.cpp)
   add_bench_cg_command(*bench, globals);         // `bench cg` (cmd_bench_cg.cpp)
   add_bench_flow_command(*bench, globals);       // `bench flow` (cmd_bench_flow.cpp)
+  add_bench_refine_command(*bench, globals);     // `bench refine` (cmd_bench_refine.cpp)
 
   static KernelBenchOptions kernels;
   auto* k = bench->add_subcommand("kernels",

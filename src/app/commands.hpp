@@ -29,6 +29,8 @@ void add_bench_operator_commands(CLI::App& bench, GlobalOptions& globals);
 void add_bench_cg_command(CLI::App& bench, GlobalOptions& globals);
 // `bench flow` (cmd_bench_flow.cpp), registered on `bench` by add_bench_commands.
 void add_bench_flow_command(CLI::App& bench, GlobalOptions& globals);
+// `bench refine` (cmd_bench_refine.cpp), registered on `bench` by add_bench_commands.
+void add_bench_refine_command(CLI::App& bench, GlobalOptions& globals);
 // heat CASE.toml
 void add_heat_command(CLI::App& app, GlobalOptions& globals);
 // flow CASE.toml (cmd_flow.cpp)

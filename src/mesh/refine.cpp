@@ -1,5 +1,8 @@
 #include "mesh/refine.hpp"
 
+#include <algorithm>
+#include <utility>
+
 #include <glm/geometric.hpp>
 
 #include "mesh/geometry.hpp"
@@ -27,6 +30,57 @@ std::vector<i32> refined_node_ids(const Topology& topo, RefineNumbering numberin
   return id;
 }
 
+namespace {
+
+// Slots 4..9 hold the midpoints of the local edges in kTetEdgeNodes order (01 02 03 12 13 23).
+constexpr int kCornerChildren[4][4] = {{0, 4, 5, 6}, {4, 1, 7, 8}, {5, 7, 2, 9}, {6, 8, 9, 3}};
+// The octahedron's opposite vertex pairs (diagonals): (01, 23), (02, 13), (03, 12).
+constexpr int kDiagonals[3][2] = {{4, 9}, {5, 8}, {6, 7}};
+
+double six_signed_volume(const glm::dvec3& p0, const glm::dvec3& p1, const glm::dvec3& p2, const glm::dvec3& p3) {
+  return glm::dot(p1 - p0, glm::cross(p2 - p0, p3 - p0));
+}
+
+}  // namespace
+
+void refined_child_slots(i32 cut, int k, int slots[4]) {
+  if (k < 4) {
+    for (int i = 0; i < 4; ++i) slots[i] = kCornerChildren[k][i];
+  } else {
+    // Inner octahedron around the diagonal (p, q): the equator r, s, u, w (the other two opposite
+    // pairs (r, u) and (s, w)) visited alternately gives children (p, q, r, s), (p, q, s, u), ...
+    const int best = cut & 3;
+    const int r = kDiagonals[(best + 1) % 3][0], u = kDiagonals[(best + 1) % 3][1];
+    const int s = kDiagonals[(best + 2) % 3][0], w = kDiagonals[(best + 2) % 3][1];
+    const int equator[5] = {r, s, u, w, r};
+    slots[0] = kDiagonals[best][0], slots[1] = kDiagonals[best][1];
+    slots[2] = equator[k - 4], slots[3] = equator[k - 3];
+  }
+  if (cut & (4 << k)) std::swap(slots[2], slots[3]);
+}
+
+i32 refine_cut(const glm::dvec3 corners[4]) {
+  glm::dvec3 p[10];
+  for (int i = 0; i < 4; ++i) p[i] = corners[i];
+  for (int k = 0; k < 6; ++k) p[4 + k] = 0.5 * (corners[kTetEdgeNodes[k][0]] + corners[kTetEdgeNodes[k][1]]);
+  // Cut along the shortest diagonal. Lengths within a relative kDiagonalTie of the shortest count
+  // as ties, won by the first: exact ties (structured meshes) then never hang on the last bit.
+  double squared[3];
+  for (int d = 0; d < 3; ++d) {
+    const glm::dvec3 v = p[kDiagonals[d][0]] - p[kDiagonals[d][1]];
+    squared[d] = glm::dot(v, v);
+  }
+  const double limit = std::min({squared[0], squared[1], squared[2]}) * (1.0 + kDiagonalTie);
+  i32 cut = squared[0] <= limit ? 0 : squared[1] <= limit ? 1 : 2;
+  // Corner children inherit the parent's orientation; the inner four depend on the diagonal.
+  for (int k = 0; k < 8; ++k) {
+    int s[4];
+    refined_child_slots(cut, k, s);
+    if (six_signed_volume(p[s[0]], p[s[1]], p[s[2]], p[s[3]]) < 0) cut |= 4 << k;
+  }
+  return cut;
+}
+
 TetMesh refine_once(const TetMesh& mesh, const Topology& topo, RefineNumbering numbering) {
   const i32 nn = topo.num_nodes, ne = topo.num_edges, nc = topo.num_cells;
   SS_REQUIRE(static_cast<std::int64_t>(nc) * 8 <= kMaxTets && static_cast<std::int64_t>(nn) + ne < (1LL << 31),
@@ -49,39 +103,15 @@ TetMesh refine_once(const TetMesh& mesh, const Topology& topo, RefineNumbering n
 #pragma omp parallel for schedule(static)
   for (i32 c = 0; c < nc; ++c) {
     const Tet& coarse = mesh.tets[c];
-    const Tet t = {id[size_t(coarse[0])], id[size_t(coarse[1])], id[size_t(coarse[2])], id[size_t(coarse[3])]};
-    // m[i][j]: midpoint node of local edge (i, j).
-    i32 m[4][4];
-    for (int k = 0; k < 6; ++k) {
-      const int i = kTetEdgeNodes[k][0], j = kTetEdgeNodes[k][1];
-      m[i][j] = m[j][i] = id[size_t(nn + topo.cell_edges[c][k])];
-    }
-    Tet* child = &out.tets[static_cast<size_t>(c) * 8];
-    child[0] = {t[0], m[0][1], m[0][2], m[0][3]};
-    child[1] = {m[0][1], t[1], m[1][2], m[1][3]};
-    child[2] = {m[0][2], m[1][2], t[2], m[2][3]};
-    child[3] = {m[0][3], m[1][3], m[2][3], t[3]};
-    // Inner octahedron: opposite vertex pairs (01,23), (02,13), (03,12); cut along the shortest
-    // (the first on ties; squared lengths, as the GPU twin shaders/refine_children.glsl compares).
-    const i32 diag[3][2] = {{m[0][1], m[2][3]}, {m[0][2], m[1][3]}, {m[0][3], m[1][2]}};
-    int best = 0;
-    double best_len = 0;
-    for (int d = 0; d < 3; ++d) {
-      const glm::dvec3 v = out.nodes[diag[d][0]] - out.nodes[diag[d][1]];
-      const double len = glm::dot(v, v);
-      if (d == 0 || len < best_len) best = d, best_len = len;
-    }
-    const i32 p = diag[best][0], q = diag[best][1];
-    // Equator r, s, u, w: the other two opposite pairs (r, u) and (s, w), visited alternately.
-    const i32 r = diag[(best + 1) % 3][0], u = diag[(best + 1) % 3][1];
-    const i32 s = diag[(best + 2) % 3][0], w = diag[(best + 2) % 3][1];
-    child[4] = {p, q, r, s};
-    child[5] = {p, q, s, u};
-    child[6] = {p, q, u, w};
-    child[7] = {p, q, w, r};
+    const glm::dvec3 corners[4] = {mesh.nodes[coarse[0]], mesh.nodes[coarse[1]], mesh.nodes[coarse[2]], mesh.nodes[coarse[3]]};
+    const i32 cut = refine_cut(corners);
+    i32 slot_ids[10];  // fine ids of the slots of refined_child_slots
+    for (int i = 0; i < 4; ++i) slot_ids[i] = id[size_t(coarse[i])];
+    for (int k = 0; k < 6; ++k) slot_ids[4 + k] = id[size_t(nn + topo.cell_edges[c][k])];
     for (int k = 0; k < 8; ++k) {
-      // Corner children inherit the parent's orientation; the inner four depend on the diagonal.
-      if (signed_tet_volume(out, child[k]) < 0) std::swap(child[k][2], child[k][3]);
+      int slots[4];
+      refined_child_slots(cut, k, slots);
+      out.tets[static_cast<size_t>(c) * 8 + k] = {slot_ids[slots[0]], slot_ids[slots[1]], slot_ids[slots[2]], slot_ids[slots[3]]};
       out.tet_groups[static_cast<size_t>(c) * 8 + k] = mesh.tet_groups.empty() ? 0 : mesh.tet_groups[c];
     }
   }

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <glm/vec3.hpp>
+
 #include "mesh/tet_mesh.hpp"
 #include "mesh/topology.hpp"
 
@@ -13,6 +15,19 @@ namespace ss {
 // diagonal (best shape of the three choices). Children are positively oriented when the parent is;
 // volume and boundary groups are inherited. Applied `levels` times (tets x 8^levels).
 TetMesh refine_uniform(const TetMesh& mesh, int levels = 1);
+
+// Octahedron diagonals whose squared lengths are within this relative margin of the shortest count
+// as tied; the first of them (01-23, 02-13, 03-12) is cut.
+inline constexpr double kDiagonalTie = 1e-9;
+
+// How refine_once cuts one tet, the only part of it that depends on coordinates: bits 0-1 the
+// octahedron diagonal (0: 01-23, 1: 02-13, 2: 03-12), bit 2 + k set when child k has its nodes
+// 2 and 3 swapped (negative volume otherwise). The GPU refinement (operators/gpu_refinement.hpp)
+// takes one per coarse cell, so both make the same children.
+std::int32_t refine_cut(const glm::dvec3 corners[4]);
+// The corners of child k (0..7) of a tet cut as `cut` says, as slots: 0..3 the tet's corners, 4..9
+// the midpoints of its local edges 01, 02, 03, 12, 13, 23.
+void refined_child_slots(std::int32_t cut, int k, int slots[4]);
 
 // Throws ss::Error, before any work, when `levels` refinements would give more than kMaxTets tets.
 void require_refinable(const TetMesh& mesh, int levels);

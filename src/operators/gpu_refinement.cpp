@@ -32,6 +32,20 @@ std::vector<i32> flatten(const std::vector<Row>& rows) {
   return flat;
 }
 
+// Per coarse cell: how refine_once cuts it (refine_cut) and V/8, the volume of each child.
+void cuts_and_child_volumes(const TetMesh& coarse, std::vector<i32>& cuts, std::vector<double>& child_volumes) {
+  const std::int64_t nc = std::int64_t(coarse.tets.size());
+  cuts.resize(size_t(nc));
+  child_volumes.resize(size_t(nc));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < nc; ++c) {
+    const Tet& t = coarse.tets[size_t(c)];
+    const glm::dvec3 corners[4] = {coarse.nodes[t[0]], coarse.nodes[t[1]], coarse.nodes[t[2]], coarse.nodes[t[3]]};
+    cuts[size_t(c)] = refine_cut(corners);
+    child_volumes[size_t(c)] = signed_tet_volume(coarse, t) / 8.0;
+  }
+}
+
 }  // namespace
 
 GpuRefinedMesh gpu_refine_once(GpuBackend& gpu, const TetMesh& coarse, const Topology& topo, RefineNumbering numbering) {
@@ -51,6 +65,11 @@ GpuRefinedMesh gpu_refine_once(GpuBackend& gpu, const TetMesh& coarse, const Top
   const IndexField cell_edges = gpu.upload_indices(flatten(topo.cell_edges));
   const IndexField edge_nodes = gpu.upload_indices(ne > 0 ? flatten(topo.edge_nodes) : std::vector<i32>{0});
   const IndexField low_node_offsets = gpu.upload_indices(topo.edge_offsets_by_low_node);
+  std::vector<i32> cut_codes;
+  std::vector<double> child_volumes;
+  cuts_and_child_volumes(coarse, cut_codes, child_volumes);
+  const IndexField cuts = gpu.upload_indices(cut_codes);
+  const Field volumes_eighth = gpu.upload(child_volumes);
   const std::vector<KernelUniform> uniforms = {uniform_int("coarse_nodes", int(nn)),
                                                uniform_int("interleaved", numbering == RefineNumbering::interleaved)};
   const auto in = [](const char* name, const IndexField& f) { return GpuBackend::in(name, f); };
@@ -66,14 +85,17 @@ GpuRefinedMesh gpu_refine_once(GpuBackend& gpu, const TetMesh& coarse, const Top
 
   // 3. Fine cells: corners, volumes, centroids.
   const std::vector<KernelInput> child_inputs = {in("coarse_coordinates", coordinates), in("low_node_offsets", low_node_offsets),
-                                                 in("coarse_cells", cells), in("coarse_cell_edges", cell_edges)};
+                                                 in("coarse_cells", cells), in("coarse_cell_edges", cell_edges),
+                                                 in("coarse_cuts", cuts)};
   fine.cell_nodes = IndexField(gpu.layout_for(4 * fine.num_cells));
   gpu.launch_indices("refine_cell_nodes.glsl", child_inputs, {&fine.cell_nodes}, uniforms, 0, i32(fine.num_nodes - 1));
   fine.cell_volumes = gpu.make_vector(fine.num_cells);
   fine.centroid_x = gpu.make_vector(fine.num_cells);
   fine.centroid_y = gpu.make_vector(fine.num_cells);
   fine.centroid_z = gpu.make_vector(fine.num_cells);
-  gpu.launch("refine_cell_geometry.glsl", child_inputs,
+  std::vector<KernelInput> geometry_inputs = child_inputs;
+  geometry_inputs.push_back(GpuBackend::in("coarse_volumes_eighth", volumes_eighth));
+  gpu.launch("refine_cell_geometry.glsl", geometry_inputs,
              {&fine.cell_volumes, &fine.centroid_x, &fine.centroid_y, &fine.centroid_z}, uniforms);
   return fine;
 }
@@ -92,17 +114,17 @@ RefinementDifferences compare_with_reference(GpuBackend& gpu, const GpuRefinedMe
       }
   double scale = 0;
   for (const glm::dvec3& p : reference.nodes) scale = std::max({scale, std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
-  const auto check = [&](double gpu_value, double cpu_value, double cpu_scale, double& worst) {
+  const auto check = [&](double gpu_value, double cpu_value, double cpu_scale, double& worst, std::int64_t& inexact) {
     worst = std::max(worst, std::fabs(gpu_value - cpu_value) / cpu_scale);
-    if (gpu_value != double(float(cpu_value))) ++d.inexact;
+    if (gpu_value != double(float(cpu_value))) ++inexact;
   };
   {
     const std::vector<double> x = gpu.download(fine.x), y = gpu.download(fine.y), z = gpu.download(fine.z);
     for (std::int64_t i = 0; i < nn; ++i) {
       const glm::dvec3& p = reference.nodes[size_t(i)];
-      check(x[size_t(i)], p.x, scale, d.coordinates);
-      check(y[size_t(i)], p.y, scale, d.coordinates);
-      check(z[size_t(i)], p.z, scale, d.coordinates);
+      check(x[size_t(i)], p.x, scale, d.coordinates, d.inexact_coordinates);
+      check(y[size_t(i)], p.y, scale, d.coordinates, d.inexact_coordinates);
+      check(z[size_t(i)], p.z, scale, d.coordinates, d.inexact_coordinates);
     }
   }
   const std::vector<double> v = gpu.download(fine.cell_volumes), cx = gpu.download(fine.centroid_x),
@@ -111,10 +133,10 @@ RefinementDifferences compare_with_reference(GpuBackend& gpu, const GpuRefinedMe
     const Tet& t = reference.tets[size_t(c)];
     const double volume = signed_tet_volume(reference, t);  // compute_geometry's cell_volumes
     const glm::dvec3 centroid = (reference.nodes[t[0]] + reference.nodes[t[1]] + reference.nodes[t[2]] + reference.nodes[t[3]]) / 4.0;
-    check(v[size_t(c)], volume, volume, d.volumes);
-    check(cx[size_t(c)], centroid.x, scale, d.centroids);
-    check(cy[size_t(c)], centroid.y, scale, d.centroids);
-    check(cz[size_t(c)], centroid.z, scale, d.centroids);
+    check(v[size_t(c)], volume, volume, d.volumes, d.inexact_volumes);
+    check(cx[size_t(c)], centroid.x, scale, d.centroids, d.inexact_centroids);
+    check(cy[size_t(c)], centroid.y, scale, d.centroids, d.inexact_centroids);
+    check(cz[size_t(c)], centroid.z, scale, d.centroids, d.inexact_centroids);
   }
   return d;
 }

@@ -35,7 +35,7 @@ void expect_equivalent(const RefinementDifferences& d, const std::string& what) 
   EXPECT_LE(d.volumes, kTolerance) << what;
   EXPECT_LE(d.centroids, kTolerance) << what;
   std::printf("[ gpu refinement ] %s: coordinates %.2e, volumes %.2e, centroids %.2e, %lld values not float(cpu)\n",
-              what.c_str(), d.coordinates, d.volumes, d.centroids, static_cast<long long>(d.inexact));
+              what.c_str(), d.coordinates, d.volumes, d.centroids, static_cast<long long>(d.inexact()));
 }
 
 struct Setting {
