@@ -17,6 +17,7 @@
 #include "app/commands.hpp"
 #include "gl/context.hpp"
 #include "kernels/gpu_backend.hpp"
+#include "mesh/geometry.hpp"
 #include "mesh/load_mesh.hpp"
 #include "mesh/refine.hpp"
 #include "operators/gpu_refinement.hpp"
@@ -37,19 +38,6 @@ double seconds_of(const std::function<void()>& op) {
   const auto start = std::chrono::steady_clock::now();
   op();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// The CPU twin of the GPU's cell geometry: volumes and centroids of the fine cells in double.
-void cell_volumes_and_centroids(const TetMesh& mesh, std::vector<double>& volumes, std::vector<glm::dvec3>& centroids) {
-  const std::int64_t nc = std::int64_t(mesh.tets.size());
-  volumes.resize(size_t(nc));
-  centroids.resize(size_t(nc));
-#pragma omp parallel for schedule(static)
-  for (std::int64_t c = 0; c < nc; ++c) {
-    const Tet& t = mesh.tets[size_t(c)];
-    volumes[size_t(c)] = signed_tet_volume(mesh, t);
-    centroids[size_t(c)] = (mesh.nodes[t[0]] + mesh.nodes[t[1]] + mesh.nodes[t[2]] + mesh.nodes[t[3]]) / 4.0;
-  }
 }
 
 void run_refine_bench(const RefineBenchOptions& o, const GlobalOptions& globals) {

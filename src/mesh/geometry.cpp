@@ -76,6 +76,18 @@ std::int64_t validate_and_orient_tets(TetMesh& mesh) {
   return reoriented;
 }
 
+void cell_volumes_and_centroids(const TetMesh& mesh, std::vector<double>& volumes, std::vector<glm::dvec3>& centroids) {
+  const std::int64_t nc = std::int64_t(mesh.tets.size());
+  volumes.resize(size_t(nc));
+  centroids.resize(size_t(nc));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < nc; ++c) {
+    const Tet& t = mesh.tets[size_t(c)];
+    volumes[size_t(c)] = signed_tet_volume(mesh, t);
+    centroids[size_t(c)] = (mesh.nodes[t[0]] + mesh.nodes[t[1]] + mesh.nodes[t[2]] + mesh.nodes[t[3]]) / 4.0;
+  }
+}
+
 Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
   Geometry g;
   const i32 nn = topo.num_nodes, nc = topo.num_cells, nf = topo.num_faces, ne = topo.num_edges;

@@ -89,4 +89,8 @@ inline void tet_dual_face_areas(const glm::dvec3 p[4], const Tet& t, glm::dvec3 
 // TopologyTables::all. Bit-identical for any number of OpenMP threads.
 Geometry compute_geometry(const TetMesh& mesh, const Topology& topo);
 
+// Only the cells' volumes (signed) and centroids, as compute_geometry computes them, in parallel:
+// the CPU twin of the GPU refinement's cell geometry (operators/gpu_refinement.hpp).
+void cell_volumes_and_centroids(const TetMesh& mesh, std::vector<double>& volumes, std::vector<glm::dvec3>& centroids);
+
 }  // namespace ss

@@ -127,16 +127,17 @@ RefinementDifferences compare_with_reference(GpuBackend& gpu, const GpuRefinedMe
       check(z[size_t(i)], p.z, scale, d.coordinates, d.inexact_coordinates);
     }
   }
+  std::vector<double> volumes;
+  std::vector<glm::dvec3> centroids;
+  cell_volumes_and_centroids(reference, volumes, centroids);
   const std::vector<double> v = gpu.download(fine.cell_volumes), cx = gpu.download(fine.centroid_x),
                             cy = gpu.download(fine.centroid_y), cz = gpu.download(fine.centroid_z);
   for (std::int64_t c = 0; c < nc; ++c) {
-    const Tet& t = reference.tets[size_t(c)];
-    const double volume = signed_tet_volume(reference, t);  // compute_geometry's cell_volumes
-    const glm::dvec3 centroid = (reference.nodes[t[0]] + reference.nodes[t[1]] + reference.nodes[t[2]] + reference.nodes[t[3]]) / 4.0;
-    check(v[size_t(c)], volume, volume, d.volumes, d.inexact_volumes);
-    check(cx[size_t(c)], centroid.x, scale, d.centroids, d.inexact_centroids);
-    check(cy[size_t(c)], centroid.y, scale, d.centroids, d.inexact_centroids);
-    check(cz[size_t(c)], centroid.z, scale, d.centroids, d.inexact_centroids);
+    const size_t i = size_t(c);
+    check(v[i], volumes[i], volumes[i], d.volumes, d.inexact_volumes);
+    check(cx[i], centroids[i].x, scale, d.centroids, d.inexact_centroids);
+    check(cy[i], centroids[i].y, scale, d.centroids, d.inexact_centroids);
+    check(cz[i], centroids[i].z, scale, d.centroids, d.inexact_centroids);
   }
   return d;
 }

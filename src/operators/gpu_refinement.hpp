@@ -8,8 +8,8 @@
 //   - coordinates: midpoints in GLSL fp64 from the coarse level's exact doubles, rounded to float;
 //   - volumes: V/8 of the parent (the eight children of a red refinement have equal volumes);
 //   - centroids: the mean of the child's corners in GLSL fp64, rounded to float.
-// GLSL fp64 is only promised to be as precise as fp32: NVIDIA's volumes and lengths computed in it
-// were ~1e-7 relative (H200, driver 580), too coarse to reproduce the host's choices.
+// GLSL fp64 is only promised to be as precise as fp32: volumes and squared lengths computed in it on
+// the GPU side were ~1e-7 relative on the H200 (driver 580), too coarse to reproduce the host's cuts.
 #include <cstdint>
 
 #include "field/field.hpp"

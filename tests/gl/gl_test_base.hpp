@@ -21,6 +21,13 @@ protected:
   GpuBackend make_gpu(LayoutOptions options = {}, GpuOptions gpu_options = {}) {
     return GpuBackend(shared_gl_context(), options, gpu_options);
   }
+  GpuBackend make_gpu(Packing packing, LaunchPath launch) {
+    LayoutOptions layout;
+    layout.packing = packing;
+    GpuOptions options;
+    options.launch = launch;
+    return make_gpu(layout, options);
+  }
   static GpuOptions compute_launch() {
     GpuOptions o;
     o.launch = LaunchPath::compute;

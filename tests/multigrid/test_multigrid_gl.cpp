@@ -30,13 +30,7 @@ const Config kConfigs[] = {{Packing::r32f, LaunchPath::fragment},
 
 class MultigridGl : public GlTest, public ::testing::WithParamInterface<Config> {
 protected:
-  GpuBackend gpu() {
-    LayoutOptions l;
-    l.packing = GetParam().packing;
-    GpuOptions g;
-    g.launch = GetParam().launch;
-    return make_gpu(l, g);
-  }
+  GpuBackend gpu() { return make_gpu(GetParam().packing, GetParam().launch); }
 };
 
 // A random CSR with 0..9 entries a row (some rows empty) and, every 37th row, up to 80 (so slices

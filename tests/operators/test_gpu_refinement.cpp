@@ -46,13 +46,7 @@ std::string name_of(const Setting& s) { return std::string(to_string(s.packing))
 
 class GpuRefinement : public GlTest, public ::testing::WithParamInterface<Setting> {
 protected:
-  GpuBackend gpu() {
-    LayoutOptions layout;
-    layout.packing = GetParam().packing;
-    GpuOptions options;
-    options.launch = GetParam().launch;
-    return make_gpu(layout, options);
-  }
+  GpuBackend gpu() { return make_gpu(GetParam().packing, GetParam().launch); }
   // Coarse mesh as load_mesh leaves it (oriented, RCM), refined once on both sides.
   void expect_refines_like_cpu(const TetMesh& coarse, RefineNumbering numbering, const std::string& what) {
     const Topology topo = build_topology(coarse, TopologyTables::edges);
