@@ -194,7 +194,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
     layout.packing = parse_packing(o.format);
     GpuBackend gpu(*context, layout, globals.gpu_options());  // --launch fragment|compute
     auto t_upload = StageTimings::now();
-    GpuHeatOperator op(gpu, data);
+    GpuHeatOperator op(gpu, data, problem.dirichlet_nodes);  // eliminated once, here
     const double upload_seconds = std::chrono::duration<double>(StageTimings::now() - t_upload).count();
     BackendRun run = run_backend(gpu, op, problem, data, "gpu", hooks, &levels);
     run.upload_seconds = upload_seconds;
@@ -205,7 +205,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   const auto run_cpu = [&](const HeatSolveHooks& hooks) {
     CpuBackend cpu;
     auto t_upload = StageTimings::now();
-    CpuHeatOperator op(data);
+    CpuHeatOperator op(data, problem.dirichlet_nodes);
     const double upload_seconds = std::chrono::duration<double>(StageTimings::now() - t_upload).count();
     BackendRun run = run_backend(cpu, op, problem, data, "cpu", hooks, &levels);
     run.upload_seconds = upload_seconds;

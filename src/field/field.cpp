@@ -16,18 +16,23 @@ TexelFormat int_format(const Layout& layout) {
 
 namespace {
 
-// Converts `values` into a zero-padded W×H×P host image of T (one parallel pass, only the padding
-// zeroed) and uploads it.
-template <typename T, typename S>
-void upload_padded(Texture& texture, const Layout& layout, const std::vector<S>& values) {
+// Writes convert(values[i]) into the texture's zero-padded W×H×P image of T (one parallel pass,
+// straight into the upload buffer; only the padding zeroed).
+template <typename T, typename S, typename Convert>
+void upload_padded(Texture& texture, const Layout& layout, const std::vector<S>& values, Convert convert) {
   SS_REQUIRE(std::int64_t(values.size()) == layout.n,
              "upload of " << values.size() << " values into a field of " << layout.n << " elements");
   const std::int64_t n = layout.n, capacity = layout.capacity();
-  std::unique_ptr<T[]> image(new T[size_t(capacity)]);
+  texture.write_rows_with(0, layout.height, [&](void* bytes) {
+    T* image = static_cast<T*>(bytes);
 #pragma omp parallel for schedule(static) if (n > 65536)
-  for (std::int64_t i = 0; i < n; ++i) image[size_t(i)] = static_cast<T>(values[size_t(i)]);
-  std::fill(image.get() + n, image.get() + capacity, T(0));
-  texture.write_rows(0, layout.height, image.get());
+    for (std::int64_t i = 0; i < n; ++i) image[i] = convert(values[size_t(i)]);
+    std::fill(image + n, image + capacity, T(0));
+  });
+}
+template <typename T, typename S>
+void upload_padded(Texture& texture, const Layout& layout, const std::vector<S>& values) {
+  upload_padded<T>(texture, layout, values, [](S v) { return static_cast<T>(v); });
 }
 
 }  // namespace
@@ -37,6 +42,9 @@ Field::Field(const Layout& layout)
 
 void Field::upload(const std::vector<float>& values) { upload_padded<float>(texture_, layout_, values); }
 void Field::upload(const std::vector<double>& values) { upload_padded<float>(texture_, layout_, values); }
+void Field::upload_low_parts(const std::vector<double>& values) {
+  upload_padded<float>(texture_, layout_, values, [](double v) { return static_cast<float>(v - double(float(v))); });
+}
 
 std::vector<float> Field::download(std::int64_t begin, std::int64_t end) const {
   if (end < 0) end = layout_.n;

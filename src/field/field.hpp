@@ -28,6 +28,8 @@ public:
   // Whole-field upload of exactly size() values; padding is written as 0.
   void upload(const std::vector<float>& values);
   void upload(const std::vector<double>& values);  // rounded to float on the way (one host pass)
+  // float(v − double(float(v))) of each value: the lo part of the float pair (hi, lo) ≈ v.
+  void upload_low_parts(const std::vector<double>& values);
   // Elements [begin, end) back to the host (end = -1: to the end).
   std::vector<float> download(std::int64_t begin = 0, std::int64_t end = -1) const;
 

@@ -1,5 +1,7 @@
 #include "field/texture.hpp"
 
+#include <memory>
+
 #include <string>
 
 #include "gl/check.hpp"
@@ -74,6 +76,40 @@ void Texture::write_rows(int first_row, int rows, const void* data) {
   const bool buffered = glGetError() == GL_NO_ERROR;
   if (!buffered) glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, first_row, width_, rows, g.format, g.type, buffered ? nullptr : data);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  SS_GL_CHECK("upload to " + describe(width_, height_, format_));
+}
+
+void Texture::write_rows_with(int first_row, int rows, const std::function<void(void*)>& fill) {
+  SS_REQUIRE(first_row >= 0 && rows >= 0 && first_row + rows <= height_, "row range out of texture");
+  if (rows == 0) return;
+  const GlFormat g = gl_format(format_);
+  const GLsizeiptr bytes = GLsizeiptr(width_) * rows * channels(format_) * 4;
+  BufferName pbo = make_buffer();
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo.id());
+  glBufferData(GL_PIXEL_UNPACK_BUFFER, bytes, nullptr, GL_STREAM_DRAW);
+  void* mapped = nullptr;
+  if (glGetError() == GL_NO_ERROR)
+    mapped = glMapBufferRange(GL_PIXEL_UNPACK_BUFFER, 0, bytes, GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT);
+  bool written = false;
+  if (mapped) {
+    fill(mapped);
+    // false: the driver lost the buffer's contents (rare); the host path below writes them again
+    written = glUnmapBuffer(GL_PIXEL_UNPACK_BUFFER) == GL_TRUE;
+  }
+  while (glGetError() != GL_NO_ERROR) {  // a failed allocation or map: not an error of this upload
+  }
+  if (!written) {
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    std::unique_ptr<char[]> image(new char[size_t(bytes)]);
+    fill(image.get());
+    write_rows(first_row, rows, image.get());
+    return;
+  }
+  glBindTexture(GL_TEXTURE_2D, name_.id());
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, first_row, width_, rows, g.format, g.type, nullptr);
   glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
   glBindTexture(GL_TEXTURE_2D, 0);
   SS_GL_CHECK("upload to " + describe(width_, height_, format_));

@@ -49,6 +49,12 @@ GpuBackend::Vector GpuBackend::upload(const std::vector<double>& values) {
   return v;
 }
 
+GpuBackend::Vector GpuBackend::upload_low_parts(const std::vector<double>& values) {
+  Vector v(layout_for(std::int64_t(values.size())));
+  v.upload_low_parts(values);
+  return v;
+}
+
 std::vector<double> GpuBackend::download(const Vector& x) {
   const std::vector<float> values = x.download();
   return std::vector<double>(values.begin(), values.end());
@@ -227,7 +233,7 @@ std::vector<double> low_parts(const std::vector<double>& values) {
 GpuBackend::PreciseVector GpuBackend::make_precise(std::int64_t n) { return {make_vector(n), make_vector(n)}; }
 
 GpuBackend::PreciseVector GpuBackend::upload_precise(const std::vector<double>& values) {
-  return {upload(values), upload(low_parts(values))};
+  return {upload(values), upload_low_parts(values)};
 }
 
 std::vector<double> GpuBackend::download_precise(const PreciseVector& v) {

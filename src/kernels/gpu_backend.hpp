@@ -104,6 +104,7 @@ public:
 
   Vector make_vector(std::int64_t n);
   Vector upload(const std::vector<double>& values);
+  Vector upload_low_parts(const std::vector<double>& values);  // v − float(v) per value: a float pair's lo
   std::vector<double> download(const Vector& x);
   IndexVector upload_indices(const std::vector<std::int32_t>& indices);
 

@@ -25,6 +25,7 @@ std::vector<std::int32_t> bucket_scatter(std::int32_t elements, std::int32_t buc
   std::vector<std::int32_t> start(static_cast<std::size_t>(buckets) + 1, 0);
   const int threads = std::max(1, std::min(omp_get_max_threads(), elements / 65536 + 1));
   std::vector<std::vector<std::int32_t>> counts(static_cast<std::size_t>(threads));
+  std::vector<std::int64_t> block_totals(static_cast<std::size_t>(threads), 0);
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -35,20 +36,29 @@ std::vector<std::int32_t> bucket_scatter(std::int32_t elements, std::int32_t buc
     for (std::int32_t e = lo; e < hi; ++e)
       for (int k = 0; k < K; ++k) ++c[key(e, k)];
 #pragma omp barrier
-#pragma omp single
-    {
-      // Bucket b starts after all smaller buckets; within it, thread t after threads < t.
-      std::int32_t sum = 0;
-      for (std::int32_t b = 0; b < buckets; ++b) {
-        start[b] = sum;
-        for (int u = 0; u < nt; ++u) {
-          const std::int32_t n = counts[u][b];
-          counts[u][b] = sum;
-          sum += n;
-        }
+    // Bucket b starts after all smaller buckets; within it, thread t after threads < t. Each thread
+    // numbers one block of buckets, from the total of the blocks before it (parallel: the buckets
+    // are the nodes, tens of millions, times the threads).
+    const std::int32_t b_lo = static_cast<std::int32_t>(std::int64_t(buckets) * t / nt);
+    const std::int32_t b_hi = static_cast<std::int32_t>(std::int64_t(buckets) * (t + 1) / nt);
+    std::int64_t block = 0;
+    for (std::int32_t b = b_lo; b < b_hi; ++b)
+      for (int u = 0; u < nt; ++u) block += counts[u][b];
+    block_totals[static_cast<std::size_t>(t)] = block;
+#pragma omp barrier
+    std::int64_t before = 0;
+    for (int u = 0; u < t; ++u) before += block_totals[static_cast<std::size_t>(u)];
+    std::int32_t sum = static_cast<std::int32_t>(before);
+    for (std::int32_t b = b_lo; b < b_hi; ++b) {
+      start[b] = sum;
+      for (int u = 0; u < nt; ++u) {
+        const std::int32_t n = counts[u][b];
+        counts[u][b] = sum;
+        sum += n;
       }
-      start[buckets] = sum;
     }
+    if (t == nt - 1) start[buckets] = sum;
+#pragma omp barrier
     for (std::int32_t e = lo; e < hi; ++e)
       for (int k = 0; k < K; ++k) emit(c[key(e, k)]++, e, k);
   }

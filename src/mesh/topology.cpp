@@ -16,8 +16,8 @@ using i32 = std::int32_t;
 
 // One occurrence of a face (or edge) in a tet, bucketed by its smallest node.
 struct FaceEntry {
-  i32 b, c;  // the two larger nodes, b < c
-  i32 code;  // ((tet * 4 + local face) << 1) | 1 if the tet's outward order is an odd cycle of (a, b, c)
+  i32 b, c;            // the two larger nodes, b < c
+  std::uint32_t code;  // ((tet * 4 + local face) << 1) | 1 if the tet's outward order is an odd cycle of (a, b, c)
 };
 struct EdgeEntry {
   i32 high;
@@ -175,7 +175,7 @@ struct FaceProblem {
     std::vector<std::int64_t> ids_of_cells;
     for (i32 j = start[a]; j < start[a + 1]; ++j) {
       if (entries[j].b != b || entries[j].c != c) continue;
-      const i32 cell = entries[j].code >> 3;
+      const i32 cell = i32(entries[j].code >> 3);
       ids_of_cells.push_back(tagged ? mesh.tet_tags[cell] : std::int64_t{cell});
     }
     std::sort(ids_of_cells.begin(), ids_of_cells.end());
@@ -190,7 +190,7 @@ struct FaceProblem {
   // The face in its first tet's outward order, rotated to start at a.
   const NodeId nodes[3] = {a, (first.code & 1) ? c : b, (first.code & 1) ? b : c};
   if (p.kind == 2)
-    SS_THROW(mesh.source << ": " << tet_label(mesh, first.code >> 3) << " and " << tet_label(mesh, entries[p.entry + 1].code >> 3)
+    SS_THROW(mesh.source << ": " << tet_label(mesh, i32(first.code >> 3)) << " and " << tet_label(mesh, i32(entries[p.entry + 1].code >> 3))
                          << " lie on the same side of their shared face (" << nodes_label(mesh, nodes, 3)
                          << "): overlapping tets");
   SS_THROW(mesh.source << ": internal error: an edge of face (" << nodes_label(mesh, nodes, 3) << ") is not in the edge table");
@@ -216,7 +216,7 @@ void build_faces(const TetMesh& mesh, Topology& topo, void* scratch) {
         i32 a = t[kTetFaceNodes[k][0]], b = t[kTetFaceNodes[k][1]], cc = t[kTetFaceNodes[k][2]];
         const i32 odd = is_even_cycle(a, b, cc) ? 0 : 1;
         sort3(a, b, cc);
-        entries[pos] = FaceEntry{b, cc, ((c * 4 + k) << 1) | odd};
+        entries[pos] = FaceEntry{b, cc, ((std::uint32_t(c) * 4 + std::uint32_t(k)) << 1) | std::uint32_t(odd)};
       });
   std::optional<ListedFaces> listed;
   if (!all) listed.emplace(mesh, nn);
@@ -275,16 +275,17 @@ void build_faces(const TetMesh& mesh, Topology& topo, void* scratch) {
       j = i + 1;
       while (j < start[a + 1] && entries[j].b == b && entries[j].c == c) ++j;
       if (!keep(a, i, j)) continue;
-      const i32 code0 = entries[i].code, c0 = code0 >> 3, k0 = (code0 >> 1) & 3;
+      const std::uint32_t code0 = entries[i].code;
+      const i32 c0 = i32(code0 >> 3), k0 = i32((code0 >> 1) & 3);
       const bool odd = code0 & 1;
-      const i32 c1 = j - i >= 2 ? entries[i + 1].code >> 3 : -1;
+      const i32 c1 = j - i >= 2 ? i32(entries[i + 1].code >> 3) : -1;
       topo.face_nodes[f] = odd ? std::array<i32, 3>{a, c, b} : std::array<i32, 3>{a, b, c};
       topo.face_cells[f] = {c0, c1};
       if (all) {
         topo.cell_faces[c0][k0] = f;
         topo.cell_face_signs[c0][k0] = 1;
         if (c1 >= 0) {
-          const i32 k1 = (entries[i + 1].code >> 1) & 3;
+          const i32 k1 = i32((entries[i + 1].code >> 1) & 3);
           topo.cell_faces[c1][k1] = f;
           topo.cell_face_signs[c1][k1] = -1;
         }
@@ -408,14 +409,26 @@ Topology build_topology(const TetMesh& mesh, TopologyTables tables) {
                          << mesh.tets.size() << " tets)");
   topo.num_nodes = static_cast<i32>(mesh.nodes.size());
   topo.num_cells = static_cast<i32>(mesh.tets.size());
-  for (i32 c = 0; c < topo.num_cells; ++c) {
+  // Node ids in range and distinct: checked in parallel, the first bad tet reported.
+  const i32 nc = topo.num_cells, nn = topo.num_nodes;
+  i32 first_bad = nc;
+#pragma omp parallel for schedule(static) reduction(min : first_bad) if (nc > 65536)
+  for (i32 c = 0; c < nc; ++c) {
     const Tet& t = mesh.tets[c];
+    bool ok = true;
     for (int i = 0; i < 4; ++i) {
-      SS_REQUIRE(t[i] >= 0 && t[i] < topo.num_nodes, mesh.source << ": " << tet_with_nodes(mesh, c)
-                                                                 << " refers to node #" << t[i] << " (0-based) but there are "
-                                                                 << topo.num_nodes << " nodes");
+      ok = ok && t[i] >= 0 && t[i] < nn;
+      for (int j = 0; j < i; ++j) ok = ok && t[i] != t[j];
+    }
+    if (!ok) first_bad = std::min(first_bad, c);
+  }
+  if (first_bad < nc) {
+    const Tet& t = mesh.tets[first_bad];
+    for (int i = 0; i < 4; ++i) {
+      SS_REQUIRE(t[i] >= 0 && t[i] < nn, mesh.source << ": " << tet_with_nodes(mesh, first_bad) << " refers to node #" << t[i]
+                                                     << " (0-based) but there are " << nn << " nodes");
       for (int j = 0; j < i; ++j)
-        SS_REQUIRE(t[i] != t[j], mesh.source << ": " << tet_with_nodes(mesh, c) << " has a repeated node");
+        SS_REQUIRE(t[i] != t[j], mesh.source << ": " << tet_with_nodes(mesh, first_bad) << " has a repeated node");
     }
   }
   {

@@ -28,9 +28,10 @@ enum class TopologyTables {
   all,       // every table (flow, the mesh operators)
 };
 
-// The most tets the tables handle: a (tet, local face) pair is packed into 31 bits with the face's
-// orientation (4 faces x 2 orientations per tet).
-inline constexpr std::int64_t kMaxTets = (std::int64_t(1) << 28) - 1;
+// The most tets the tables handle: the 6 edge occurrences of every tet are counted and indexed with
+// 32-bit signed ids (cell_edges has 6 entries per tet); a (tet, local face, orientation) code takes
+// 32 unsigned bits. 357,913,941 tets: crankshaft refined 6 times (334M) fits.
+inline constexpr std::int64_t kMaxTets = ((std::int64_t(1) << 31) - 1) / 6;
 
 struct Topology {
   TopologyTables tables = TopologyTables::all;

@@ -93,8 +93,7 @@ private:
       } else if (h.kind == HostLevel::Kind::fine && fine_apply) {
         v.op = std::move(fine_apply);
       } else if (h.kind == HostLevel::Kind::geometric) {
-        v.own_heat = std::make_unique<HeatOp>(make_heat(geometric->operators[size_t(h.geometric_level)]));
-        v.own_heat->set_dirichlet(h.fixed_nodes);
+        v.own_heat = std::make_unique<HeatOp>(make_heat(geometric->operators[size_t(h.geometric_level)], h.fixed_nodes));
         v.heat = v.own_heat.get();
       } else {
         v.matrix = std::make_unique<Sparse>(backend_, h.matrix);
@@ -116,9 +115,10 @@ private:
     }
   }
 
-  HeatOp make_heat(const HeatOperatorData& data) {
-    if constexpr (std::is_same_v<Backend, CpuBackend>) return HeatOp(data);
-    else return HeatOp(backend_, data);
+  HeatOp make_heat(const HeatOperatorData& data, const std::vector<std::int32_t>& fixed_nodes) {
+    auto shared = std::make_shared<const HeatOperatorData>(data);
+    if constexpr (std::is_same_v<Backend, CpuBackend>) return HeatOp(std::move(shared), fixed_nodes);
+    else return HeatOp(backend_, std::move(shared), fixed_nodes);
   }
 
   void apply(Level& v, const Vector& x, Vector& y) {

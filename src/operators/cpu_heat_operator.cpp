@@ -35,8 +35,9 @@ CpuHeatOperator::CpuHeatOperator(CpuBackend&, const LoadedMesh& mesh, const std:
 CpuHeatOperator::CpuHeatOperator(const HeatOperatorData& data)
     : CpuHeatOperator(std::make_shared<const HeatOperatorData>(data)) {}
 
-CpuHeatOperator::CpuHeatOperator(std::shared_ptr<const HeatOperatorData> data) : data_(std::move(data)) {
-  set_dirichlet({});
+CpuHeatOperator::CpuHeatOperator(std::shared_ptr<const HeatOperatorData> data, const std::vector<std::int32_t>& fixed_nodes)
+    : data_(std::move(data)) {
+  set_dirichlet(fixed_nodes);
 }
 
 void CpuHeatOperator::apply(const Vector& T, Vector& KT) {
@@ -92,6 +93,7 @@ void CpuHeatOperator::cell_gradient(const Vector& T, Vector& gx, Vector& gy, Vec
 }
 
 void CpuHeatOperator::set_dirichlet(const std::vector<std::int32_t>& nodes) {
+  if (eliminates(dirichlet_, data_->num_nodes, nodes)) return;
   dirichlet_ = eliminate_dirichlet(*data_, nodes);
 }
 

@@ -17,17 +17,14 @@ IndexField upload_indices_nonempty(GpuBackend& gpu, const std::vector<std::int32
 Field upload_nonempty(GpuBackend& gpu, const std::vector<double>& v) {
   return gpu.upload(v.empty() ? std::vector<double>{0.0} : v);
 }
+// The rounding error of each value's float, v − float(v), itself rounded to float.
+Field upload_low_parts_nonempty(GpuBackend& gpu, const std::vector<double>& v) {
+  return gpu.upload_low_parts(v.empty() ? std::vector<double>{0.0} : v);
+}
 
 // Uploads a neighbour CSR. With `quad_rows` (RGBA packing) every row is padded to a multiple of
 // four entries with (neighbour = the row's own node, coefficient 0), which add K·(T_i - T_i) = 0
 // (and 0 to the Dirichlet coupling), so the kernels read four ids and four coefficients per fetch.
-// The rounding error of each value's float: v − float(v), itself rounded to float by the upload.
-std::vector<double> low_parts(const std::vector<double>& v) {
-  std::vector<double> lo(v.size());
-  for (size_t i = 0; i < v.size(); ++i) lo[i] = v[i] - double(float(v[i]));
-  return lo;
-}
-
 // With `coefficients_lo`, also the lo parts of the (padded) coefficients, for fp64 kernels.
 void upload_csr(GpuBackend& gpu, bool quad_rows, const std::vector<std::int32_t>& offsets,
                 const std::vector<std::int32_t>& neighbors, const std::vector<double>& coefficients,
@@ -37,7 +34,7 @@ void upload_csr(GpuBackend& gpu, bool quad_rows, const std::vector<std::int32_t>
     gpu_offsets = gpu.upload_indices(offsets);
     gpu_neighbors = upload_indices_nonempty(gpu, neighbors);
     gpu_coefficients = upload_nonempty(gpu, coefficients);
-    if (coefficients_lo) *coefficients_lo = upload_nonempty(gpu, low_parts(coefficients));
+    if (coefficients_lo) *coefficients_lo = upload_low_parts_nonempty(gpu, coefficients);
     return;
   }
   const size_t n = offsets.size() - 1;
@@ -60,7 +57,7 @@ void upload_csr(GpuBackend& gpu, bool quad_rows, const std::vector<std::int32_t>
   gpu_offsets = gpu.upload_indices(padded_offsets);
   gpu_neighbors = upload_indices_nonempty(gpu, padded_neighbors);
   gpu_coefficients = upload_nonempty(gpu, padded_coefficients);
-  if (coefficients_lo) *coefficients_lo = upload_nonempty(gpu, low_parts(padded_coefficients));
+  if (coefficients_lo) *coefficients_lo = upload_low_parts_nonempty(gpu, padded_coefficients);
 }
 
 }  // namespace
@@ -71,18 +68,19 @@ GpuHeatOperator::GpuHeatOperator(GpuBackend& gpu, const LoadedMesh& mesh, const 
 GpuHeatOperator::GpuHeatOperator(GpuBackend& gpu, const HeatOperatorData& data)
     : GpuHeatOperator(gpu, std::make_shared<const HeatOperatorData>(data)) {}
 
-GpuHeatOperator::GpuHeatOperator(GpuBackend& gpu, std::shared_ptr<const HeatOperatorData> data)
+GpuHeatOperator::GpuHeatOperator(GpuBackend& gpu, std::shared_ptr<const HeatOperatorData> data,
+                                 const std::vector<std::int32_t>& fixed_nodes)
     : gpu_(gpu), data_(std::move(data)), quad_rows_(gpu.layout_options().packing == Packing::rgba32f) {
   upload_csr(gpu_, quad_rows_, data_->offsets, data_->neighbors, data_->coefficients, offsets_, neighbors_, coefficients_,
              &coefficients_lo_);
   diagonal_ = gpu_.upload(data_->diagonal);
   mass_ = gpu_.upload(data_->mass);
-  mass_lo_ = gpu_.upload(low_parts(data_->mass));
+  mass_lo_ = gpu_.upload_low_parts(data_->mass);
   if (!data_->cell_nodes.empty()) {  // absent in the light tables of multigrid levels (no cell gradient)
     cell_nodes_ = gpu_.upload_indices(data_->cell_nodes);
     for (int d = 0; d < 3; ++d) grad_lambda_[d] = gpu_.upload(data_->grad_lambda[d]);
   }
-  set_dirichlet({});
+  set_dirichlet(fixed_nodes);
 }
 
 void GpuHeatOperator::require_nodes(const Vector& v, const char* what) const {
@@ -134,6 +132,7 @@ void GpuHeatOperator::cell_gradient(const Vector& T, Vector& gx, Vector& gy, Vec
 }
 
 void GpuHeatOperator::set_dirichlet(const std::vector<std::int32_t>& nodes) {
+  if (eliminates(dirichlet_, data_->num_nodes, nodes)) return;
   dirichlet_ = eliminate_dirichlet(*data_, nodes);
   upload_csr(gpu_, quad_rows_, dirichlet_.offsets, dirichlet_.neighbors, dirichlet_.coefficients, free_offsets_,
              free_neighbors_, free_coefficients_);

@@ -170,6 +170,14 @@ std::vector<glm::dvec3> cell_heat_flux(const LoadedMesh& loaded, const std::vect
   return q;
 }
 
+bool eliminates(const HeatDirichletData& e, std::int32_t num_nodes, const std::vector<std::int32_t>& fixed_nodes) {
+  if (e.fixed.size() != size_t(num_nodes)) return false;  // no elimination made yet
+  std::vector<std::int32_t> set = fixed_nodes;
+  std::sort(set.begin(), set.end());
+  set.erase(std::unique(set.begin(), set.end()), set.end());
+  return set == e.nodes;
+}
+
 HeatDirichletData eliminate_dirichlet(const HeatOperatorData& data, const std::vector<std::int32_t>& fixed_nodes) {
   HeatDirichletData e;
   const std::int32_t nn = data.num_nodes;

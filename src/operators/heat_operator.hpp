@@ -118,6 +118,9 @@ struct HeatDirichletData {
 
 // Throws ss::Error for a node id out of range. Repeated ids are allowed (taken once).
 HeatDirichletData eliminate_dirichlet(const HeatOperatorData& data, const std::vector<std::int32_t>& fixed_nodes);
+// True when `e` is the elimination of exactly this set of fixed nodes (any order, repeats allowed) for
+// a mesh of `num_nodes` nodes.
+bool eliminates(const HeatDirichletData& e, std::int32_t num_nodes, const std::vector<std::int32_t>& fixed_nodes);
 
 // b − K̃·T for the system a·M + s·K with `fixed_nodes` eliminated (K̃ as above), in double over the
 // full CSR, without the elimination tables: free rows b_i − a m_i T_i − s Σ_j K_ij (T_j − T_i)
@@ -135,7 +138,8 @@ std::vector<std::int32_t> boundary_group_nodes(const LoadedMesh& mesh, const std
 //   lumped_mass()                       M (dual volumes)
 //   diagonal()                          K_ii (Jacobi for K)
 //   cell_gradient(T, gx, gy, gz)        ∇T per cell (one MRT pass on the GPU)
-//   set_dirichlet(nodes)                fix these nodes (replaces any earlier set; empty = none)
+//   set_dirichlet(nodes)                fix these nodes (replaces any earlier set; empty = none; the
+//                                       set already in place costs nothing)
 //   dirichlet_nodes()                   the fixed nodes, ascending
 //   write_dirichlet_values(T, values)   T[nodes[k]] = values[k] (GPU: the point scatter, §5.3)
 //   apply_system(a, s, T, out)          out = K̃·T for the system a·M + s·K with fixed nodes eliminated
@@ -160,7 +164,10 @@ public:
 
   GpuHeatOperator(GpuBackend& gpu, const LoadedMesh& mesh, const std::vector<double>& conductivity);
   GpuHeatOperator(GpuBackend& gpu, const HeatOperatorData& data);  // copies the tables
-  GpuHeatOperator(GpuBackend& gpu, std::shared_ptr<const HeatOperatorData> data);
+  // `fixed_nodes`: the Dirichlet set to eliminate from the start (set_dirichlet with the same set
+  // later is free; the elimination and its upload are the size of K).
+  GpuHeatOperator(GpuBackend& gpu, std::shared_ptr<const HeatOperatorData> data,
+                  const std::vector<std::int32_t>& fixed_nodes = {});
 
   std::int32_t num_nodes() const { return data_->num_nodes; }
   std::int32_t num_cells() const { return data_->num_cells; }
@@ -223,7 +230,7 @@ public:
   CpuHeatOperator(const LoadedMesh& mesh, const std::vector<double>& conductivity);
   CpuHeatOperator(CpuBackend& cpu, const LoadedMesh& mesh, const std::vector<double>& conductivity);
   explicit CpuHeatOperator(const HeatOperatorData& data);  // copies the tables
-  explicit CpuHeatOperator(std::shared_ptr<const HeatOperatorData> data);
+  explicit CpuHeatOperator(std::shared_ptr<const HeatOperatorData> data, const std::vector<std::int32_t>& fixed_nodes = {});
 
   std::int32_t num_nodes() const { return data_->num_nodes; }
   std::int32_t num_cells() const { return data_->num_cells; }

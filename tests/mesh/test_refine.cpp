@@ -151,25 +151,25 @@ TEST(Refine, InnerOctahedronUsesShortestDiagonal) {
 namespace ss {
 namespace {
 
-// crank.msh has 1275 tets: refine 5 gives 41.8M (fine), refine 6 gives 334M, more than the tables'
-// 2^28 - 1: a clear error before any work (not an overflow or a host that runs out of memory).
+// crank.msh has 1275 tets: refine 6 gives 334M (within the tables' (2^31 - 1) / 6), refine 7 gives
+// 2.67G: a clear error before any work (not an overflow or a host that runs out of memory).
 TEST(Refine, TooManyTetsIsAnErrorBeforeAnyWork) {
   const std::string path = std::string(SS_SOURCE_DIR) + "/meshes/crank.msh";
   for (bool hierarchy : {false, true}) {
     try {
       LoadOptions options;
-      options.refine = 6;
+      options.refine = 7;
       if (hierarchy) load_mesh_hierarchy(path, options);
       else load_mesh(path, options);
       FAIL() << "no error";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("crank.msh: refining 6 times would give 1275 x 8^6 tets; the mesh tables handle at most 268435455"),
+      EXPECT_NE(std::string(e.what()).find("crank.msh: refining 7 times would give 1275 x 8^7 tets; the mesh tables handle at most 357913941"),
                 std::string::npos)
           << e.what();
     }
   }
   TetMesh mesh = read_mesh(path);
-  EXPECT_NO_THROW(require_refinable(mesh, 5));
+  EXPECT_NO_THROW(require_refinable(mesh, 6));
 }
 
 }  // namespace

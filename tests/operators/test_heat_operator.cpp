@@ -284,6 +284,22 @@ TEST_P(HeatOperatorCpu, DirichletEliminationMatchesItsDefinition) {
   std::vector<double> got;
   op.apply_system(a, s, T, got);
   EXPECT_LE(max_rel_diff(got, expect), 1e-12) << "apply_system";
+  // The set in place is recognised in any order and with repeats (set_dirichlet then does nothing);
+  // a different set, or no elimination yet, is not. An operator made with the set is the same.
+  std::vector<std::int32_t> shuffled(fixed_nodes.rbegin(), fixed_nodes.rend());
+  shuffled.push_back(fixed_nodes.front());
+  EXPECT_TRUE(eliminates(op.dirichlet(), op.num_nodes(), shuffled));
+  EXPECT_FALSE(eliminates(op.dirichlet(), op.num_nodes(), {fixed_nodes.begin() + 1, fixed_nodes.end()}));
+  EXPECT_FALSE(eliminates(HeatDirichletData{}, op.num_nodes(), {}));
+  EXPECT_TRUE(eliminates(eliminate_dirichlet(op.data(), {}), op.num_nodes(), {}));
+  CpuHeatOperator made_fixed(std::make_shared<const HeatOperatorData>(op.data()), shuffled);
+  EXPECT_EQ(made_fixed.dirichlet_nodes(), fixed_nodes);
+  std::vector<double> got_made_fixed;
+  made_fixed.apply_system(a, s, T, got_made_fixed);
+  EXPECT_EQ(got_made_fixed, got);
+  made_fixed.set_dirichlet({});
+  made_fixed.apply_system(a, s, T, got_made_fixed);
+  EXPECT_GT(max_rel_diff(got_made_fixed, got), 1e-6) << "set_dirichlet({}) after a set must release it";
   // The residual b − K̃T from the full tables (no elimination) agrees with it.
   const auto f = random_values(n, 8);
   const std::vector<double> residual = eliminated_system_residual(op.data(), fixed_nodes, a, s, f, T);
@@ -417,6 +433,13 @@ TEST_P(HeatOperatorGpu, IsEquivalentToRef) {
   gop.apply_system(a, s, T, out);
   cop.apply_system(a, s, hT, cpu_out);
   check(gpu.download(out), cpu_out, "apply_system (masked)");
+  {  // made with the fixed nodes (eliminated once, in the constructor): the same system
+    GpuHeatOperator made_fixed(gpu, std::make_shared<const HeatOperatorData>(data), fixed_nodes);
+    made_fixed.set_dirichlet(fixed_nodes);  // the set in place: nothing to do
+    Field made_out = gpu.make_vector(n);
+    made_fixed.apply_system(a, s, T, made_out);
+    check(gpu.download(made_out), cpu_out, "apply_system (made fixed)");
+  }
   gop.apply_dirichlet(T, out);
   cop.apply_dirichlet(hT, cpu_out);
   check(gpu.download(out), cpu_out, "apply_dirichlet");
