@@ -87,10 +87,13 @@ BackendRun run_backend(Backend& backend, Operator& op, const HeatProblem& proble
   return run;
 }
 
-// The temperature at the nodes and the heat flux -k ∇T per cell (in double from the field).
+// The temperature at the nodes (Float64) and the heat flux -k ∇T per cell (computed in double from
+// the field, written as Float32: 7 digits of a derived field, half the bytes).
 void write_heat_vtu(const std::string& path, const LoadedMesh& mesh, const HeatProblem& problem, const BackendRun& run) {
-  write_vtu(path, mesh.mesh, {VtuArray::scalars("temperature", run.temperature)},
-            {VtuArray::vectors("heat_flux", cell_heat_flux(mesh, run.temperature, problem.conductivity))});
+  std::vector<VtuArray> cell_data;
+  // Its own statement: the double flux is freed before the write.
+  cell_data.push_back(VtuArray::float_vectors("heat_flux", cell_heat_flux(mesh, run.temperature, problem.conductivity)));
+  write_vtu(path, mesh.mesh, {VtuArray::scalars("temperature", run.temperature)}, cell_data);
 }
 
 void run_heat(const HeatOptions& o, const GlobalOptions& globals) {

@@ -439,7 +439,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
     std::vector<glm::dvec3> flux(static_cast<size_t>(owned_tets));
     for (size_t c = 0; c < flux.size(); ++c) flux[c] = -h.conductivity[c] * glm::dvec3(run.gx[c], run.gy[c], run.gz[c]);
     write_heat_piece((fs::path(out_dir) / piece_name(stem, rank)).string(), h, local, owned_tets, run.temperature,
-                     {VtuArray::vectors("heat_flux", flux)});
+                     {VtuArray::float_vectors("heat_flux", flux)});
     mpi_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
   }
 
@@ -520,12 +520,12 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   if (report.converged) {
     std::vector<std::int32_t> node_owner(root->node_owner.begin(), root->node_owner.end());
     const std::vector<VtuArray> point_data = {VtuArray::scalars("temperature", T), VtuArray::integers("owner", node_owner)};
-    const std::vector<VtuArray> cell_data = {VtuArray::vectors("heat_flux", flux), VtuArray::integers("rank", root->tet_part)};
+    const std::vector<VtuArray> cell_data = {VtuArray::float_vectors("heat_flux", flux), VtuArray::integers("rank", root->tet_part)};
     if (final_pieces) {
       std::vector<std::string> names;
       for (int q = 0; q < ranks; ++q) names.push_back(piece_name(stem, q));
       write_pvtu((fs::path(out_dir) / (stem + ".pvtu")).string(), names, kPiecePointArrays,
-                 {VtuArray::vectors("heat_flux", {}), VtuArray::integers("rank", {})});
+                 {VtuArray::float_vectors("heat_flux", {}), VtuArray::integers("rank", {})});
     } else if (!o.no_vtu) {
       write_vtu((fs::path(out_dir) / (stem + ".vtu")).string(), mesh.mesh, point_data, cell_data);
     }

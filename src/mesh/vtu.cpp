@@ -15,7 +15,8 @@
 namespace ss {
 namespace {
 
-static_assert(sizeof(glm::dvec3) == 3 * sizeof(double) && sizeof(Tet) == 4 * sizeof(std::int32_t) &&
+static_assert(sizeof(glm::dvec3) == 3 * sizeof(double) && sizeof(glm::vec3) == 3 * sizeof(float) &&
+                  sizeof(Tet) == 4 * sizeof(std::int32_t) &&
                   sizeof(Triangle) == 3 * sizeof(std::int32_t),
               "points, vectors and cells are written straight from memory as packed tuples");
 
@@ -28,7 +29,7 @@ constexpr double kWorthCompressing = 0.8;  // it does when they shrink below thi
 // One <DataArray>: its XML attributes and its bytes, which may lie in several pieces of memory
 // (the tets' node ids, then the triangles'); each piece holds whole values.
 struct DataArray {
-  const char* type;  // "Float64", "Int32" or "UInt8"
+  const char* type;  // "Float64", "Float32", "Int32" or "UInt8"
   std::string name;
   int components = 1;
   std::vector<std::pair<const unsigned char*, size_t>> pieces;
@@ -100,7 +101,7 @@ void write_ascii(std::ostream& os, const DataArray& a) {
       T v;
       std::memcpy(&v, data + k * sizeof(T), sizeof(T));
       if constexpr (std::is_floating_point_v<T>)
-        std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(v));
+        std::snprintf(buf, sizeof buf, sizeof(T) == 4 ? "%.9g" : "%.17g", static_cast<double>(v));
       else
         std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
       os << buf << ((i + 1) % per_line == 0 || i + 1 == n ? '\n' : ' ');
@@ -178,6 +179,8 @@ void write_data_array(std::ostream& os, const DataArray& a, VtuEncoding encoding
     const std::string type = a.type;
     if (type == "Float64")
       write_ascii<double>(os, a);
+    else if (type == "Float32")
+      write_ascii<float>(os, a);
     else if (type == "Int32")
       write_ascii<std::int32_t>(os, a);
     else
@@ -206,6 +209,8 @@ void check_array(const VtuArray& a, size_t tuples, const char* where, const std:
 
 DataArray data_array(const VtuArray& a) {
   if (a.integer) return DataArray("Int32", a.name, a.components).add(a.ints.data(), a.ints.size());
+  if (a.single)
+    return DataArray("Float32", a.name, 3).add(reinterpret_cast<const float*>(a.float_vecs.data()), 3 * a.float_vecs.size());
   if (a.components == 3)
     return DataArray("Float64", a.name, 3).add(reinterpret_cast<const double*>(a.vecs.data()), 3 * a.vecs.size());
   return DataArray("Float64", a.name, 1).add(a.values.data(), a.values.size());
@@ -222,6 +227,15 @@ VtuArray VtuArray::scalars(std::string name, std::vector<double> values) {
 VtuArray VtuArray::vectors(std::string name, std::vector<glm::dvec3> values) {
   VtuArray a;
   a.name = std::move(name), a.components = 3, a.vecs = std::move(values);
+  return a;
+}
+
+VtuArray VtuArray::float_vectors(std::string name, const std::vector<glm::dvec3>& values) {
+  VtuArray a;
+  a.name = std::move(name), a.components = 3, a.single = true;
+  a.float_vecs.resize(values.size());
+#pragma omp parallel for schedule(static) if (values.size() > 65536)
+  for (size_t i = 0; i < values.size(); ++i) a.float_vecs[i] = glm::vec3(values[i]);
   return a;
 }
 
@@ -321,7 +335,7 @@ void write_pvtu(const std::string& path, const std::vector<std::string>& pieces,
   const auto declare = [&](std::ostringstream& os, const std::vector<VtuArray>& arrays, const char* where) {
     for (const VtuArray& a : arrays) {
       check_array(a, a.tuples(), where, path);
-      os << "      <PDataArray type=\"" << (a.integer ? "Int32" : "Float64") << "\" Name=\"" << a.name << "\"";
+      os << "      <PDataArray type=\"" << a.vtk_type() << "\" Name=\"" << a.name << "\"";
       if (a.components > 1) os << " NumberOfComponents=\"" << a.components << "\"";
       os << "/>\n";
     }

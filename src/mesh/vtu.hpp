@@ -24,13 +24,22 @@ struct VtuArray {
   int components = 1;  // 1 (scalar) or 3 (vector)
   std::vector<double> values;
   std::vector<glm::dvec3> vecs;
+  std::vector<glm::vec3> float_vecs;  // written as Float32
   std::vector<std::int32_t> ints;
   bool integer = false;
+  bool single = false;  // float_vecs holds the tuples
 
-  size_t tuples() const { return integer ? ints.size() / size_t(components) : components == 3 ? vecs.size() : values.size(); }
+  size_t tuples() const {
+    if (integer) return ints.size() / size_t(components);
+    if (single) return float_vecs.size();
+    return components == 3 ? vecs.size() : values.size();
+  }
+  const char* vtk_type() const { return integer ? "Int32" : single ? "Float32" : "Float64"; }
 
   static VtuArray scalars(std::string name, std::vector<double> values);
   static VtuArray vectors(std::string name, std::vector<glm::dvec3> values);
+  // Float32 on file: half the bytes, for derived fields whose 7 digits are plenty (the heat flux).
+  static VtuArray float_vectors(std::string name, const std::vector<glm::dvec3>& values);
   static VtuArray integers(std::string name, std::vector<std::int32_t> values);
 };
 

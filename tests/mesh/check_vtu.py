@@ -23,6 +23,9 @@ for name in sys.argv[2:]:
     check("triangle", np.array_equal(blocks.get("triangle"), tris))
     check("f", np.array_equal(m.point_data["f"], points[:, 0] + 2 * points[:, 1] + 3 * points[:, 2]))
     check("position", np.array_equal(m.point_data["position"], points))
+    # Float32 on file: the doubles rounded to nearest float (ascii: 9 significant digits round-trip)
+    check("position32 dtype", m.point_data["position32"].dtype == np.float32)
+    check("position32", np.array_equal(m.point_data["position32"], points.astype(np.float32)))
     cell_types = [c.type for c in m.cells]
     g = dict(zip(cell_types, m.cell_data["group"]))
     check("group dtype", g["tetra"].dtype == np.int32)

@@ -45,7 +45,8 @@ TEST(Vtu, MeshioReadsAllEncodingsBack) {
   groups.insert(groups.end(), mesh.triangle_groups.begin(), mesh.triangle_groups.end());
   for (size_t i = 0; i < mesh.nodes.size(); ++i) f[i] = mesh.nodes[i].x + 2 * mesh.nodes[i].y + 3 * mesh.nodes[i].z;
   for (size_t i = 0; i < cells; ++i) cell_id[i] = static_cast<double>(i);
-  const std::vector<VtuArray> point_data = {VtuArray::scalars("f", f), VtuArray::vectors("position", mesh.nodes)};
+  const std::vector<VtuArray> point_data = {VtuArray::scalars("f", f), VtuArray::vectors("position", mesh.nodes),
+                                            VtuArray::float_vectors("position32", mesh.nodes)};
   const std::vector<VtuArray> cell_data = {VtuArray::integers("group", groups), VtuArray::scalars("cell_id", cell_id)};
   for (auto [name, enc] : {std::pair{"ascii", VtuEncoding::ascii}, std::pair{"binary", VtuEncoding::base64},
                            std::pair{"compressed", VtuEncoding::compressed}, std::pair{"raw", VtuEncoding::raw}})
@@ -165,12 +166,13 @@ TEST(Vtu, PvtuIndexesPiecesThatMeshioReads) {
               {VtuArray::integers("rank", std::vector<std::int32_t>(piece.tets.size(), q))});
   }
   const std::string pvtu = (dir / "run.pvtu").string();
-  write_pvtu(pvtu, pieces, {VtuArray::scalars("T", {})}, {VtuArray::integers("rank", {}), VtuArray::vectors("v", {})});
+  write_pvtu(pvtu, pieces, {VtuArray::scalars("T", {})},
+             {VtuArray::integers("rank", {}), VtuArray::vectors("v", {}), VtuArray::float_vectors("w", {})});
   const std::string cmd =
       "/usr/bin/python3 -c \"import xml.etree.ElementTree as E, sys, os, meshio; r = E.parse(sys.argv[1]).getroot(); "
       "ok = r.get('type') == 'PUnstructuredGrid'; "
       "ok &= [(a.get('Name'), a.get('type')) for a in r.iter('PDataArray')] == "
-      "[('T', 'Float64'), ('rank', 'Int32'), ('v', 'Float64'), ('Points', 'Float64')]; "
+      "[('T', 'Float64'), ('rank', 'Int32'), ('v', 'Float64'), ('w', 'Float32'), ('Points', 'Float64')]; "
       "src = [p.get('Source') for p in r.iter('Piece')]; ok &= src == ['run_piece_0.vtu', 'run_piece_1.vtu']; "
       "ms = [meshio.read(os.path.join(os.path.dirname(sys.argv[1]), s)) for s in src]; "
       "ok &= sum(len(c.data) for m in ms for c in m.cells) == int(sys.argv[2]); "
