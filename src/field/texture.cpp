@@ -1,8 +1,8 @@
 #include "field/texture.hpp"
 
-#include <memory>
-
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "gl/check.hpp"
 #include "util/error.hpp"
@@ -81,35 +81,41 @@ void Texture::write_rows(int first_row, int rows, const void* data) {
   SS_GL_CHECK("upload to " + describe(width_, height_, format_));
 }
 
-void Texture::write_rows_with(int first_row, int rows, const std::function<void(void*)>& fill) {
+void Texture::write_rows_with(int first_row, int rows, const ChunkFill& fill) {
   SS_REQUIRE(first_row >= 0 && rows >= 0 && first_row + rows <= height_, "row range out of texture");
   if (rows == 0) return;
   const GlFormat g = gl_format(format_);
-  const GLsizeiptr bytes = GLsizeiptr(width_) * rows * channels(format_) * 4;
+  const std::int64_t per_row = std::int64_t(width_) * channels(format_);  // 32-bit values
+  constexpr std::int64_t kChunkBytes = std::int64_t(64) << 20;
+  const int chunk_rows = int(std::max<std::int64_t>(1, kChunkBytes / (per_row * 4)));
   BufferName pbo = make_buffer();
-  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo.id());
-  glBufferData(GL_PIXEL_UNPACK_BUFFER, bytes, nullptr, GL_STREAM_DRAW);
-  void* mapped = nullptr;
-  if (glGetError() == GL_NO_ERROR)
-    mapped = glMapBufferRange(GL_PIXEL_UNPACK_BUFFER, 0, bytes, GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT);
-  bool written = false;
-  if (mapped) {
-    fill(mapped);
-    // false: the driver lost the buffer's contents (rare); the host path below writes them again
-    written = glUnmapBuffer(GL_PIXEL_UNPACK_BUFFER) == GL_TRUE;
-  }
-  while (glGetError() != GL_NO_ERROR) {  // a failed allocation or map: not an error of this upload
-  }
-  if (!written) {
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    std::unique_ptr<char[]> image(new char[size_t(bytes)]);
-    fill(image.get());
-    write_rows(first_row, rows, image.get());
-    return;
-  }
   glBindTexture(GL_TEXTURE_2D, name_.id());
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, first_row, width_, rows, g.format, g.type, nullptr);
+  std::vector<char> host;  // only when no buffer can be mapped
+  for (int r = 0; r < rows; r += chunk_rows) {
+    const int n = std::min(chunk_rows, rows - r);
+    const GLsizeiptr bytes = GLsizeiptr(per_row) * n * 4;
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo.id());
+    // New storage for each chunk (the previous one stays with its copy until that is done).
+    glBufferData(GL_PIXEL_UNPACK_BUFFER, bytes, nullptr, GL_STREAM_DRAW);
+    void* mapped = nullptr;
+    if (glGetError() == GL_NO_ERROR)
+      mapped = glMapBufferRange(GL_PIXEL_UNPACK_BUFFER, 0, bytes, GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT);
+    bool written = false;
+    if (mapped) {
+      fill(mapped, r * per_row, n * per_row);
+      // false: the driver lost the buffer's contents (rare); the host path below writes them again
+      written = glUnmapBuffer(GL_PIXEL_UNPACK_BUFFER) == GL_TRUE;
+    }
+    while (glGetError() != GL_NO_ERROR) {  // a failed allocation or map: not an error of this upload
+    }
+    if (!written) {
+      glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+      host.resize(size_t(bytes));
+      fill(host.data(), r * per_row, n * per_row);
+    }
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, first_row + r, width_, n, g.format, g.type, written ? nullptr : host.data());
+  }
   glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
   glBindTexture(GL_TEXTURE_2D, 0);
   SS_GL_CHECK("upload to " + describe(width_, height_, format_));

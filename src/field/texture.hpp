@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <functional>
 // A 2D texture of 32-bit texels (float or int, 1 or 4 channels) that kernels read with texelFetch
 // and render into. Owns its GL name; knows its size and format; reads and writes whole rows.
@@ -29,10 +30,13 @@ public:
   // Rows [first_row, first_row + rows) from/to a tightly packed host buffer of 32-bit values
   // (float or int32 as the format says).
   void write_rows(int first_row, int rows, const void* data);
-  // The same rows written by `fill(image)`, which must write all of their tightly packed image:
-  // straight into a mapped pixel buffer object (no host image, no copy by the driver), or into a
-  // host buffer when none can be mapped.
-  void write_rows_with(int first_row, int rows, const std::function<void(void*)>& fill);
+  // The same rows, streamed in chunks of about 64 MiB through one pixel buffer object: for each
+  // chunk, fill(image, first, count) writes the 32-bit values [first, first + count) of the rows'
+  // tightly packed image (counted from first_row) to `image`, the mapped buffer itself (no host
+  // image, no copy by the driver, no pinned staging the size of the texture), or a host buffer when
+  // none can be mapped.
+  using ChunkFill = std::function<void(void* image, std::int64_t first, std::int64_t count)>;
+  void write_rows_with(int first_row, int rows, const ChunkFill& fill);
   void read_rows(int first_row, int rows, void* data) const;
 
 private:

@@ -610,3 +610,38 @@ TEST_F(GpuOpsSingle, ContextReportsDriverAndDevice) {
 
 }  // namespace
 }  // namespace ss::test
+
+namespace ss::test {
+namespace {
+
+// Uploads stream in chunks of 64 MiB through one pixel buffer (Texture::write_rows_with): fields
+// of more than one chunk (16,777,216 + 4,099 values: a chunk boundary inside the data, and a last
+// chunk of padding) come back exactly, floats, their lo parts and int32 ids, in both packings.
+class ChunkedUpload : public GlTest, public ::testing::WithParamInterface<Packing> {};
+
+TEST_P(ChunkedUpload, LargeFieldsRoundTripExactly) {
+  GpuBackend gpu = make_gpu(GetParam(), LaunchPath::fragment);
+  const std::int64_t n = (std::int64_t(1) << 24) + 4099;
+  std::vector<double> values(static_cast<size_t>(n));
+  std::vector<std::int32_t> ids(static_cast<size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    values[size_t(i)] = 1.0 + double(i) * 1e-7 + 1e-12 * double(i % 977);  // not float-exact: a lo part
+    ids[size_t(i)] = std::int32_t((i * 7919) % n);
+  }
+  const GpuBackend::Vector hi = gpu.upload(values), lo = gpu.upload_low_parts(values);
+  const std::vector<float> got_hi = hi.download(), got_lo = lo.download();
+  const std::vector<std::int32_t> got_ids = gpu.upload_indices(ids).download();
+  ASSERT_EQ(std::int64_t(got_hi.size()), n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double v = values[size_t(i)];
+    ASSERT_EQ(got_hi[size_t(i)], float(v)) << i;
+    ASSERT_EQ(got_lo[size_t(i)], float(v - double(float(v)))) << i;
+    ASSERT_EQ(got_ids[size_t(i)], ids[size_t(i)]) << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Packings, ChunkedUpload, ::testing::Values(Packing::r32f, Packing::rgba32f),
+                         [](const auto& info) { return std::string(info.param == Packing::r32f ? "R32F" : "RGBA32F"); });
+
+}  // namespace
+}  // namespace ss::test
