@@ -1,7 +1,6 @@
 #include "field/field.hpp"
 
 #include <algorithm>
-#include <memory>
 
 #include "util/error.hpp"
 
@@ -23,7 +22,7 @@ void upload_padded(Texture& texture, const Layout& layout, const std::vector<S>&
   SS_REQUIRE(std::int64_t(values.size()) == layout.n,
              "upload of " << values.size() << " values into a field of " << layout.n << " elements");
   const std::int64_t n = layout.n;
-  texture.write_rows_with(0, layout.height, [&](void* bytes, std::int64_t first, std::int64_t count) {
+  texture.write_rows(0, layout.height, [&](void* bytes, std::int64_t first, std::int64_t count) {
     T* image = static_cast<T*>(bytes);
     const std::int64_t end = std::min(first + count, n);  // values in this chunk: [first, end)
 #pragma omp parallel for schedule(static) if (end - first > 65536)

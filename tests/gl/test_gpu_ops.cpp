@@ -614,7 +614,7 @@ TEST_F(GpuOpsSingle, ContextReportsDriverAndDevice) {
 namespace ss::test {
 namespace {
 
-// Uploads stream in chunks of 64 MiB through one pixel buffer (Texture::write_rows_with): fields
+// Uploads stream in chunks of 64 MiB through one pixel buffer (Texture::write_rows): fields
 // of more than one chunk (16,777,216 + 4,099 values: a chunk boundary inside the data, and a last
 // chunk of padding) come back exactly, floats, their lo parts and int32 ids, in both packings.
 class ChunkedUpload : public GlTest, public ::testing::WithParamInterface<Packing> {};
