@@ -35,12 +35,15 @@ NodeGraph node_graph(const TetMesh& mesh) {
   std::vector<i32> count(static_cast<std::size_t>(nn));
   NodeGraph g;
   g.offsets.resize(static_cast<std::size_t>(nn) + 1);
+  bool out_of_memory = false;  // a thread's marks could not be had (reported after the region)
 #pragma omp parallel if (nn > 20000)
   {
-    std::vector<i32> mark(static_cast<std::size_t>(nn), -1);
+    std::vector<i32> mark;
+    const bool ok = detail::allocating([&] { mark.assign(static_cast<std::size_t>(nn), -1); }, out_of_memory);
     // Unique neighbours compacted to the front of each bucket.
 #pragma omp for schedule(dynamic, 2048)
     for (i32 u = 0; u < nn; ++u) {
+      if (!ok) continue;
       i32 n = start[u];
       for (i32 k = start[u]; k < start[u + 1]; ++k) {
         const i32 v = pairs[k];
@@ -49,14 +52,19 @@ NodeGraph node_graph(const TetMesh& mesh) {
       count[u] = n - start[u];
     }
 #pragma omp single
-    {
+    if (!out_of_memory) {
       g.offsets[0] = 0;
       for (i32 u = 0; u < nn; ++u) g.offsets[u + 1] = g.offsets[u] + count[u];
-      g.adj.resize(static_cast<std::size_t>(g.offsets[nn]));
+      detail::allocating([&] { g.adj.resize(static_cast<std::size_t>(g.offsets[nn])); }, out_of_memory);
     }
+    bool failed;
+#pragma omp atomic read
+    failed = out_of_memory;
 #pragma omp for schedule(static)
-    for (i32 u = 0; u < nn; ++u) std::copy_n(pairs + start[u], count[u], g.adj.begin() + g.offsets[u]);
+    for (i32 u = 0; u < nn; ++u)
+      if (!failed) std::copy_n(pairs + start[u], count[u], g.adj.begin() + g.offsets[u]);
   }
+  if (out_of_memory) throw std::bad_alloc();
   return g;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <new>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -98,15 +99,18 @@ void build_edges(const TetMesh& mesh, Topology& topo, void* scratch) {
       if (mark[h] != n) mark[h] = n, uniq.push_back(h);
     }
   };
+  bool out_of_memory = false;  // a thread's tables could not be had (reported after the regions)
 #pragma omp parallel if (nn > 20000)
   {
-    std::vector<i32> mark(nn, -1), uniq;
+    std::vector<i32> mark, uniq;
+    bool ok = detail::allocating([&] { mark.assign(size_t(nn), -1); }, out_of_memory);
 #pragma omp for schedule(dynamic, 4096)
     for (i32 n = 0; n < nn; ++n) {
-      distinct_highs(n, mark, uniq);
+      ok = ok && detail::allocating([&] { distinct_highs(n, mark, uniq); }, out_of_memory);
       per_node[n] = static_cast<i32>(uniq.size());
     }
   }
+  if (out_of_memory) throw std::bad_alloc();
   topo.edge_offsets_by_low_node = per_node;
   topo.edge_offsets_by_low_node.push_back(0);
   topo.num_edges = exclusive_scan(topo.edge_offsets_by_low_node);
@@ -114,10 +118,12 @@ void build_edges(const TetMesh& mesh, Topology& topo, void* scratch) {
   topo.cell_edges.resize(nc);
 #pragma omp parallel if (nn > 20000)
   {
-    std::vector<i32> mark(nn, -1), uniq, id(nn);
+    std::vector<i32> mark, uniq, id;
+    bool ok = detail::allocating([&] { mark.assign(size_t(nn), -1), id.resize(size_t(nn)); }, out_of_memory);
 #pragma omp for schedule(dynamic, 4096)
     for (i32 n = 0; n < nn; ++n) {
-      distinct_highs(n, mark, uniq);
+      ok = ok && detail::allocating([&] { distinct_highs(n, mark, uniq); }, out_of_memory);
+      if (!ok) continue;
       sort_bucket(uniq.begin(), uniq.end(), std::less<i32>());
       const i32 e0 = topo.edge_offsets_by_low_node[n];
       for (std::size_t k = 0; k < uniq.size(); ++k) {
@@ -128,6 +134,7 @@ void build_edges(const TetMesh& mesh, Topology& topo, void* scratch) {
         topo.cell_edges[entries[i].code / 6][entries[i].code % 6] = id[entries[i].high];
     }
   }
+  if (out_of_memory) throw std::bad_alloc();
 }
 
 // The file's triangles by their smallest node, as sorted (middle, largest) pairs: the interior faces

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <ostream>
 #include <sstream>
 #include <utility>
@@ -128,32 +129,40 @@ Appended compress(const DataArray& a) {
   out.header[1] = kBlockSize;
   out.header[2] = blocks ? bytes - (blocks - 1) * kBlockSize : 0;
   out.blocks.resize(blocks);
-  const auto pack = [&](size_t b, int level, std::string& packed) {
-    std::vector<unsigned char> scratch;
-    const size_t len = std::min(kBlockSize, bytes - b * kBlockSize);
-    uLongf dest_len = compressBound(len);
-    packed.resize(dest_len);
-    const bool ok = compress2(reinterpret_cast<Bytef*>(&packed[0]), &dest_len, a.view(b * kBlockSize, len, scratch), len,
-                              level) == Z_OK;
-    packed.resize(dest_len);
-    return ok;
+  // 0 packed, 1 out of memory, 2 zlib failed otherwise. No exception may leave the OpenMP regions
+  // below (it would end the program): a failed allocation is reported after them.
+  const auto pack = [&](size_t b, int level, std::string& packed) -> int {
+    try {
+      std::vector<unsigned char> scratch;
+      const size_t len = std::min(kBlockSize, bytes - b * kBlockSize);
+      uLongf dest_len = compressBound(len);
+      packed.resize(dest_len);
+      const int rc = compress2(reinterpret_cast<Bytef*>(&packed[0]), &dest_len, a.view(b * kBlockSize, len, scratch), len, level);
+      packed.resize(dest_len);
+      return rc == Z_OK ? 0 : rc == Z_MEM_ERROR ? 1 : 2;
+    } catch (const std::bad_alloc&) {
+      return 1;
+    }
   };
   // Does it compress? Blocks spread evenly over the array decide (its start alone can mislead: the
   // first cells of a refined mesh may all lie where the field is constant).
   const size_t sample = std::min(blocks, kSampleBlocks);
   size_t sample_bytes = 0, sample_packed = 0;
-  bool ok = true;
-#pragma omp parallel for schedule(dynamic) reduction(&& : ok) reduction(+ : sample_bytes, sample_packed)
+  int worst = 0;
+#pragma omp parallel for schedule(dynamic) reduction(max : worst) reduction(+ : sample_bytes, sample_packed)
   for (size_t k = 0; k < sample; ++k) {
     const size_t b = k * blocks / sample;
     std::string packed;
-    ok = pack(b, kZlibLevel, packed) && ok;
+    worst = std::max(worst, pack(b, kZlibLevel, packed));
     sample_bytes += std::min(kBlockSize, bytes - b * kBlockSize), sample_packed += packed.size();
   }
   const int level = double(sample_packed) < kWorthCompressing * double(sample_bytes) ? kZlibLevel : 0;
-#pragma omp parallel for schedule(dynamic) reduction(&& : ok)
-  for (size_t b = 0; b < blocks; ++b) ok = pack(b, level, out.blocks[b]) && ok;
-  SS_REQUIRE(ok, "zlib compression of VTU array '" << a.name << "' failed");
+  if (worst == 0) {
+#pragma omp parallel for schedule(dynamic) reduction(max : worst)
+    for (size_t b = 0; b < blocks; ++b) worst = std::max(worst, pack(b, level, out.blocks[b]));
+  }
+  if (worst == 1) throw std::bad_alloc();
+  SS_REQUIRE(worst == 0, "zlib compression of VTU array '" << a.name << "' failed");
   out.size = out.header.size() * 8;
   for (size_t b = 0; b < blocks; ++b) out.header[3 + b] = out.blocks[b].size(), out.size += out.blocks[b].size();
   return out;
