@@ -13,7 +13,7 @@ set -euo pipefail
 packages=(cmake g++ make libglew-dev libglfw3-dev libglm-dev libegl-dev libgl-dev libgl1-mesa-dri
           libegl-mesa0 libgtest-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev zlib1g-dev libpng-dev
           libopenmpi-dev openmpi-bin libmetis-dev libmuparser-dev pkg-config
-          libsuitesparse-dev)
+          libsuitesparse-dev libdeflate-dev)
 for arg in "$@"; do
   case "$arg" in
     --test) packages+=(python3 python3-meshio python3-numpy xvfb xauth) ;;

@@ -303,10 +303,14 @@ def limited_memory(megabytes):
 def scenario_memory():
     # Limits from "cannot read the mesh" to "enough" (peak resident about 0.95 GB for heat, 0.19 GB
     # for flow on this machine); between them the run stops in refinement, topology, assembly, solve.
-    # The GPU backend (llvmpipe in CI) adds the driver's own allocations: they fail as cleanly.
+    # The GPU backend (llvmpipe in CI) adds the driver's own allocations: they fail as cleanly. It runs
+    # with LP_NUM_THREADS=0 (llvmpipe draws on the calling thread): its rasterizer threads reserve
+    # address space of their own, so that at a given limit the outcome varied run to run, and at some
+    # limits LLVM's shader JIT in the driver was the first to fail and aborted the program
+    # (README, Reliability) - outside what this program can catch.
     heat = heat_case("heat", steps=2, every=2, refine=3)
     runs = [("heat", "cpu", heat, [40, 100, 250, 600, 2000]),
-            ("heat", "gpu", heat, [300, 600, 1000, 3000]),
+            ("heat", "gpu", heat, [350, 400, 600, 1000]),
             ("flow", "cpu", flow_case("flow", steps=1, every=1, refine=1), [40, 100, 160, 400])]
     for command, backend, case, limits in runs:
         out = os.path.join(work, f"out_{command}")
@@ -314,7 +318,8 @@ def scenario_memory():
         for megabytes in limits:
             shutil.rmtree(out, ignore_errors=True)
             r = subprocess.run([exe, command, case, "--backend", backend, "--no-png"], capture_output=True, text=True,
-                               env=env, timeout=600, preexec_fn=limited_memory(megabytes))
+                               env=dict(env, LP_NUM_THREADS="0") if backend == "gpu" else env, timeout=600,
+                               preexec_fn=limited_memory(megabytes))
             lines = error_lines(r.stderr)
             oom = r.returncode == 1 and len(lines) == 1 and "out of memory" in lines[0] and "ulimit -v" in lines[0]
             outcomes.append("finished" if r.returncode == 0 else "out of memory" if oom else f"exit {r.returncode}")

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Reads VTU files written by Vtu.LargeArraysRoundTrip with meshio and checks their arrays against the
-formulas the test used. Usage: check_vtu_arrays.py FILE... ; prints "ok" and exits 0 when all match."""
+formulas the test used, and their points and cells against the first file's (written another way).
+Usage: check_vtu_arrays.py FILE... ; prints "ok" and exits 0 when all match."""
 import sys
 
 import meshio
@@ -16,8 +17,14 @@ def noise(n):
 
 
 failures = []
+first = None
 for path in sys.argv[1:]:
     m = meshio.read(path)
+    if first is None:
+        first = m
+    elif not np.array_equal(m.points, first.points) or len(m.cells) != len(first.cells) or any(
+            a.type != b.type or not np.array_equal(a.data, b.data) for a, b in zip(m.cells, first.cells)):
+        failures.append(f"{path}: points or cells differ from {sys.argv[1]}'s")
     cells = sum(len(c.data) for c in m.cells)
     expected_x = m.points[:, 0] + 2 * m.points[:, 1]
     if not np.array_equal(m.point_data["smooth"], expected_x):
