@@ -31,6 +31,17 @@
 
 namespace ss {
 
+// The nodes the piece's local operator eliminates: every ghost node (local id >= owned_nodes) and
+// every Dirichlet node (`fixed`, per local node), ascending. Build the local operator with them so
+// that DistributedHeatOperator's own set_dirichlet finds them in place (no second elimination).
+inline std::vector<std::int32_t> piece_fixed_nodes(std::int32_t num_nodes, std::int32_t owned_nodes,
+                                                   const std::vector<char>& fixed) {
+  std::vector<std::int32_t> nodes;
+  for (std::int32_t i = 0; i < num_nodes; ++i)
+    if (i >= owned_nodes || fixed[size_t(i)]) nodes.push_back(i);
+  return nodes;
+}
+
 template <class Backend, class Operator>
 class DistributedHeatOperator {
 public:
@@ -43,10 +54,7 @@ public:
                           std::int32_t owned_nodes, const std::vector<char>& fixed, const std::vector<double>& fixed_values)
       : backend_(backend), op_(op), halo_(halo), data_(data), owned_(owned_nodes), fixed_(fixed), values_(fixed_values) {
     const std::int32_t n = data.num_nodes;
-    std::vector<std::int32_t> local_fixed;
-    for (std::int32_t i = 0; i < n; ++i)
-      if (i >= owned_ || fixed_[size_t(i)]) local_fixed.push_back(i);
-    op_.set_dirichlet(local_fixed);
+    op_.set_dirichlet(piece_fixed_nodes(n, owned_, fixed_));  // free when `op` was built with them
     // Position of each ghost node in the halo's receive buffer.
     std::vector<std::int32_t> recv_position(size_t(n), -1);
     const std::vector<std::int32_t>& recv = halo_.recv_indices();
