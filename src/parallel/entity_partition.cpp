@@ -15,14 +15,11 @@ namespace {
 
 constexpr std::int32_t kNoOwner = std::numeric_limits<std::int32_t>::max();
 
-// Owners of every global entity kind: the lowest part among the tets around it.
-struct Owners {
-  std::vector<std::int32_t> node, face, edge;
-};
+}  // namespace
 
-Owners entity_owners(const LoadedMesh& m, const std::vector<std::int32_t>& part) {
+EntityOwners entity_owners(const LoadedMesh& m, const std::vector<std::int32_t>& part) {
   const Topology& t = m.topology;
-  Owners o;
+  EntityOwners o;
   o.node.assign(m.mesh.nodes.size(), kNoOwner);
   o.edge.assign(size_t(t.num_edges), kNoOwner);
   o.face.resize(size_t(t.num_faces));
@@ -37,7 +34,6 @@ Owners entity_owners(const LoadedMesh& m, const std::vector<std::int32_t>& part)
   return o;
 }
 
-// Rank q's tets: its own and every tet sharing a node with one of them, ascending.
 std::vector<std::int64_t> piece_tets(const TetMesh& mesh, const std::vector<std::int32_t>& part, int q) {
   std::vector<char> near(mesh.nodes.size(), 0);
   for (size_t c = 0; c < mesh.tets.size(); ++c)
@@ -50,6 +46,8 @@ std::vector<std::int64_t> piece_tets(const TetMesh& mesh, const std::vector<std:
   }
   return tets;
 }
+
+namespace {
 
 // Owned flags and "receives" flags of one entity kind from its owners.
 void mark_ownership(EntityHalo& h, const std::vector<std::int32_t>& owner, int q, std::vector<char>& receives) {
@@ -68,7 +66,7 @@ std::vector<EntityPiece> partition_entities(const LoadedMesh& m, const std::vect
   SS_REQUIRE(t.tables == TopologyTables::all, "partition: the mesh needs every topology table");
   SS_REQUIRE(tet_part.size() == m.mesh.tets.size(), "partition: " << tet_part.size() << " part ids for "
                                                                   << m.mesh.tets.size() << " tets");
-  const Owners owner = entity_owners(m, tet_part);
+  const EntityOwners owner = entity_owners(m, tet_part);
   std::vector<EntityPiece> pieces(static_cast<size_t>(parts));
   // Per kind and rank: global ids and receive flags, for the links once every piece is known.
   std::vector<std::vector<std::int64_t>> global[4];

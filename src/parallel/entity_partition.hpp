@@ -38,6 +38,16 @@ struct EntityPiece {
   std::vector<std::int32_t> boundary_index;
 };
 
+// Owners of every entity kind of the whole mesh (topology with cell_edges and face_cells): the
+// lowest part among the tets around it.
+struct EntityOwners {
+  std::vector<std::int32_t> node, face, edge;
+};
+EntityOwners entity_owners(const LoadedMesh& mesh, const std::vector<std::int32_t>& tet_part);
+
+// Rank q's tets: its own and every tet sharing a node with one of them, ascending.
+std::vector<std::int64_t> piece_tets(const TetMesh& mesh, const std::vector<std::int32_t>& tet_part, int q);
+
 // Every rank's piece of `mesh` (topology with TopologyTables::all) for the tet partition `tet_part`.
 std::vector<EntityPiece> partition_entities(const LoadedMesh& mesh, const std::vector<std::int32_t>& tet_part, int parts);
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "parallel/entity_partition.hpp"
 #include "parallel/partition.hpp"
+#include "parallel/refined_piece.hpp"
 #include "project_mesh.hpp"
 #include "util/error.hpp"
 
@@ -122,6 +124,102 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<std::string, int
 
 INSTANTIATE_TEST_SUITE_P(ProjectMeshes, Partition,
                          ::testing::Combine(::testing::Values("cube.msh", "crank.msh", "cavity.msh"), ::testing::Values(0, 1),
+                                            ::testing::Values(1, 2, 3, 5)),
+                         case_name);
+
+// Partition, then refine (parallel/refined_piece.hpp): every rank refines its base piece itself.
+// Interfaces refine identically on both sides: a fine node held by several ranks has the same global
+// id, coordinates (bit for bit) and owner on each, and a fine tet held by several ranks has the same
+// corners in the same order. The pieces together are the serial refinement (load_mesh with --refine):
+// global node ids fill [0, N) and name each serial node exactly once, every node and tet is owned
+// once, each owned node has its whole serial stencil (tets and file triangles) on its rank, and the
+// node links pair up.
+class RefinedPartition : public ::testing::TestWithParam<std::tuple<std::string, int, int>> {};
+
+TEST_P(RefinedPartition, InterfacesRefineIdenticallyAndPiecesMakeTheSerialRefinement) {
+  const auto& [file, levels, parts] = GetParam();
+  const LoadedMesh& base = test::project_mesh(file, 0);
+  const TetMesh& serial = test::project_mesh(file, levels).mesh;
+  const BasePartition partition(base, partition_tets(base.mesh, parts), parts);
+  const size_t nn = serial.nodes.size(), nt = serial.tets.size();
+  ASSERT_EQ(nt, base.mesh.tets.size() << (3 * levels));
+  // Serial nodes by their coordinates; tets and file triangles around each.
+  std::map<std::array<double, 3>, std::int64_t> serial_node;
+  for (size_t v = 0; v < nn; ++v) serial_node[{serial.nodes[v].x, serial.nodes[v].y, serial.nodes[v].z}] = std::int64_t(v);
+  ASSERT_EQ(serial_node.size(), nn);
+  std::vector<int> tets_around(nn, 0), triangles_around(nn, 0);
+  for (const Tet& t : serial.tets)
+    for (NodeId v : t) ++tets_around[size_t(v)];
+  for (const Triangle& t : serial.boundary_triangles)
+    for (NodeId v : t) ++triangles_around[size_t(v)];
+
+  std::vector<std::int64_t> serial_of(nn, -1);  // per global id: the serial node at its coordinates
+  std::vector<std::int32_t> owner(nn, -1);
+  std::vector<int> node_owned_by(nn, 0), tet_owned_by(nt, 0);
+  std::map<std::int64_t, std::array<std::int64_t, 4>> tet_corners;
+  std::vector<Links> links(static_cast<size_t>(parts));
+  std::vector<std::vector<std::int64_t>> node_global(static_cast<size_t>(parts));
+  std::vector<std::int32_t> owned_nodes(static_cast<size_t>(parts));
+  for (int q = 0; q < parts; ++q) {
+    const BasePiece b = partition.piece(q);
+    ASSERT_EQ(refined_node_count(b, levels), std::int64_t(nn));
+    const RankPiece piece = refine_base_piece(b, levels, q);
+    const MeshPartition& p = piece.part;
+    const TetMesh& m = p.mesh;
+    for (size_t i = 0; i < m.nodes.size(); ++i) {
+      const std::int64_t g = p.node_global[i];
+      ASSERT_TRUE(g >= 0 && g < std::int64_t(nn)) << "global id " << g << " of rank " << q;
+      const auto at = serial_node.find({m.nodes[i].x, m.nodes[i].y, m.nodes[i].z});
+      ASSERT_NE(at, serial_node.end()) << "rank " << q << "'s node " << g << " is no serial node";
+      if (serial_of[size_t(g)] < 0) serial_of[size_t(g)] = at->second, owner[size_t(g)] = piece.node_owner[i];
+      ASSERT_EQ(serial_of[size_t(g)], at->second) << "node " << g << " lies elsewhere on rank " << q;
+      ASSERT_EQ(owner[size_t(g)], piece.node_owner[i]) << "node " << g << " has another owner on rank " << q;
+      ASSERT_EQ(piece.node_owner[i] == q, std::int32_t(i) < p.owned_nodes) << "owned nodes first, rank " << q;
+      if (std::int32_t(i) < p.owned_nodes) ++node_owned_by[size_t(g)];
+    }
+    const auto ghost_order = [&](std::int64_t a, std::int64_t b2) {
+      return piece.node_owner[size_t(a)] != piece.node_owner[size_t(b2)] ? piece.node_owner[size_t(a)] < piece.node_owner[size_t(b2)]
+                                                                         : p.node_global[size_t(a)] < p.node_global[size_t(b2)];
+    };
+    for (size_t i = size_t(p.owned_nodes) + 1; i < m.nodes.size(); ++i)
+      ASSERT_TRUE(ghost_order(std::int64_t(i - 1), std::int64_t(i))) << "ghosts by owner and global id, rank " << q;
+    ASSERT_EQ(std::int64_t(p.owned_tets), std::int64_t(b.owned_tets) << (3 * levels));
+    std::vector<int> local_tets_around(m.nodes.size(), 0), local_triangles_around(m.nodes.size(), 0);
+    for (size_t c = 0; c < m.tets.size(); ++c) {
+      const std::int64_t g = p.tet_global[c];
+      ASSERT_TRUE(g >= 0 && g < std::int64_t(nt));
+      std::array<std::int64_t, 4> corners;
+      for (int k = 0; k < 4; ++k) {
+        corners[size_t(k)] = p.node_global[size_t(m.tets[c][size_t(k)])];
+        ++local_tets_around[size_t(m.tets[c][size_t(k)])];
+      }
+      const auto [it, first] = tet_corners.emplace(g, corners);
+      ASSERT_EQ(it->second, corners) << "fine tet " << g << " differs on rank " << q;
+      if (std::int32_t(c) < p.owned_tets) ++tet_owned_by[size_t(g)];
+    }
+    for (const Triangle& t : m.boundary_triangles)
+      for (NodeId v : t) ++local_triangles_around[size_t(v)];
+    for (std::int32_t i = 0; i < p.owned_nodes; ++i) {
+      const std::int64_t s = serial_of[size_t(p.node_global[size_t(i)])];
+      ASSERT_EQ(local_tets_around[size_t(i)], tets_around[size_t(s)]) << "stencil of owned node " << p.node_global[size_t(i)];
+      ASSERT_EQ(local_triangles_around[size_t(i)], triangles_around[size_t(s)]) << "triangles at owned node " << p.node_global[size_t(i)];
+    }
+    node_global[size_t(q)] = p.node_global;
+    owned_nodes[size_t(q)] = p.owned_nodes;
+  }
+  std::vector<int> named(nn, 0);
+  for (size_t g = 0; g < nn; ++g) {
+    ASSERT_GE(serial_of[g], 0) << "global id " << g << " is on no rank";
+    ASSERT_EQ(++named[size_t(serial_of[g])], 1) << "serial node " << serial_of[g] << " has two global ids";
+    ASSERT_EQ(node_owned_by[g], 1) << "node " << g << " owned " << node_owned_by[g] << " times";
+  }
+  for (size_t c = 0; c < nt; ++c) ASSERT_EQ(tet_owned_by[c], 1) << "fine tet " << c << " owned " << tet_owned_by[c] << " times";
+  for (int q = 0; q < parts; ++q) links[size_t(q)] = halo_links(q, node_global, owned_nodes, owner);
+  expect_links_pair_up(links, node_global, owned_nodes, owner, "refined nodes");
+}
+
+INSTANTIATE_TEST_SUITE_P(ProjectMeshes, RefinedPartition,
+                         ::testing::Combine(::testing::Values("cube.msh", "crank.msh"), ::testing::Values(0, 1, 2),
                                             ::testing::Values(1, 2, 3, 5)),
                          case_name);
 

@@ -1,0 +1,434 @@
+#include "parallel/refined_piece.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <numeric>
+
+#include "mesh/refine.hpp"
+#include "mesh/topology.hpp"
+#include "parallel/entity_partition.hpp"
+#include "parallel/global_to_local.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+
+namespace {
+
+using i32 = std::int32_t;
+using i64 = std::int64_t;
+
+void put_names(Packer& p, const std::map<i32, std::string>& names) {
+  p.put(std::uint64_t(names.size()));
+  for (const auto& [id, name] : names) {
+    p.put(id);
+    p.put(name);
+  }
+}
+
+void get_names(Unpacker& u, std::map<i32, std::string>& names) {
+  std::uint64_t n = 0;
+  u.get(n);
+  for (std::uint64_t k = 0; k < n; ++k) {
+    i32 id = 0;
+    std::string name;
+    u.get(id);
+    u.get(name);
+    names[id] = name;
+  }
+}
+
+// A fine node as a lattice point of the base mesh: Σ_k weight[k]·x_k / 2^levels over the base
+// corners node[0..size) (local base ids, ascending), every weight ≥ 1.
+struct LatticePoint {
+  std::array<i32, 4> node{};
+  std::array<i32, 4> weight{};
+  int size = 0;
+};
+
+// The midpoint of two lattice points of one base tet: weights summed and halved (both even until
+// the last level, as every weight is a multiple of 2^(levels − level)). False when the support
+// would exceed a tet (a non-conforming base piece).
+bool midpoint(const LatticePoint& a, const LatticePoint& b, LatticePoint& m) {
+  m.size = 0;
+  int i = 0, j = 0;
+  while (i < a.size || j < b.size) {
+    i32 node = 0, weight = 0;
+    if (j >= b.size || (i < a.size && a.node[size_t(i)] < b.node[size_t(j)])) {
+      node = a.node[size_t(i)], weight = a.weight[size_t(i++)];
+    } else if (i >= a.size || b.node[size_t(j)] < a.node[size_t(i)]) {
+      node = b.node[size_t(j)], weight = b.weight[size_t(j++)];
+    } else {
+      node = a.node[size_t(i)], weight = a.weight[size_t(i++)] + b.weight[size_t(j++)];
+    }
+    if (m.size == 4) return false;
+    m.node[size_t(m.size)] = node;
+    m.weight[size_t(m.size++)] = weight / 2;
+  }
+  return true;
+}
+
+// Lattice points strictly inside a base entity with `corners` corners (2: edge, 3: face, 4: tet).
+i64 interior_points(int corners, i64 m) {
+  if (corners == 2) return m - 1;
+  if (corners == 3) return (m - 1) * (m - 2) / 2;
+  return (m - 1) * (m - 2) * (m - 3) / 6;
+}
+
+// Pairs (a', b) ≥ 0 with a' < a and a' + b ≤ n: Σ_{i<a} (n − i + 1).
+i64 pairs_before(i64 a, i64 n) { return a * (n + 1) - a * (a - 1) / 2; }
+
+// Index of the interior point with weights w (ascending global corner order) among those of its
+// entity: w_0 follows from the others; the rest, less one each, enumerated lexicographically.
+i64 lattice_index(const LatticePoint& p, i64 m) {
+  if (p.size == 2) return p.weight[1] - 1;
+  if (p.size == 3) return pairs_before(p.weight[1] - 1, m - 3) + (p.weight[2] - 1);
+  const i64 n = m - 4, a = p.weight[1] - 1;
+  i64 before = 0;
+  for (i64 i = 0; i < a; ++i) before += (n - i + 1) * (n - i + 2) / 2;  // triples with first entry i
+  return before + pairs_before(p.weight[2] - 1, n - a) + (p.weight[3] - 1);
+}
+
+// The base entities of a piece by their corners (local ids ascending, unused slots -1): edges,
+// faces and tets, each with its global id and owner.
+class BaseEntities {
+public:
+  explicit BaseEntities(const BasePiece& b) {
+    for (size_t c = 0; c < b.mesh.tets.size(); ++c) {
+      const Tet& t = b.mesh.tets[c];
+      for (int k = 0; k < 6; ++k)
+        add(2, {t[size_t(kTetEdgeNodes[k][0])], t[size_t(kTetEdgeNodes[k][1])], -1, -1}, b.edge_global[6 * c + size_t(k)],
+            b.edge_owner[6 * c + size_t(k)]);
+      for (int k = 0; k < 4; ++k)
+        add(3, {t[size_t((k + 1) % 4)], t[size_t((k + 2) % 4)], t[size_t((k + 3) % 4)], -1}, b.face_global[4 * c + size_t(k)],
+            b.face_owner[4 * c + size_t(k)]);
+      add(4, {t[0], t[1], t[2], t[3]}, b.tet_global[c], b.tet_owner[c]);
+    }
+    for (auto& list : by_size_) {
+      std::sort(list.begin(), list.end(), [](const Entry& x, const Entry& y) { return x.nodes < y.nodes; });
+      list.erase(std::unique(list.begin(), list.end(), [](const Entry& x, const Entry& y) { return x.nodes == y.nodes; }),
+                 list.end());
+    }
+  }
+  // Global id and owner of the entity with these corners; false when the piece has none.
+  bool find(const LatticePoint& p, i64& global, i32& owner) const {
+    std::array<i32, 4> nodes = {-1, -1, -1, -1};
+    for (int k = 0; k < p.size; ++k) nodes[size_t(k)] = p.node[size_t(k)];
+    const std::vector<Entry>& list = by_size_[size_t(p.size - 2)];
+    const auto it = std::lower_bound(list.begin(), list.end(), nodes, [](const Entry& e, const std::array<i32, 4>& n) {
+      return e.nodes < n;
+    });
+    if (it == list.end() || it->nodes != nodes) return false;
+    global = it->global, owner = it->owner;
+    return true;
+  }
+
+private:
+  struct Entry {
+    std::array<i32, 4> nodes;
+    i64 global;
+    i32 owner;
+  };
+  void add(int corners, std::array<i32, 4> nodes, i64 global, i32 owner) {
+    std::sort(nodes.begin(), nodes.begin() + corners);
+    by_size_[size_t(corners - 2)].push_back({nodes, global, owner});
+  }
+  std::vector<Entry> by_size_[3];
+};
+
+}  // namespace
+
+void put_base_piece(Packer& p, const BasePiece& b) {
+  const TetMesh& m = b.mesh;
+  p.put(m.source);
+  p.put(m.nodes);
+  p.put(m.tets);
+  p.put(m.tet_groups);
+  p.put(m.boundary_triangles);
+  p.put(m.triangle_groups);
+  put_names(p, m.surface_group_names);
+  put_names(p, m.volume_group_names);
+  p.put(b.owned_tets);
+  p.put(b.node_global);
+  p.put(b.tet_global);
+  p.put(b.node_owner);
+  p.put(b.tet_owner);
+  p.put(b.edge_global);
+  p.put(b.face_global);
+  p.put(b.edge_owner);
+  p.put(b.face_owner);
+  p.put(std::array<i64, 4>{b.base_nodes, b.base_edges, b.base_faces, b.base_tets});
+}
+
+void get_base_piece(Unpacker& u, BasePiece& b) {
+  TetMesh& m = b.mesh;
+  u.get(m.source);
+  u.get(m.nodes);
+  u.get(m.tets);
+  u.get(m.tet_groups);
+  u.get(m.boundary_triangles);
+  u.get(m.triangle_groups);
+  get_names(u, m.surface_group_names);
+  get_names(u, m.volume_group_names);
+  u.get(b.owned_tets);
+  u.get(b.node_global);
+  u.get(b.tet_global);
+  u.get(b.node_owner);
+  u.get(b.tet_owner);
+  u.get(b.edge_global);
+  u.get(b.face_global);
+  u.get(b.edge_owner);
+  u.get(b.face_owner);
+  std::array<i64, 4> counts{};
+  u.get(counts);
+  b.base_nodes = counts[0], b.base_edges = counts[1], b.base_faces = counts[2], b.base_tets = counts[3];
+}
+
+BasePartition::BasePartition(const LoadedMesh& base, std::vector<i32> tet_part, int parts)
+    : base_(base), tet_part_(std::move(tet_part)), parts_(parts) {
+  const Topology& t = base.topology;
+  SS_REQUIRE(t.tables == TopologyTables::all, "partition: the base mesh needs every topology table");
+  SS_REQUIRE(tet_part_.size() == base.mesh.tets.size(), "partition: " << tet_part_.size() << " part ids for "
+                                                                      << base.mesh.tets.size() << " tets");
+  EntityOwners owners = entity_owners(base, tet_part_);
+  node_owner_ = std::move(owners.node), edge_owner_ = std::move(owners.edge), face_owner_ = std::move(owners.face);
+  const TetMesh& m = base.mesh;
+  triangle_face_.resize(m.boundary_triangles.size());
+  for (size_t k = 0; k < m.boundary_triangles.size(); ++k) {
+    const Triangle& tri = m.boundary_triangles[k];
+    triangle_face_[k] = t.find_face(tri[0], tri[1], tri[2]);
+    SS_REQUIRE(triangle_face_[k] >= 0, m.source << ": " << triangle_label(m, i32(k)) << " is no tet face");
+  }
+}
+
+BasePiece BasePartition::piece(int q) const {
+  const TetMesh& m = base_.mesh;
+  const Topology& topo = base_.topology;
+  BasePiece b;
+  // Tets: q's own, then the layer (each ascending).
+  const std::vector<i64> near = piece_tets(m, tet_part_, q);
+  for (i64 c : near)
+    if (tet_part_[size_t(c)] == q) b.tet_global.push_back(c);
+  b.owned_tets = i32(b.tet_global.size());
+  for (i64 c : near)
+    if (tet_part_[size_t(c)] != q) b.tet_global.push_back(c);
+  for (i64 c : b.tet_global)
+    for (NodeId v : m.tets[size_t(c)]) b.node_global.push_back(v);
+  std::sort(b.node_global.begin(), b.node_global.end());
+  b.node_global.erase(std::unique(b.node_global.begin(), b.node_global.end()), b.node_global.end());
+  const GlobalToLocal local_node(b.node_global, q);
+
+  TetMesh& p = b.mesh;
+  p.source = m.source;
+  p.surface_group_names = m.surface_group_names;
+  p.volume_group_names = m.volume_group_names;
+  for (i64 v : b.node_global) {
+    p.nodes.push_back(m.nodes[size_t(v)]);
+    b.node_owner.push_back(node_owner_[size_t(v)]);
+  }
+  std::vector<char> local_face(size_t(topo.num_faces), 0);
+  for (i64 c : b.tet_global) {
+    const Tet& g = m.tets[size_t(c)];
+    p.tets.push_back({local_node(g[0]), local_node(g[1]), local_node(g[2]), local_node(g[3])});
+    p.tet_groups.push_back(m.tet_groups.empty() ? 0 : m.tet_groups[size_t(c)]);
+    b.tet_owner.push_back(tet_part_[size_t(c)]);
+    for (i32 e : topo.cell_edges[size_t(c)]) {
+      b.edge_global.push_back(e);
+      b.edge_owner.push_back(edge_owner_[size_t(e)]);
+    }
+    for (i32 f : topo.cell_faces[size_t(c)]) {
+      b.face_global.push_back(f);
+      b.face_owner.push_back(face_owner_[size_t(f)]);
+      local_face[size_t(f)] = 1;
+    }
+  }
+  for (size_t k = 0; k < m.boundary_triangles.size(); ++k) {
+    if (!local_face[size_t(triangle_face_[k])]) continue;
+    const Triangle& tri = m.boundary_triangles[k];
+    p.boundary_triangles.push_back({local_node(tri[0]), local_node(tri[1]), local_node(tri[2])});
+    p.triangle_groups.push_back(m.triangle_groups[k]);
+  }
+  b.base_nodes = i64(m.nodes.size()), b.base_edges = topo.num_edges, b.base_faces = topo.num_faces;
+  b.base_tets = i64(m.tets.size());
+  return b;
+}
+
+std::int64_t refined_node_count(const BasePiece& b, int levels) {
+  const i64 m = i64(1) << levels;
+  return b.base_nodes + b.base_edges * interior_points(2, m) + b.base_faces * interior_points(3, m) +
+         b.base_tets * interior_points(4, m);
+}
+
+RankPiece refine_base_piece(const BasePiece& b, int levels, int rank) {
+  SS_REQUIRE(levels >= 0 && levels <= 12, "refinement level must be in 0..12, got " << levels);
+  SS_REQUIRE(std::is_sorted(b.node_global.begin(), b.node_global.end()), "partition: base piece nodes out of order");
+  const i64 m = i64(1) << levels;
+  const i64 per_base_tet = i64(1) << (3 * levels);
+
+  // 1. Refine, carrying each node's lattice point (local base corners ascending = global ascending).
+  TetMesh fine = b.mesh;
+  std::vector<LatticePoint> point(fine.nodes.size());
+  for (size_t v = 0; v < point.size(); ++v) point[v].node[0] = i32(v), point[v].weight[0] = i32(m), point[v].size = 1;
+  for (int level = 0; level < levels; ++level) {
+    const Topology topo = build_topology(fine, TopologyTables::edges);
+    const std::vector<i32> id = refined_node_ids(topo, RefineNumbering::interleaved);
+    std::vector<LatticePoint> next(size_t(topo.num_nodes) + size_t(topo.num_edges));
+    for (i32 v = 0; v < topo.num_nodes; ++v) next[size_t(id[size_t(v)])] = point[size_t(v)];
+    i32 bad = -1;
+#pragma omp parallel for schedule(static) reduction(max : bad)
+    for (i32 e = 0; e < topo.num_edges; ++e) {
+      const auto& ends = topo.edge_nodes[size_t(e)];
+      if (!midpoint(point[size_t(ends[0])], point[size_t(ends[1])], next[size_t(id[size_t(topo.num_nodes + e)])]))
+        bad = std::max(bad, e);
+    }
+    SS_REQUIRE(bad < 0, b.mesh.source << ": rank " << rank << "'s base piece is not conforming (refined edge " << bad
+                                      << " leaves its base tet)");
+    fine = refine_once(fine, topo, RefineNumbering::interleaved);
+    point = std::move(next);
+  }
+
+  // 2. Global id and owner of every fine node: its base entity's block, owner and lattice index.
+  const BaseEntities entities(b);
+  const i64 offset[3] = {b.base_nodes, b.base_nodes + b.base_edges * interior_points(2, m),
+                         b.base_nodes + b.base_edges * interior_points(2, m) + b.base_faces * interior_points(3, m)};
+  const size_t nn = fine.nodes.size();
+  std::vector<i64> global(nn);
+  std::vector<i32> owner(nn);
+  i64 missing = std::numeric_limits<i64>::max();
+#pragma omp parallel for schedule(static) reduction(min : missing)
+  for (i64 v = 0; v < i64(nn); ++v) {
+    const LatticePoint& p = point[size_t(v)];
+    if (p.size == 1) {
+      global[size_t(v)] = b.node_global[size_t(p.node[0])], owner[size_t(v)] = b.node_owner[size_t(p.node[0])];
+      continue;
+    }
+    i64 entity = 0;
+    if (!entities.find(p, entity, owner[size_t(v)])) {
+      missing = std::min(missing, v);
+      continue;
+    }
+    global[size_t(v)] = offset[p.size - 2] + entity * interior_points(p.size, m) + lattice_index(p, m);
+  }
+  SS_REQUIRE(missing == std::numeric_limits<i64>::max(),
+             b.mesh.source << ": rank " << rank << ": fine node " << missing << " lies on no base entity of its piece");
+  point = {};
+
+  // 3. Keep the owned tets and every other tet touching an owned node.
+  const i64 owned_fine_tets = i64(b.owned_tets) * per_base_tet;
+  const i64 nt = i64(fine.tets.size());
+  std::vector<char> keep(size_t(nt), 0);
+#pragma omp parallel for schedule(static)
+  for (i64 t = 0; t < nt; ++t) {
+    const Tet& tet = fine.tets[size_t(t)];
+    keep[size_t(t)] = t < owned_fine_tets || owner[size_t(tet[0])] == rank || owner[size_t(tet[1])] == rank ||
+                      owner[size_t(tet[2])] == rank || owner[size_t(tet[3])] == rank;
+  }
+  // Local nodes: owned in refined order, then ghosts by (owner, global id).
+  std::vector<char> used(nn, 0);
+  for (i64 t = 0; t < nt; ++t)
+    if (keep[size_t(t)])
+      for (NodeId v : fine.tets[size_t(t)]) used[size_t(v)] = 1;
+  std::vector<i32> order;
+  for (size_t v = 0; v < nn; ++v)
+    if (used[v] && owner[v] == rank) order.push_back(i32(v));
+  const i32 owned_nodes = i32(order.size());
+  const size_t first_ghost = order.size();
+  for (size_t v = 0; v < nn; ++v)
+    if (used[v] && owner[v] != rank) order.push_back(i32(v));
+  std::sort(order.begin() + std::ptrdiff_t(first_ghost), order.end(), [&](i32 x, i32 y) {
+    return owner[size_t(x)] != owner[size_t(y)] ? owner[size_t(x)] < owner[size_t(y)] : global[size_t(x)] < global[size_t(y)];
+  });
+  std::vector<i32> local(nn, -1);
+  for (size_t k = 0; k < order.size(); ++k) local[size_t(order[k])] = i32(k);
+
+  RankPiece piece;
+  MeshPartition& part = piece.part;
+  TetMesh& out = part.mesh;
+  out.source = b.mesh.source;
+  out.surface_group_names = b.mesh.surface_group_names;
+  out.volume_group_names = b.mesh.volume_group_names;
+  out.nodes.resize(order.size());
+  part.node_global.resize(order.size());
+  piece.node_owner.resize(order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    out.nodes[k] = fine.nodes[size_t(order[k])];
+    part.node_global[k] = global[size_t(order[k])];
+    piece.node_owner[k] = owner[size_t(order[k])];
+  }
+  part.owned_nodes = owned_nodes;
+  part.owned_tets = i32(owned_fine_tets);
+  for (i64 t = 0; t < nt; ++t) {
+    if (!keep[size_t(t)]) continue;
+    const Tet& tet = fine.tets[size_t(t)];
+    out.tets.push_back({local[size_t(tet[0])], local[size_t(tet[1])], local[size_t(tet[2])], local[size_t(tet[3])]});
+    out.tet_groups.push_back(fine.tet_groups.empty() ? 0 : fine.tet_groups[size_t(t)]);
+    part.tet_global.push_back(b.tet_global[size_t(t / per_base_tet)] * per_base_tet + t % per_base_tet);
+  }
+  // The file's triangles that are faces of a kept tet (through the kept tets around their first node).
+  std::vector<i32> around_offsets(order.size() + 1, 0), around;
+  for (const Tet& tet : out.tets)
+    for (NodeId v : tet) ++around_offsets[size_t(v) + 1];
+  std::partial_sum(around_offsets.begin(), around_offsets.end(), around_offsets.begin());
+  around.resize(size_t(around_offsets.back()));
+  std::vector<i32> fill(around_offsets.begin(), around_offsets.end() - 1);
+  for (size_t c = 0; c < out.tets.size(); ++c)
+    for (NodeId v : out.tets[c]) around[size_t(fill[size_t(v)]++)] = i32(c);
+  for (size_t k = 0; k < fine.boundary_triangles.size(); ++k) {
+    const Triangle& tri = fine.boundary_triangles[k];
+    const Triangle mine = {local[size_t(tri[0])], local[size_t(tri[1])], local[size_t(tri[2])]};
+    if (mine[0] < 0 || mine[1] < 0 || mine[2] < 0) continue;
+    bool face = false;
+    for (i32 a = around_offsets[size_t(mine[0])]; a < around_offsets[size_t(mine[0]) + 1] && !face; ++a) {
+      const Tet& tet = out.tets[size_t(around[size_t(a)])];
+      const auto has = [&](NodeId v) { return std::find(tet.begin(), tet.end(), v) != tet.end(); };
+      face = has(mine[1]) && has(mine[2]);
+    }
+    if (!face) continue;
+    out.boundary_triangles.push_back(mine);
+    out.triangle_groups.push_back(fine.triangle_groups[k]);
+  }
+  return piece;
+}
+
+std::vector<HaloLink> exchange_node_links(const RankPiece& piece, MPI_Comm comm) {
+  int rank = 0, ranks = 1;
+  mpi_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  mpi_check(MPI_Comm_size(comm, &ranks), "MPI_Comm_size");
+  const MeshPartition& part = piece.part;
+  // The ghosts are grouped by owner, ascending global id within a group: that is the request order.
+  std::vector<int> asked(size_t(ranks), 0), asked_of_me(size_t(ranks), 0);
+  std::vector<std::int64_t> requests;
+  for (size_t i = size_t(part.owned_nodes); i < part.node_global.size(); ++i) {
+    ++asked[size_t(piece.node_owner[i])];
+    requests.push_back(part.node_global[i]);
+  }
+  mpi_check(MPI_Alltoall(asked.data(), 1, MPI_INT, asked_of_me.data(), 1, MPI_INT, comm), "MPI_Alltoall (halo links)");
+  std::vector<int> send_at(size_t(ranks), 0), recv_at(size_t(ranks), 0);
+  for (int r = 1; r < ranks; ++r) {
+    send_at[size_t(r)] = send_at[size_t(r - 1)] + asked[size_t(r - 1)];
+    recv_at[size_t(r)] = recv_at[size_t(r - 1)] + asked_of_me[size_t(r - 1)];
+  }
+  std::vector<std::int64_t> wanted(size_t(recv_at.back()) + size_t(asked_of_me.back()));
+  mpi_check(MPI_Alltoallv(requests.data(), asked.data(), send_at.data(), MPI_INT64_T, wanted.data(), asked_of_me.data(),
+                          recv_at.data(), MPI_INT64_T, comm),
+            "MPI_Alltoallv (halo links)");
+  const GlobalToLocal local_of(part.node_global, rank);
+  std::vector<HaloLink> links;
+  for (int r = 0; r < ranks; ++r) {
+    if (asked[size_t(r)] == 0 && asked_of_me[size_t(r)] == 0) continue;
+    SS_REQUIRE(r != rank, "partition: rank " << rank << " holds a ghost of its own");
+    HaloLink l;
+    l.rank = r;
+    for (int k = 0; k < asked[size_t(r)]; ++k) l.recv.push_back(part.owned_nodes + send_at[size_t(r)] + k);
+    for (int k = 0; k < asked_of_me[size_t(r)]; ++k) {
+      const i32 i = local_of(wanted[size_t(recv_at[size_t(r)] + k)]);
+      SS_REQUIRE(i < part.owned_nodes, "partition: rank " << r << " asks rank " << rank << " for node "
+                                                          << wanted[size_t(recv_at[size_t(r)] + k)] << ", which it does not own");
+      l.send.push_back(i);
+    }
+    links.push_back(std::move(l));
+  }
+  return links;
+}
+
+}  // namespace ss
