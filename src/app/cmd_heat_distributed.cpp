@@ -1,22 +1,28 @@
 // The heat command over MPI ranks (`mpirun -np N streamsolve heat CASE.toml`), thesis ch. 8.
 //
-//   rank 0: read the case and the mesh (refined as asked), build the heat problem on the whole mesh
-//           (loads, materials, Dirichlet values: every shared node gets one value), METIS k-way
-//           partition of the tets, and send each rank its piece (src/parallel/partition.hpp) with
-//           the problem's numbers on it.
+//   rank 0: read the case and the base mesh (unrefined), check the case against it, METIS k-way
+//           partition of the base tets, and send each rank its base tets plus one layer with the
+//           global ids and owners of their entities (src/parallel/refined_piece.hpp).
 //   every rank: open its GPU (local rank mod devices, --gpu overrides) or the CPU reference before
-//           anything else (a rank that cannot start stops the job at once), prepare the piece
-//           (topology, geometry), assemble its operator, and solve with the unchanged CG over a
-//           DistributedBackend (owner-marker reductions) and the halo-overlapped operator.
+//           anything else (a rank that cannot start stops the job at once); refine its base piece
+//           --refine times itself (partition, then refine: no rank holds the whole refined mesh),
+//           pair its halo with its neighbours, prepare the piece (topology, geometry), build the
+//           heat problem on it (ghost nodes take their owner's numbers), assemble its operator,
+//           and solve with the unchanged CG over a DistributedBackend (owner-marker reductions) and
+//           the halo-overlapped operator. The true residual is summed over the owned rows.
 //   every rank: writes its piece of the final field (owned tets, `rank` per tet, `owner` per node),
-//           "heat_piece_<rank>.vtu"; with --single-vtu none (rank 0 gathers one VTU instead).
-//   rank 0: gathers T (owned nodes), the heat flux (owned tets) and per-rank timings, and writes
-//           "heat.pvtu" indexing the pieces (or the one VTU), the PNG and the JSON summary.
+//           "heat_piece_<rank>.vtu"; rank 0 writes "heat.pvtu" indexing them. With --single-vtu
+//           rank 0 refines the whole mesh too and gathers one VTU instead (small runs).
+//   rank 0: the PNG (drawn on the base mesh, from the temperatures at its nodes) and the JSON
+//           summary with every rank's set-up time and peak memory.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -28,6 +34,7 @@
 #include "cpu/cpu_backend.hpp"
 #include "gl/context.hpp"
 #include "mesh/load_mesh.hpp"
+#include "mesh/refine.hpp"
 #include "mesh/vtu.hpp"
 #include "operators/heat_operator.hpp"
 #include "parallel/collect.hpp"
@@ -37,6 +44,7 @@
 #include "parallel/message.hpp"
 #include "parallel/mpi_env.hpp"
 #include "parallel/partition.hpp"
+#include "parallel/refined_piece.hpp"
 #include "parallel/rank_report.hpp"
 #include "physics/heat_case.hpp"
 #include "physics/heat_problem.hpp"
@@ -56,105 +64,109 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 
 constexpr int piece_tag = 11;
 
-// What rank 0 sends each rank: its piece and the heat problem's numbers on it.
-struct LocalHeat {
-  RankPiece piece;
-  std::vector<double> conductivity, heat_capacity;  // per local tet
-  std::vector<double> load;                         // per local node (assembled on the whole mesh)
-  std::vector<char> fixed;                          // per local node: Dirichlet
-  std::vector<double> fixed_values;                 // per local node (0 where free)
-  std::vector<double> initial;                      // per local node: T⁰ (transient)
-  double tolerance = 1e-6;
-  int max_iterations = 20000;
-  char jacobi = 1, transient = 0, mixed = 1;
-  double inner_tolerance = 1e-5;
-  std::int32_t variant = 1;  // CgVariant
-  TimeSettings time;
-  int output_every = 10;
+// What rank 0 sends each rank: its base piece and how to build the heat problem on it.
+struct Assignment {
+  BasePiece base;
+  std::string case_text, case_path;
+  std::int32_t levels = 0;
+  std::int32_t output_every = 10;
+  PresentGroups groups;  // of the whole mesh: a piece may lack some
 };
 
-std::vector<char> pack(const LocalHeat& h) {
+std::vector<char> pack(const Assignment& a) {
   Packer p;
-  const MeshPartition& m = h.piece.part;
-  p.put(m.mesh.source);
-  p.put(m.mesh.nodes);
-  p.put(m.mesh.tets);
-  p.put(m.mesh.tet_groups);
-  p.put(m.node_global);
-  p.put(m.tet_global);
-  p.put(m.owned_nodes);
-  p.put(m.owned_tets);
-  p.put(h.piece.node_owner);
-  p.put(std::uint64_t(h.piece.links.size()));
-  for (const HaloLink& l : h.piece.links) {
-    p.put(l.rank);
-    p.put(l.send);
-    p.put(l.recv);
-  }
-  p.put(h.conductivity);
-  p.put(h.heat_capacity);
-  p.put(h.load);
-  p.put(h.fixed);
-  p.put(h.fixed_values);
-  p.put(h.initial);
-  p.put(h.tolerance);
-  p.put(h.max_iterations);
-  p.put(h.jacobi);
-  p.put(h.mixed);
-  p.put(h.inner_tolerance);
-  p.put(h.variant);
-  p.put(h.transient);
-  p.put(h.time);
-  p.put(h.output_every);
+  put_base_piece(p, a.base);
+  p.put(a.case_text);
+  p.put(a.case_path);
+  p.put(a.levels);
+  p.put(a.output_every);
+  p.put(a.groups.surface);
+  p.put(a.groups.volume);
   return std::move(p.bytes());
 }
 
-LocalHeat unpack(const std::vector<char>& bytes) {
+Assignment unpack(const std::vector<char>& bytes) {
   Unpacker u(bytes);
+  Assignment a;
+  get_base_piece(u, a.base);
+  u.get(a.case_text);
+  u.get(a.case_path);
+  u.get(a.levels);
+  u.get(a.output_every);
+  u.get(a.groups.surface);
+  u.get(a.groups.volume);
+  return a;
+}
+
+// A rank's refined piece and the heat problem's numbers on it.
+struct LocalHeat {
+  RankPiece piece;  // the mesh moved into `mesh`; maps, owners and halo links stay
+  LoadedMesh mesh;  // the piece prepared (topology, geometry; no renumbering: owned nodes first)
+  std::vector<double> conductivity;               // per local tet
+  std::vector<double> load, fixed_values, initial;  // per local node (initial: transient only)
+  std::vector<char> fixed;                        // per local node: Dirichlet
+  HeatSolveSettings settings;
+  int output_every = 10;
+  double refine_seconds = 0, prepare_seconds = 0;
+};
+
+// Step 3 on every rank: refine, pair the halo, prepare the piece, build the problem and its operator.
+LocalHeat build_local(Assignment a, HeatOperatorData& data) {
+  const int rank = mpi::rank();
   LocalHeat h;
-  MeshPartition& m = h.piece.part;
-  u.get(m.mesh.source);
-  u.get(m.mesh.nodes);
-  u.get(m.mesh.tets);
-  u.get(m.mesh.tet_groups);
-  u.get(m.node_global);
-  u.get(m.tet_global);
-  u.get(m.owned_nodes);
-  u.get(m.owned_tets);
-  u.get(h.piece.node_owner);
-  std::uint64_t links = 0;
-  u.get(links);
-  h.piece.links.resize(size_t(links));
-  for (HaloLink& l : h.piece.links) {
-    u.get(l.rank);
-    u.get(l.send);
-    u.get(l.recv);
+  auto t0 = Clock::now();
+  h.piece = refine_base_piece(a.base, a.levels, rank);
+  a.base = {};
+  h.piece.links = exchange_node_links(h.piece, MPI_COMM_WORLD);
+  h.refine_seconds = since(t0);
+
+  t0 = Clock::now();
+  LoadOptions load;
+  load.renumber = false;
+  load.tables = TopologyTables::boundary;  // the node graph and the boundary faces are all heat needs
+  h.mesh = prepare_mesh(std::move(h.piece.part.mesh), load);
+  const HeatCase heat_case = parse_heat_case(a.case_text, a.case_path);
+  HeatProblem problem = build_heat_problem(heat_case, h.mesh, &a.groups);
+  // The owned nodes' numbers are exact (their tets and boundary faces are all local); a ghost's
+  // boundary faces may lie outside the piece, so ghosts take their owner's.
+  const size_t n = h.mesh.mesh.nodes.size();
+  std::vector<double> fixed(n, 0.0), fixed_values(n, 0.0);
+  for (size_t k = 0; k < problem.dirichlet_nodes.size(); ++k) {
+    fixed[size_t(problem.dirichlet_nodes[k])] = 1.0;
+    fixed_values[size_t(problem.dirichlet_nodes[k])] = problem.dirichlet_values[k];
   }
-  u.get(h.conductivity);
-  u.get(h.heat_capacity);
-  u.get(h.load);
-  u.get(h.fixed);
-  u.get(h.fixed_values);
-  u.get(h.initial);
-  u.get(h.tolerance);
-  u.get(h.max_iterations);
-  u.get(h.jacobi);
-  u.get(h.mixed);
-  u.get(h.inner_tolerance);
-  u.get(h.variant);
-  u.get(h.transient);
-  u.get(h.time);
-  u.get(h.output_every);
+  CpuBackend host;
+  HaloExchange<CpuBackend> halo(host, h.piece.links, MPI_COMM_WORLD);
+  halo.update(fixed);
+  halo.update(fixed_values);
+  halo.update(problem.load);
+  if (!problem.initial.empty()) halo.update(problem.initial);
+  h.fixed.resize(n);
+  for (size_t i = 0; i < n; ++i) h.fixed[i] = fixed[i] != 0.0;
+  h.fixed_values = std::move(fixed_values);
+  h.load = problem.load;
+  h.initial = problem.initial;
+  h.settings.tolerance = problem.tolerance;
+  h.settings.max_iterations = problem.max_iterations;
+  h.settings.jacobi = problem.jacobi || problem.multigrid;  // multigrid is serial only: Jacobi across ranks
+  h.settings.mixed = problem.mixed;
+  h.settings.inner_tolerance = problem.inner_tolerance;
+  h.settings.variant = problem.variant;
+  h.settings.time = problem.time;
+  h.output_every = a.output_every;
+  // The operator in double with the lumped heat capacity (the rows of owned nodes are exact).
+  data = assemble_heat_system(h.mesh, problem);
+  h.conductivity = std::move(problem.conductivity);
+  h.prepare_seconds = since(t0);
   return h;
 }
 
 // Rank 0's view of the whole run.
 struct Root {
   HeatCase heat_case;
-  LoadedMesh mesh;
-  HeatProblem problem;
-  std::vector<std::int32_t> tet_part, node_owner;
-  std::vector<std::vector<std::int64_t>> owned_node_ids, owned_tet_ids;  // per rank, in its local order
+  LoadedMesh base;                  // the unrefined mesh (every topology table)
+  std::optional<RankPiece> whole;   // the whole refined mesh (--single-vtu only), its nodes in serial order
+  std::int64_t fine_nodes = 0, fine_tets = 0;
   double load_seconds = 0, partition_seconds = 0, distribute_seconds = 0;
 };
 
@@ -181,7 +193,7 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
   LocalRun run;
   HeatSolveReport& report = run.report;
   using Precise = typename Backend::PreciseVector;
-  Precise T = backend.upload_precise(h.transient && !h.initial.empty() ? h.initial : std::vector<double>(size_t(n), 0.0));
+  Precise T = backend.upload_precise(!h.initial.empty() ? h.initial : std::vector<double>(size_t(n), 0.0));
 
   // The piece's eliminated system for solve_heat_system: the distributed operator (halo overlapped
   // with interior rows in the inner CG; halo refreshed before each double residual); reductions go
@@ -219,15 +231,7 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
     clocks(now);
     for (int k = 0; k < 4; ++k) in_solves[k] += now[k] - before[k];
   };
-  HeatSolveSettings settings;
-  settings.tolerance = h.tolerance;
-  settings.max_iterations = h.max_iterations;
-  settings.jacobi = h.jacobi != 0;
-  settings.mixed = h.mixed != 0;
-  settings.inner_tolerance = h.inner_tolerance;
-  settings.variant = CgVariant(h.variant);
-  if (h.transient) settings.time = h.time;
-  solve_heat_system(dist, system, h.load, T, settings, report, hooks);
+  solve_heat_system(dist, system, h.load, T, h.settings, report, hooks);
   run.last_rhs = report.last_rhs;
   run.temperature = backend.download_precise(T);
   Vector T_working = backend.make_vector(n);
@@ -244,6 +248,8 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
   f.add_count("ghost_nodes", n - owned);
   f.add_count("owned_tets", part.owned_tets);
   f.add_count("ghost_tets", double(part.tet_global.size()) - part.owned_tets);
+  f.add("refine_seconds", h.refine_seconds);    // the base piece refined, the halo paired
+  f.add("prepare_seconds", h.prepare_seconds);  // topology, geometry, problem, operator
   f.add_count("neighbours", double(h.piece.links.size()));
   f.add_count("halo_values_sent", double(halo.values_sent()));
   f.add_count("boundary_rows", double(dop.boundary_rows()));
@@ -264,82 +270,63 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
   return run;
 }
 
-// Rank 0: read, build, partition, send. Returns rank 0's own piece.
-LocalHeat read_and_distribute(const DistributedHeatOptions& o, Root& root) {
+// Rank 0: read the case and the base mesh, check the case on it, partition the base tets, send each
+// rank its assignment. Returns rank 0's own.
+Assignment read_and_distribute(const DistributedHeatOptions& o, Root& root) {
   const int ranks = mpi::size();
   auto t0 = Clock::now();
   root.heat_case = read_heat_case(o.case_file);
   if (o.refine) root.heat_case.refine = *o.refine;
-  LoadOptions load;
-  load.refine = root.heat_case.refine;
-  root.mesh = load_mesh(root.heat_case.mesh_file, load);
-  root.problem = build_heat_problem(root.heat_case, root.mesh);
+  const int levels = root.heat_case.refine;
+  SS_REQUIRE(levels >= 0, "refinement level must be >= 0, got " << levels);
+  root.base = load_mesh(root.heat_case.mesh_file, LoadOptions{});  // validated, oriented, RCM; every table
+  require_refinable(root.base.mesh, levels);
+  build_heat_problem(root.heat_case, root.base);  // unknown groups, missing materials: one error, here
+  std::ifstream file(root.heat_case.path, std::ios::binary);
+  const std::string case_text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  root.fine_tets = std::int64_t(root.base.mesh.tets.size()) << (3 * levels);
   root.load_seconds = since(t0);
-  const TetMesh& mesh = root.mesh.mesh;
-  const HeatProblem& problem = root.problem;
-  std::fprintf(stderr, "streamsolve: heat: %zu nodes, %zu tets, %zu fixed nodes, %s, %d ranks\n", mesh.nodes.size(),
-               mesh.tets.size(), problem.dirichlet_nodes.size(),
-               problem.time ? ("transient, " + std::to_string(problem.time->steps) + " steps").c_str() : "steady", ranks);
 
   t0 = Clock::now();
-  PartitionPlan plan(mesh, partition_tets(mesh, ranks), ranks);
-  root.tet_part = plan.tet_part();
-  root.node_owner = plan.node_owner();
+  BasePartition partition(root.base, partition_tets(root.base.mesh, ranks), ranks);
   root.partition_seconds = since(t0);
-
   t0 = Clock::now();
-  std::vector<char> fixed(mesh.nodes.size(), 0);
-  std::vector<double> fixed_value(mesh.nodes.size(), 0.0);
-  for (size_t k = 0; k < problem.dirichlet_nodes.size(); ++k) {
-    fixed[size_t(problem.dirichlet_nodes[k])] = 1;
-    fixed_value[size_t(problem.dirichlet_nodes[k])] = problem.dirichlet_values[k];
-  }
-  root.owned_node_ids.resize(size_t(ranks));
-  root.owned_tet_ids.resize(size_t(ranks));
-  LocalHeat mine;
+  Assignment mine;
   for (int q = 0; q < ranks; ++q) {
-    LocalHeat h;
-    h.piece = plan.build(q);
-    const MeshPartition& part = h.piece.part;
-    root.owned_node_ids[size_t(q)].assign(part.node_global.begin(), part.node_global.begin() + part.owned_nodes);
-    root.owned_tet_ids[size_t(q)].assign(part.tet_global.begin(), part.tet_global.begin() + part.owned_tets);
-    for (std::int64_t c : part.tet_global) {
-      h.conductivity.push_back(problem.conductivity[size_t(c)]);
-      h.heat_capacity.push_back(problem.heat_capacity[size_t(c)]);
-    }
-    for (std::int64_t v : part.node_global) {
-      h.load.push_back(problem.load[size_t(v)]);
-      h.fixed.push_back(fixed[size_t(v)]);
-      h.fixed_values.push_back(fixed_value[size_t(v)]);
-      if (!problem.initial.empty()) h.initial.push_back(problem.initial[size_t(v)]);
-    }
-    h.tolerance = problem.tolerance;
-    h.max_iterations = problem.max_iterations;
-    h.jacobi = problem.jacobi || problem.multigrid;  // multigrid is serial only: Jacobi across ranks
-    h.mixed = problem.mixed;
-    h.inner_tolerance = problem.inner_tolerance;
-    h.variant = std::int32_t(problem.variant);
-    h.transient = problem.time.has_value();
-    if (problem.time) h.time = *problem.time;
-    h.output_every = o.no_vtu ? 0 : o.every ? *o.every : root.heat_case.output_every;
-    if (q == 0) mine = std::move(h);
-    else send_bytes(pack(h), q, piece_tag, MPI_COMM_WORLD);
+    Assignment a;
+    a.base = partition.piece(q);
+    a.case_text = case_text;
+    a.case_path = root.heat_case.path;
+    a.levels = levels;
+    a.output_every = o.no_vtu ? 0 : o.every ? *o.every : root.heat_case.output_every;
+    a.groups = present_groups(root.base);
+    if (q == 0) root.fine_nodes = refined_node_count(a.base, levels);
+    if (q == 0) mine = std::move(a);
+    else send_bytes(pack(a), q, piece_tag, MPI_COMM_WORLD);
   }
   root.distribute_seconds = since(t0);
+  std::fprintf(stderr, "streamsolve: heat: %lld nodes, %lld tets (base mesh %zu tets refined %d times on the ranks), %s, %d ranks\n",
+               static_cast<long long>(root.fine_nodes), static_cast<long long>(root.fine_tets), root.base.mesh.tets.size(),
+               levels, root.heat_case.time ? ("transient, " + std::to_string(root.heat_case.time->steps) + " steps").c_str() : "steady",
+               ranks);
+  // --single-vtu: rank 0 also refines the whole mesh (as one part: the serial run's node order).
+  if (o.single_vtu && !o.no_vtu)
+    root.whole = refine_base_piece(BasePartition(root.base, std::vector<std::int32_t>(root.base.mesh.tets.size(), 0), 1).piece(0),
+                                   levels, 0);
   return mine;
 }
 
 // This rank's piece of a field: its owned tets with every local node; the ghost nodes' temperatures
 // come from their owners (exchanged in double on the host, so a node has the same value in every
 // piece). Point data: temperature, owner; cell data: `cell_data` (one value per owned tet), rank.
-void write_heat_piece(const std::string& path, const LocalHeat& h, const LoadedMesh& local, std::int32_t owned_tets,
-                      std::vector<double> T, std::vector<VtuArray> cell_data) {
+void write_heat_piece(const std::string& path, const LocalHeat& h, std::vector<double> T, std::vector<VtuArray> cell_data) {
   CpuBackend host;
   HaloExchange<CpuBackend> halo(host, h.piece.links, MPI_COMM_WORLD);
   halo.update(T);
+  const std::int32_t owned_tets = h.piece.part.owned_tets;
   TetMesh piece;
-  piece.nodes = local.mesh.nodes;
-  piece.tets.assign(local.mesh.tets.begin(), local.mesh.tets.begin() + owned_tets);
+  piece.nodes = h.mesh.mesh.nodes;
+  piece.tets.assign(h.mesh.mesh.tets.begin(), h.mesh.mesh.tets.begin() + owned_tets);
   cell_data.push_back(VtuArray::integers("rank", std::vector<std::int32_t>(size_t(owned_tets), mpi::rank())));
   write_vtu(path, piece, {VtuArray::scalars("temperature", std::move(T)), VtuArray::integers("owner", h.piece.node_owner)},
             cell_data);
@@ -347,6 +334,39 @@ void write_heat_piece(const std::string& path, const LocalHeat& h, const LoadedM
 
 // The arrays of a heat piece, by name and type (what a .pvtu declares).
 const std::vector<VtuArray> kPiecePointArrays = {VtuArray::scalars("temperature", {}), VtuArray::integers("owner", {})};
+
+// Owned values placed at rank 0 by global id (`width` per entry), then in the order of rank 0's
+// entities `order` (global id per entity). Empty on the other ranks.
+std::vector<double> gather_in_order(const std::vector<std::int64_t>& ids, const std::vector<double>& values,
+                                    const std::vector<std::int64_t>* order, int width = 1) {
+  const std::vector<double> by_id = gather_by_id(ids, values, order ? order->size() : 0, width);
+  if (!order) return {};
+  std::vector<double> out(by_id.size());
+  for (size_t i = 0; i < order->size(); ++i)
+    for (int c = 0; c < width; ++c) out[i * size_t(width) + size_t(c)] = by_id[size_t((*order)[i]) * size_t(width) + size_t(c)];
+  return out;
+}
+
+// ||b̃ − (a·M + s·K̃) T|| / ||b̃|| over the owned rows of every rank, in double (the ghosts of T
+// refreshed from their owners first).
+double distributed_true_residual(const HeatOperatorData& data, const LocalHeat& h, const HeatSolveReport& report,
+                                 std::vector<double> T) {
+  CpuBackend host;
+  HaloExchange<CpuBackend> halo(host, h.piece.links, MPI_COMM_WORLD);
+  halo.update(T);
+  std::vector<std::int32_t> fixed;
+  for (size_t i = 0; i < h.fixed.size(); ++i)
+    if (h.fixed[i]) fixed.push_back(std::int32_t(i));
+  const std::vector<double> r =
+      eliminated_system_residual(data, fixed, report.mass_coefficient, report.stiffness_coefficient, report.last_rhs, T);
+  double sums[2] = {0, 0};  // r², b²
+  for (size_t i = 0; i < size_t(h.piece.part.owned_nodes); ++i) {
+    sums[0] += r[i] * r[i];
+    sums[1] += report.last_rhs[i] * report.last_rhs[i];
+  }
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+  return sums[1] > 0 ? std::sqrt(sums[0] / sums[1]) : std::sqrt(sums[0]);
+}
 
 }  // namespace
 
@@ -361,42 +381,37 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   std::optional<GlContext> context;
   const std::string device = open_rank_device(o.backend, o.gl, o.gpu_given, context);
 
-  // 2. Rank 0 reads, partitions and sends; the others receive their piece.
+  // 2. Rank 0 reads and partitions the base mesh and sends; the others receive their assignment.
   std::optional<Root> root;
-  LocalHeat h;
+  Assignment assignment;
   if (rank == 0) {
     root.emplace();
-    h = read_and_distribute(o, *root);
+    assignment = read_and_distribute(o, *root);
   } else {
-    h = unpack(recv_bytes(0, piece_tag, MPI_COMM_WORLD));
+    assignment = unpack(recv_bytes(0, piece_tag, MPI_COMM_WORLD));
   }
   const std::string out_dir =
       broadcast_string(rank == 0 ? prepare_output_directory(o.out, root->heat_case.output_directory) : std::string());
 
-  // 3. The piece: topology and geometry (no renumbering: owned nodes stay first), the operator in
-  //    double with the lumped heat capacity.
-  const auto t_prepare = Clock::now();
-  const std::int32_t owned_tets = h.piece.part.owned_tets;
-  const std::vector<std::int64_t> tet_global = h.piece.part.tet_global;
-  LoadOptions load;
-  load.renumber = false;
-  const LoadedMesh local = prepare_mesh(std::move(h.piece.part.mesh), load);
-  HeatOperatorData data = assemble_heat_operator(local, h.conductivity);
-  std::fill(data.mass.begin(), data.mass.end(), 0.0);
-  for (size_t c = 0; c < local.mesh.tets.size(); ++c)
-    for (NodeId node : local.mesh.tets[c])
-      data.mass[size_t(node)] += h.heat_capacity[c] * local.geometry.cell_volumes[c] / 4.0;
-  const double prepare_seconds = since(t_prepare);
+  // 3. The piece: refined here, its halo paired, topology and geometry, the problem and operator.
+  HeatOperatorData data;
+  const LocalHeat h = build_local(std::move(assignment), data);
+  const MeshPartition& part = h.piece.part;
+  const std::int32_t owned_nodes = part.owned_nodes, owned_tets = part.owned_tets;
+  const std::vector<std::int64_t> owned_node_ids(part.node_global.begin(), part.node_global.begin() + owned_nodes);
+  const std::vector<std::int64_t> owned_tet_ids(part.tet_global.begin(), part.tet_global.begin() + owned_tets);
+  const std::vector<std::int64_t>* whole_nodes = root && root->whole ? &root->whole->part.node_global : nullptr;
+  const std::vector<std::int64_t>* whole_tets = root && root->whole ? &root->whole->part.tet_global : nullptr;
 
-  // Transient snapshots: gathered at rank 0, one VTU each and the PVD index.
+  // Transient snapshots: a piece per rank and a .pvtu each, or (--single-vtu) gathered at rank 0.
   TimeSeries series(out_dir, "heat");
   if (rank == 0) series.remove_previous_run(kHeatFinalFiles);
-  const std::int32_t owned_nodes = h.piece.part.owned_nodes;
   const bool pieces = !o.single_vtu;  // the fields as one piece per rank (else gathered at rank 0)
+  const bool root_has_whole = o.single_vtu && !o.no_vtu;  // rank 0 refined the whole mesh too
   SnapshotHook snapshot = [&](int step, double time, const std::vector<double>& T) {
     if (pieces) {
       const std::string stem = series.snapshot_stem(step);
-      write_heat_piece((fs::path(out_dir) / piece_name(stem, rank)).string(), h, local, owned_tets, T, {});
+      write_heat_piece((fs::path(out_dir) / piece_name(stem, rank)).string(), h, T, {});
       mpi_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
       if (rank != 0) return;
       std::vector<std::string> names;
@@ -404,20 +419,18 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
       series.add_pieces(step, time, names, kPiecePointArrays, {VtuArray::integers("rank", {})});
       return;
     }
-    std::vector<double> mine(T.begin(), T.begin() + owned_nodes);
-    const std::vector<double> all =
-        gather_to_root(mine, root ? &root->owned_node_ids : nullptr, root ? root->mesh.mesh.nodes.size() : 0);
+    const std::vector<double> all = gather_in_order(owned_node_ids, std::vector<double>(T.begin(), T.begin() + owned_nodes), whole_nodes);
     if (rank != 0) return;
-    series.add(step, time, root->mesh.mesh, {VtuArray::scalars("temperature", all)}, {});
+    series.add(step, time, root->whole->part.mesh, {VtuArray::scalars("temperature", all)}, {});
   };
-  if (!h.transient || o.no_vtu) snapshot = nullptr;
+  if (!h.settings.time || o.no_vtu) snapshot = nullptr;
 
   // 4. Solve.
   LocalRun run;
   double setup_seconds = 0;
   // The local operator eliminates the ghosts and the Dirichlet nodes once, here (no copy of the tables).
   const auto shared = std::make_shared<const HeatOperatorData>(std::move(data));
-  const std::vector<std::int32_t> eliminated = piece_fixed_nodes(shared->num_nodes, h.piece.part.owned_nodes, h.fixed);
+  const std::vector<std::int32_t> eliminated = piece_fixed_nodes(shared->num_nodes, owned_nodes, h.fixed);
   if (o.backend == "gpu") {
     LayoutOptions layout;
     layout.packing = parse_packing(o.format);
@@ -437,56 +450,57 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
 
   // 5. The final field as one piece per rank (rank 0 writes the .pvtu below, once every piece is
   //    there), unless --single-vtu gathers it into one VTU at rank 0.
-  const std::string stem = h.transient ? "heat_final" : "heat";
-  const bool final_pieces = pieces && run.report.converged && !o.no_vtu;
-  if (final_pieces) {
-    std::vector<glm::dvec3> flux(static_cast<size_t>(owned_tets));
-    for (size_t c = 0; c < flux.size(); ++c) flux[c] = -h.conductivity[c] * glm::dvec3(run.gx[c], run.gy[c], run.gz[c]);
-    write_heat_piece((fs::path(out_dir) / piece_name(stem, rank)).string(), h, local, owned_tets, run.temperature,
+  const std::string stem = h.settings.time ? "heat_final" : "heat";
+  const bool converged = run.report.converged;
+  std::vector<glm::dvec3> flux(static_cast<size_t>(owned_tets));
+  for (size_t c = 0; c < flux.size(); ++c) flux[c] = -h.conductivity[c] * glm::dvec3(run.gx[c], run.gy[c], run.gz[c]);
+  if (pieces && converged && !o.no_vtu) {
+    write_heat_piece((fs::path(out_dir) / piece_name(stem, rank)).string(), h, run.temperature,
                      {VtuArray::float_vectors("heat_flux", flux)});
     mpi_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
   }
 
-  // 6. Gather at rank 0.
-  const std::vector<double> mine_T(run.temperature.begin(), run.temperature.begin() + owned_nodes);
-  const std::vector<double> mine_rhs(run.last_rhs.begin(), run.last_rhs.begin() + owned_nodes);
-  std::vector<double> mine_grad(3 * size_t(owned_tets));
-  for (size_t c = 0; c < size_t(owned_tets); ++c) {
-    mine_grad[3 * c] = run.gx[c];
-    mine_grad[3 * c + 1] = run.gy[c];
-    mine_grad[3 * c + 2] = run.gz[c];
-  }
-  const size_t global_nodes = root ? root->mesh.mesh.nodes.size() : 0;
-  const size_t global_tets = root ? root->mesh.mesh.tets.size() : 0;
-  const std::vector<double> T = gather_to_root(mine_T, root ? &root->owned_node_ids : nullptr, global_nodes);
-  const std::vector<double> last_rhs = gather_to_root(mine_rhs, root ? &root->owned_node_ids : nullptr, global_nodes);
-  const std::vector<double> grad = gather_to_root(mine_grad, root ? &root->owned_tet_ids : nullptr, global_tets, 3);
+  // 6. Whole-run figures: the true residual over the owned rows, the range of T, the per-rank table;
+  //    the temperatures at the base mesh's nodes (the PNG); with --single-vtu the whole fields.
+  const double true_residual = distributed_true_residual(*shared, h, run.report, run.temperature);
+  double range[2] = {std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};  // min T, −max T
+  for (std::int32_t i = 0; i < owned_nodes; ++i)
+    range[0] = std::min(range[0], run.temperature[size_t(i)]), range[1] = std::min(range[1], -run.temperature[size_t(i)]);
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+  const double t_min = range[0], t_max = -range[1];
   const nlohmann::json per_rank = run.figures.gather(device);
+  std::int64_t base_nodes = root ? std::int64_t(root->base.mesh.nodes.size()) : 0;
+  mpi_check(MPI_Bcast(&base_nodes, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  std::vector<std::int64_t> base_ids;
+  std::vector<double> base_T;
+  for (std::int32_t i = 0; i < owned_nodes; ++i)
+    if (owned_node_ids[size_t(i)] < base_nodes) base_ids.push_back(owned_node_ids[size_t(i)]), base_T.push_back(run.temperature[size_t(i)]);
+  const std::vector<double> T_base = gather_by_id(base_ids, base_T, size_t(rank == 0 ? base_nodes : 0));
+  const bool single = converged && root_has_whole;
+  std::vector<double> T_whole, flux_whole, node_rank, tet_rank;
+  if (single) {
+    std::vector<double> mine_flux;
+    for (const glm::dvec3& f : flux) mine_flux.insert(mine_flux.end(), {f.x, f.y, f.z});
+    T_whole = gather_in_order(owned_node_ids, std::vector<double>(run.temperature.begin(), run.temperature.begin() + owned_nodes), whole_nodes);
+    flux_whole = gather_in_order(owned_tet_ids, mine_flux, whole_tets, 3);
+    node_rank = gather_in_order(owned_node_ids, std::vector<double>(size_t(owned_nodes), rank), whole_nodes);
+    tet_rank = gather_in_order(owned_tet_ids, std::vector<double>(size_t(owned_tets), rank), whole_tets);
+  }
   if (rank != 0) return;
 
   // 7. Outputs at rank 0: JSON always, fields when converged (as the serial command).
-  const HeatProblem& problem = root->problem;
-  const LoadedMesh& mesh = root->mesh;
   const HeatSolveReport& report = run.report;
-  std::vector<glm::dvec3> flux(global_tets);
-  for (size_t c = 0; c < global_tets; ++c)
-    flux[c] = -problem.conductivity[c] * glm::dvec3(grad[3 * c], grad[3 * c + 1], grad[3 * c + 2]);
-  HeatSolveReport residual_report = report;
-  residual_report.last_rhs = last_rhs;
-  const HeatOperatorData global_data = assemble_heat_system(mesh, problem, HeatTables::operator_only);
-  const double true_residual = true_relative_residual(global_data, problem.dirichlet_nodes, residual_report, T);
-
   const double comm_max = max_over_ranks(per_rank, "communication_seconds");
   const double solve_max = max_over_ranks(per_rank, "solve_seconds");
   const double per_iteration = report.iterations ? report.solve_seconds / report.iterations : 0.0;
   const double share = solve_max > 0 ? comm_max / solve_max : 0.0;
-  const auto [t_min, t_max] = std::minmax_element(T.begin(), T.end());
 
   nlohmann::json summary;
   summary["problem"] = "heat";
   summary["case"] = root->heat_case.path;
-  summary["mesh"] = {{"file", root->heat_case.mesh_file}, {"nodes", mesh.mesh.nodes.size()},
-                     {"tets", mesh.mesh.tets.size()}, {"refine", root->heat_case.refine}};
+  summary["mesh"] = {{"file", root->heat_case.mesh_file}, {"nodes", root->fine_nodes}, {"tets", root->fine_tets},
+                     {"refine", root->heat_case.refine}, {"base_nodes", root->base.mesh.nodes.size()},
+                     {"base_tets", root->base.mesh.tets.size()}};
   summary["backend"] = o.backend;
   summary["device"] = device;
   summary["ranks"] = ranks;
@@ -496,8 +510,8 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   summary["true_relative_residual"] = true_residual;
   summary["outer_corrections"] = report.outer_corrections;  // defect corrections (inner solves), all solves
   summary["inner_iterations"] = report.inner_iterations;    // per correction of the last solve
-  summary["precision"] = problem.mixed ? "mixed" : "float";
-  summary["variant"] = to_string(problem.variant);
+  summary["precision"] = h.settings.mixed ? "mixed" : "float";
+  summary["variant"] = to_string(h.settings.variant);
   summary["converged"] = report.converged;
   summary["stop_reason"] = report.stop_reason;
   summary["solve_seconds"] = report.solve_seconds;
@@ -514,31 +528,38 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   summary["owned_nodes"] = nlohmann::json::array();
   for (const nlohmann::json& r : per_rank) summary["owned_nodes"].push_back(r["owned_nodes"]);
   summary["per_rank"] = per_rank;
+  // Rank 0's stages before the ranks refine (read the base mesh, partition it, send the pieces),
+  // then the largest over ranks of each rank's own set-up (refine its piece, prepare it, the whole
+  // set-up up to the operator on the device).
   summary["setup_seconds"] = {{"load", root->load_seconds},
                               {"partition", root->partition_seconds},
                               {"distribute", root->distribute_seconds},
-                              {"prepare_rank0", prepare_seconds}};
-  summary["peak_host_memory_bytes"] = peak_host_memory_bytes();  // rank 0's: it reads, refines and partitions
-  summary["temperature"] = {{"min", *t_min}, {"max", *t_max}};
+                              {"refine_max", max_over_ranks(per_rank, "refine_seconds")},
+                              {"prepare_max", max_over_ranks(per_rank, "prepare_seconds")},
+                              {"total_max", max_over_ranks(per_rank, "setup_seconds")}};
+  summary["peak_host_memory_bytes"] = peak_host_memory_bytes();  // rank 0's; every rank's is in per_rank
+  summary["temperature"] = {{"min", t_min}, {"max", t_max}};
   // Fields first, the JSON summary last (as the serial command): heat.json means the run finished.
-  if (report.converged) {
-    std::vector<std::int32_t> node_owner(root->node_owner.begin(), root->node_owner.end());
-    const std::vector<VtuArray> point_data = {VtuArray::scalars("temperature", T), VtuArray::integers("owner", node_owner)};
-    const std::vector<VtuArray> cell_data = {VtuArray::float_vectors("heat_flux", flux), VtuArray::integers("rank", root->tet_part)};
-    if (final_pieces) {
+  if (converged) {
+    if (pieces && !o.no_vtu) {
       std::vector<std::string> names;
       for (int q = 0; q < ranks; ++q) names.push_back(piece_name(stem, q));
       write_pvtu((fs::path(out_dir) / (stem + ".pvtu")).string(), names, kPiecePointArrays,
                  {VtuArray::float_vectors("heat_flux", {}), VtuArray::integers("rank", {})});
-    } else if (!o.no_vtu) {
-      write_vtu((fs::path(out_dir) / (stem + ".vtu")).string(), mesh.mesh, point_data, cell_data);
+    } else if (single) {
+      std::vector<glm::dvec3> flux_cells(flux_whole.size() / 3);
+      for (size_t c = 0; c < flux_cells.size(); ++c) flux_cells[c] = {flux_whole[3 * c], flux_whole[3 * c + 1], flux_whole[3 * c + 2]};
+      const std::vector<std::int32_t> owner(node_rank.begin(), node_rank.end()), tet_part(tet_rank.begin(), tet_rank.end());
+      write_vtu((fs::path(out_dir) / (stem + ".vtu")).string(), root->whole->part.mesh,
+                {VtuArray::scalars("temperature", T_whole), VtuArray::integers("owner", owner)},
+                {VtuArray::float_vectors("heat_flux", flux_cells), VtuArray::integers("rank", tet_part)});
     }
     if (!o.no_png) {
       RenderOptions view;
       view.title = "temperature";
       view.subtitle = fs::path(root->heat_case.path).filename().string() + ", " + o.backend + ", " +
-                      std::to_string(ranks) + " ranks";
-      render_surface_png(mesh, T, view, output_path(o.png, out_dir, "heat.png"));
+                      std::to_string(ranks) + " ranks" + (root->heat_case.refine > 0 ? ", on the base mesh" : "");
+      render_surface_png(root->base, T_base, view, output_path(o.png, out_dir, "heat.png"));
     }
   }
   const std::string json_path = output_path(o.json, out_dir, "heat.json");
@@ -549,7 +570,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
               "%.3f ms per iteration, communication %.1f%% (halo %.3f s, allreduce %.3f s), T in [%g, %g]\n",
               o.backend.c_str(), ranks, report.iterations, report.relative_residual, true_residual, report.solve_seconds,
               1e3 * per_iteration, 100.0 * share, summary["halo_seconds"].get<double>(),
-              summary["allreduce_seconds"].get<double>(), *t_min, *t_max);
+              summary["allreduce_seconds"].get<double>(), t_min, t_max);
   std::printf("wrote %s\n", out_dir.c_str());
 }
 

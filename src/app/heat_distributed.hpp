@@ -1,8 +1,9 @@
 #pragma once
 // `mpirun -np N streamsolve heat CASE.toml`: the heat solve over N ranks (src/parallel/), one GPU or
-// the CPU reference per rank. Output is gathered at rank 0: one VTU (plus PVD for transient runs),
-// the PNG and the JSON summary, the same files as a serial run, with the owning rank of each tet
-// and node as extra arrays.
+// the CPU reference per rank. Rank 0 partitions the base mesh; each rank refines its own part. Output:
+// a VTU piece per rank and one .pvtu (.pvd for transient runs), or with --single-vtu one VTU gathered
+// at rank 0 (which then refines the whole mesh too), with the owning rank of each tet and node as
+// extra arrays; the PNG (drawn on the base mesh) and the JSON summary at rank 0.
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +20,7 @@ struct DistributedHeatOptions {
   std::string out, json, png;
   bool no_png = false;
   bool no_vtu = false;
-  bool single_vtu = false;  // the final field gathered into one VTU at rank 0 (else a piece per rank + .pvtu)
+  bool single_vtu = false;  // the fields gathered into one VTU at rank 0 (else a piece per rank + .pvtu)
   std::optional<int> every;  // overrides the case file's output.every
   std::string format = "R32F";
   GlContextOptions gl;  // gl.gpu is replaced by the rank's device unless gpu_given

@@ -39,6 +39,29 @@ std::vector<double> gather_to_root(const std::vector<double>& owned, const std::
   return global;
 }
 
+std::vector<double> gather_by_id(const std::vector<std::int64_t>& ids, const std::vector<double>& values,
+                                 size_t global_size, int width) {
+  SS_REQUIRE(values.size() == ids.size() * size_t(width), "gather: " << values.size() << " values for " << ids.size() << " ids");
+  const int rank = mpi::rank(), ranks = mpi::size();
+  const int count = int(ids.size());
+  std::vector<int> counts(static_cast<size_t>(ranks)), displs(static_cast<size_t>(ranks));
+  mpi_check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+  std::vector<std::vector<std::int64_t>> by_rank;
+  std::vector<std::int64_t> all;
+  if (rank == 0) {
+    std::int64_t total = 0;
+    for (int q = 0; q < ranks; ++q) displs[size_t(q)] = int(total), total += counts[size_t(q)];
+    all.resize(size_t(total));
+  }
+  mpi_check(MPI_Gatherv(ids.data(), count, MPI_INT64_T, all.data(), counts.data(), displs.data(), MPI_INT64_T, 0,
+                        MPI_COMM_WORLD),
+            "MPI_Gatherv");
+  if (rank == 0)
+    for (int q = 0; q < ranks; ++q)
+      by_rank.emplace_back(all.begin() + displs[size_t(q)], all.begin() + displs[size_t(q)] + counts[size_t(q)]);
+  return gather_to_root(values, rank == 0 ? &by_rank : nullptr, global_size, width);
+}
+
 std::vector<double> scatter_from_root(const std::vector<double>& global, const std::vector<std::vector<std::int64_t>>* ids) {
   constexpr int tag = 12;
   const int rank = mpi::rank(), ranks = mpi::size();

@@ -12,6 +12,11 @@ namespace ss {
 std::vector<double> gather_to_root(const std::vector<double>& owned, const std::vector<std::vector<std::int64_t>>* ids,
                                    size_t global_size, int width = 1);
 
+// The same when rank 0 does not know the ids: each rank sends the global ids of its entries with
+// their values.
+std::vector<double> gather_by_id(const std::vector<std::int64_t>& ids, const std::vector<double>& values,
+                                 size_t global_size, int width = 1);
+
 // The inverse for whole pieces: rank 0 holds `global` (one value per global entity) and `ids`
 // (every rank's local entities' global ids); each rank gets its local entities' values.
 std::vector<double> scatter_from_root(const std::vector<double>& global, const std::vector<std::vector<std::int64_t>>* ids);

@@ -61,7 +61,7 @@ HeatOperatorData assemble_heat_system(const LoadedMesh& mesh, const HeatProblem&
   return data;
 }
 
-HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m) {
+HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m, const PresentGroups* whole) {
   const size_t cells = m.mesh.tets.size(), nodes = m.mesh.nodes.size();
   HeatProblem p;
   if (c.time) p.time = static_cast<const TimeSettings&>(*c.time);
@@ -83,7 +83,7 @@ HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m) {
   std::map<std::int32_t, const Material*> by_id;
   if (!c.material) {
     for (const auto& [spec, material] : c.materials)
-      by_id[resolve_volume_group(m.mesh, spec, line(c.material_lines.at(spec)))] = &material;
+      by_id[resolve_volume_group(m.mesh, spec, line(c.material_lines.at(spec)), whole)] = &material;
   }
   // Each cell's material: a parallel pass that remembers the first cell without one (reported
   // below, outside the parallel region).
@@ -132,7 +132,7 @@ HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m) {
   std::vector<char> fixed(nodes, 0);
   for (const BoundaryCondition& bc : c.boundaries) {
     const std::string where = c.path + ":" + std::to_string(bc.line);
-    const std::int32_t group = resolve_surface_group(m, bc.group, where);
+    const std::int32_t group = resolve_surface_group(m, bc.group, where, whole);
     if (bc.type == BoundaryCondition::Type::neumann) {
       for (std::int32_t f : m.topology.boundary_faces)
         if (m.topology.face_groups[f] == group)

@@ -46,7 +46,9 @@ struct HeatProblem {
 // Expressions are evaluated where the discretization needs them: Dirichlet values and T⁰ at the
 // nodes, Neumann fluxes at boundary triangle centroids, sources at cell centroids; a value that is
 // not finite there (e.g. "1/x" at x = 0) is an error naming the case line and the point.
-HeatProblem build_heat_problem(const HeatCase& heat_case, const LoadedMesh& mesh);
+// On a rank's piece of a mesh, `whole` lists the whole mesh's groups (a piece may lack some); the
+// values of the piece's owned nodes are exact (their every tet and boundary face is local).
+HeatProblem build_heat_problem(const HeatCase& heat_case, const LoadedMesh& mesh, const PresentGroups* whole = nullptr);
 
 // The conduction operator of the problem in double (K with its k per cell) and its lumped heat
 // capacity M_ii = Σ_c (ρc)_c V_c / 4 in place of the plain dual volumes.

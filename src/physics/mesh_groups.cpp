@@ -49,12 +49,20 @@ std::vector<std::int32_t> present_surface_groups(const LoadedMesh& m) {
 
 std::vector<std::int32_t> present_volume_groups(const TetMesh& m) { return sorted_unique(m.tet_groups); }
 
-std::int32_t resolve_surface_group(const LoadedMesh& mesh, const std::string& spec, const std::string& where) {
-  return resolve_group(mesh.mesh.surface_group_names, present_surface_groups(mesh), spec, where, "boundary");
+PresentGroups present_groups(const LoadedMesh& mesh) {
+  return {present_surface_groups(mesh), present_volume_groups(mesh.mesh)};
 }
 
-std::int32_t resolve_volume_group(const TetMesh& mesh, const std::string& spec, const std::string& where) {
-  return resolve_group(mesh.volume_group_names, present_volume_groups(mesh), spec, where, "volume");
+std::int32_t resolve_surface_group(const LoadedMesh& mesh, const std::string& spec, const std::string& where,
+                                   const PresentGroups* present) {
+  return resolve_group(mesh.mesh.surface_group_names, present ? present->surface : present_surface_groups(mesh), spec,
+                       where, "boundary");
+}
+
+std::int32_t resolve_volume_group(const TetMesh& mesh, const std::string& spec, const std::string& where,
+                                  const PresentGroups* present) {
+  return resolve_group(mesh.volume_group_names, present ? present->volume : present_volume_groups(mesh), spec, where,
+                       "volume");
 }
 
 }  // namespace ss

@@ -15,10 +15,20 @@ std::vector<std::int32_t> present_surface_groups(const LoadedMesh& mesh);
 // The volume groups that own at least one tet, ascending.
 std::vector<std::int32_t> present_volume_groups(const TetMesh& mesh);
 
+// The groups present in a whole mesh. A rank resolves a case's groups on its piece against these,
+// as its piece may lack some of them.
+struct PresentGroups {
+  std::vector<std::int32_t> surface, volume;
+};
+PresentGroups present_groups(const LoadedMesh& mesh);
+
 // The surface group `spec` (a name, or a number) means; throws "<where>: unknown boundary group
 // '<spec>'; the mesh has lid (1), walls (2)" otherwise.
-std::int32_t resolve_surface_group(const LoadedMesh& mesh, const std::string& spec, const std::string& where);
+// With `present`, the groups of the whole mesh count instead of those of `mesh`.
+std::int32_t resolve_surface_group(const LoadedMesh& mesh, const std::string& spec, const std::string& where,
+                                   const PresentGroups* present = nullptr);
 // The same for volume groups ("unknown volume group").
-std::int32_t resolve_volume_group(const TetMesh& mesh, const std::string& spec, const std::string& where);
+std::int32_t resolve_volume_group(const TetMesh& mesh, const std::string& spec, const std::string& where,
+                                  const PresentGroups* present = nullptr);
 
 }  // namespace ss

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Parallel heat vs serial: `streamsolve heat CASE` once serially, then under `mpiexec -n N` for each
 N (through the MPI path, --distributed, also for N = 1), and checks that every N-rank temperature
-equals the serial one to <= 1e-4 of the range of T and the CG iteration count is within +-2.
+equals the serial one to <= 1e-4 of the range of T, the CG iteration count is within +-2 and the
+true residual (summed over the ranks' owned rows) is near the serial one. The ranks refine their own
+base pieces (partition, then refine); each reports its set-up time and peak memory.
 
 usage: check_heat_mpi.py STREAMSOLVE MPIEXEC CASE OUTDIR --backend gpu|cpu --ranks 1,2,3,4 [--vtu heat.vtu]
 The VTU files and the pieces of a .pvtu are read with meshio. Every rank count but the last writes
@@ -154,7 +156,10 @@ def main():
         ok = len(T) == len(T0) and diff <= 1e-4 and abs(di) <= 2 and summary["ranks"] == n and \
             0 <= summary["communication_share"] <= 1 and \
             summary.get("peak_host_memory_bytes", 0) > (1 << 20) and \
-            all(r["setup_seconds"] > 0 and r["peak_host_memory_bytes"] > (1 << 20) for r in summary["per_rank"]) and \
+            all(r["setup_seconds"] > 0 and r["refine_seconds"] >= 0 and r["prepare_seconds"] > 0 and
+                r["peak_host_memory_bytes"] > (1 << 20) for r in summary["per_rank"]) and \
+            summary["mesh"]["nodes"] == len(T0) and \
+            summary["true_relative_residual"] <= 10 * max(serial["true_relative_residual"], 1e-7) and \
             len(summary["owned_nodes"]) == n and sum(summary["owned_nodes"]) == len(T0)
         print(f"{n} ranks: {summary['iterations']} iterations ({di:+d}), max |T - T_serial| = {diff:.2e} of the range, "
               f"owned nodes {summary['owned_nodes']}, communication {100 * summary['communication_share']:.0f}% "
