@@ -259,45 +259,153 @@ std::int64_t refined_node_count(const BasePiece& b, int levels) {
          b.base_tets * interior_points(4, m);
 }
 
+namespace {
+
+// A piece being refined: the mesh, each node's lattice point, and per tet its global fine id at
+// this level (base tet g at level L: g·8^L + its index among g's descendants) and whether it
+// descends from one of the rank's own base tets.
+struct RefiningPiece {
+  TetMesh mesh;
+  std::vector<LatticePoint> point;
+  std::vector<i64> tet_id;
+  std::vector<char> owned;
+};
+
+// Keeps the tets marked in `keep` (order kept), their nodes (order kept) and the file triangles
+// that are faces of kept tets (found through the kept tets around a triangle's first node).
+void keep_tets(RefiningPiece& r, const std::vector<char>& keep) {
+  TetMesh& m = r.mesh;
+  const size_t nn = m.nodes.size(), nt = m.tets.size();
+  std::vector<i32> local(nn, -1);
+  for (size_t t = 0; t < nt; ++t)
+    if (keep[t])
+      for (NodeId v : m.tets[t]) local[size_t(v)] = 0;
+  i32 kept_nodes = 0;
+  for (size_t v = 0; v < nn; ++v)
+    if (local[v] == 0) {
+      local[v] = kept_nodes;
+      m.nodes[size_t(kept_nodes)] = m.nodes[v];
+      r.point[size_t(kept_nodes++)] = r.point[v];
+    }
+  m.nodes.resize(size_t(kept_nodes));
+  r.point.resize(size_t(kept_nodes));
+  size_t kept = 0;
+  for (size_t t = 0; t < nt; ++t) {
+    if (!keep[t]) continue;
+    const Tet& tet = m.tets[t];
+    m.tets[kept] = {local[size_t(tet[0])], local[size_t(tet[1])], local[size_t(tet[2])], local[size_t(tet[3])]};
+    if (!m.tet_groups.empty()) m.tet_groups[kept] = m.tet_groups[t];
+    r.tet_id[kept] = r.tet_id[t];
+    r.owned[kept++] = r.owned[t];
+  }
+  m.tets.resize(kept);
+  if (!m.tet_groups.empty()) m.tet_groups.resize(kept);
+  r.tet_id.resize(kept);
+  r.owned.resize(kept);
+  std::vector<i32> around_offsets(size_t(kept_nodes) + 1, 0), around;
+  for (const Tet& tet : m.tets)
+    for (NodeId v : tet) ++around_offsets[size_t(v) + 1];
+  std::partial_sum(around_offsets.begin(), around_offsets.end(), around_offsets.begin());
+  around.resize(size_t(around_offsets.back()));
+  std::vector<i32> fill(around_offsets.begin(), around_offsets.end() - 1);
+  for (size_t c = 0; c < m.tets.size(); ++c)
+    for (NodeId v : m.tets[c]) around[size_t(fill[size_t(v)]++)] = i32(c);
+  size_t kept_triangles = 0;
+  for (size_t k = 0; k < m.boundary_triangles.size(); ++k) {
+    const Triangle& tri = m.boundary_triangles[k];
+    const Triangle mine = {local[size_t(tri[0])], local[size_t(tri[1])], local[size_t(tri[2])]};
+    if (mine[0] < 0 || mine[1] < 0 || mine[2] < 0) continue;
+    bool face = false;
+    for (i32 a = around_offsets[size_t(mine[0])]; a < around_offsets[size_t(mine[0]) + 1] && !face; ++a) {
+      const Tet& tet = m.tets[size_t(around[size_t(a)])];
+      const auto has = [&](NodeId v) { return std::find(tet.begin(), tet.end(), v) != tet.end(); };
+      face = has(mine[1]) && has(mine[2]);
+    }
+    if (!face) continue;
+    m.triangle_groups[kept_triangles] = m.triangle_groups[k];
+    m.boundary_triangles[kept_triangles++] = mine;
+  }
+  m.boundary_triangles.resize(kept_triangles);
+  m.triangle_groups.resize(kept_triangles);
+}
+
+// One uniform refinement of the piece, lattice points and tet ids carried along.
+void refine_level(RefiningPiece& r, int rank) {
+  const Topology topo = build_topology(r.mesh, TopologyTables::edges);
+  const std::vector<i32> id = refined_node_ids(topo, RefineNumbering::interleaved);
+  std::vector<LatticePoint> next(size_t(topo.num_nodes) + size_t(topo.num_edges));
+  for (i32 v = 0; v < topo.num_nodes; ++v) next[size_t(id[size_t(v)])] = r.point[size_t(v)];
+  i32 bad = -1;
+#pragma omp parallel for schedule(static) reduction(max : bad)
+  for (i32 e = 0; e < topo.num_edges; ++e) {
+    const auto& ends = topo.edge_nodes[size_t(e)];
+    if (!midpoint(r.point[size_t(ends[0])], r.point[size_t(ends[1])], next[size_t(id[size_t(topo.num_nodes + e)])]))
+      bad = std::max(bad, e);
+  }
+  SS_REQUIRE(bad < 0, r.mesh.source << ": rank " << rank << "'s base piece is not conforming (refined edge " << bad
+                                    << " leaves its base tet)");
+  r.mesh = refine_once(r.mesh, topo, RefineNumbering::interleaved);
+  r.point = std::move(next);
+  std::vector<i64> tet_id(r.tet_id.size() * 8);
+  std::vector<char> owned(tet_id.size());
+  for (size_t c = 0; c < r.tet_id.size(); ++c)
+    for (size_t k = 0; k < 8; ++k) tet_id[8 * c + k] = 8 * r.tet_id[c] + i64(k), owned[8 * c + k] = r.owned[c];
+  r.tet_id = std::move(tet_id);
+  r.owned = std::move(owned);
+}
+
+}  // namespace
+
 RankPiece refine_base_piece(const BasePiece& b, int levels, int rank) {
   SS_REQUIRE(levels >= 0 && levels <= 12, "refinement level must be in 0..12, got " << levels);
   SS_REQUIRE(std::is_sorted(b.node_global.begin(), b.node_global.end()), "partition: base piece nodes out of order");
   const i64 m = i64(1) << levels;
-  const i64 per_base_tet = i64(1) << (3 * levels);
 
   // 1. Refine, carrying each node's lattice point (local base corners ascending = global ascending).
-  TetMesh fine = b.mesh;
-  std::vector<LatticePoint> point(fine.nodes.size());
-  for (size_t v = 0; v < point.size(); ++v) point[v].node[0] = i32(v), point[v].weight[0] = i32(m), point[v].size = 1;
+  //    After each level a layer tet is dropped unless one of its nodes lies on the rank's own base
+  //    tets (all its base corners are corners of own tets): only such tets have descendants that
+  //    touch a node the rank may own.
+  RefiningPiece r;
+  r.mesh = b.mesh;
+  r.point.resize(r.mesh.nodes.size());
+  for (size_t v = 0; v < r.point.size(); ++v) r.point[v].node[0] = i32(v), r.point[v].weight[0] = i32(m), r.point[v].size = 1;
+  r.tet_id = b.tet_global;
+  r.owned.assign(b.tet_global.size(), 0);
+  std::fill(r.owned.begin(), r.owned.begin() + b.owned_tets, 1);
+  std::vector<char> own_corner(b.node_global.size(), 0);
+  for (i32 c = 0; c < b.owned_tets; ++c)
+    for (NodeId v : b.mesh.tets[size_t(c)]) own_corner[size_t(v)] = 1;
   for (int level = 0; level < levels; ++level) {
-    const Topology topo = build_topology(fine, TopologyTables::edges);
-    const std::vector<i32> id = refined_node_ids(topo, RefineNumbering::interleaved);
-    std::vector<LatticePoint> next(size_t(topo.num_nodes) + size_t(topo.num_edges));
-    for (i32 v = 0; v < topo.num_nodes; ++v) next[size_t(id[size_t(v)])] = point[size_t(v)];
-    i32 bad = -1;
-#pragma omp parallel for schedule(static) reduction(max : bad)
-    for (i32 e = 0; e < topo.num_edges; ++e) {
-      const auto& ends = topo.edge_nodes[size_t(e)];
-      if (!midpoint(point[size_t(ends[0])], point[size_t(ends[1])], next[size_t(id[size_t(topo.num_nodes + e)])]))
-        bad = std::max(bad, e);
+    refine_level(r, rank);
+    std::vector<char> near(r.mesh.nodes.size());
+#pragma omp parallel for schedule(static)
+    for (i64 v = 0; v < i64(near.size()); ++v) {
+      const LatticePoint& p = r.point[size_t(v)];
+      bool all = true;
+      for (int k = 0; k < p.size; ++k) all = all && own_corner[size_t(p.node[size_t(k)])];
+      near[size_t(v)] = all;
     }
-    SS_REQUIRE(bad < 0, b.mesh.source << ": rank " << rank << "'s base piece is not conforming (refined edge " << bad
-                                      << " leaves its base tet)");
-    fine = refine_once(fine, topo, RefineNumbering::interleaved);
-    point = std::move(next);
+    std::vector<char> keep(r.mesh.tets.size());
+#pragma omp parallel for schedule(static)
+    for (i64 t = 0; t < i64(keep.size()); ++t) {
+      const Tet& tet = r.mesh.tets[size_t(t)];
+      keep[size_t(t)] = r.owned[size_t(t)] || near[size_t(tet[0])] || near[size_t(tet[1])] || near[size_t(tet[2])] ||
+                        near[size_t(tet[3])];
+    }
+    keep_tets(r, keep);
   }
 
   // 2. Global id and owner of every fine node: its base entity's block, owner and lattice index.
   const BaseEntities entities(b);
   const i64 offset[3] = {b.base_nodes, b.base_nodes + b.base_edges * interior_points(2, m),
                          b.base_nodes + b.base_edges * interior_points(2, m) + b.base_faces * interior_points(3, m)};
-  const size_t nn = fine.nodes.size();
+  const size_t nn = r.mesh.nodes.size();
   std::vector<i64> global(nn);
   std::vector<i32> owner(nn);
   i64 missing = std::numeric_limits<i64>::max();
 #pragma omp parallel for schedule(static) reduction(min : missing)
   for (i64 v = 0; v < i64(nn); ++v) {
-    const LatticePoint& p = point[size_t(v)];
+    const LatticePoint& p = r.point[size_t(v)];
     if (p.size == 1) {
       global[size_t(v)] = b.node_global[size_t(p.node[0])], owner[size_t(v)] = b.node_owner[size_t(p.node[0])];
       continue;
@@ -311,82 +419,66 @@ RankPiece refine_base_piece(const BasePiece& b, int levels, int rank) {
   }
   SS_REQUIRE(missing == std::numeric_limits<i64>::max(),
              b.mesh.source << ": rank " << rank << ": fine node " << missing << " lies on no base entity of its piece");
-  point = {};
 
   // 3. Keep the owned tets and every other tet touching an owned node.
-  const i64 owned_fine_tets = i64(b.owned_tets) * per_base_tet;
-  const i64 nt = i64(fine.tets.size());
-  std::vector<char> keep(size_t(nt), 0);
+  {
+    std::vector<char> keep(r.mesh.tets.size());
 #pragma omp parallel for schedule(static)
-  for (i64 t = 0; t < nt; ++t) {
-    const Tet& tet = fine.tets[size_t(t)];
-    keep[size_t(t)] = t < owned_fine_tets || owner[size_t(tet[0])] == rank || owner[size_t(tet[1])] == rank ||
-                      owner[size_t(tet[2])] == rank || owner[size_t(tet[3])] == rank;
+    for (i64 t = 0; t < i64(keep.size()); ++t) {
+      const Tet& tet = r.mesh.tets[size_t(t)];
+      keep[size_t(t)] = r.owned[size_t(t)] || owner[size_t(tet[0])] == rank || owner[size_t(tet[1])] == rank ||
+                        owner[size_t(tet[2])] == rank || owner[size_t(tet[3])] == rank;
+    }
+    // keep_tets compacts the nodes in order: carry the ids and owners along through the lattice points' slots.
+    for (size_t v = 0; v < nn; ++v) r.point[v].node[0] = i32(v);  // the points are no longer needed: reuse as a tag
+    keep_tets(r, keep);
+    std::vector<i64> kept_global(r.mesh.nodes.size());
+    std::vector<i32> kept_owner(r.mesh.nodes.size());
+    for (size_t v = 0; v < r.mesh.nodes.size(); ++v) {
+      kept_global[v] = global[size_t(r.point[v].node[0])];
+      kept_owner[v] = owner[size_t(r.point[v].node[0])];
+    }
+    global = std::move(kept_global);
+    owner = std::move(kept_owner);
   }
-  // Local nodes: owned in refined order, then ghosts by (owner, global id).
-  std::vector<char> used(nn, 0);
-  for (i64 t = 0; t < nt; ++t)
-    if (keep[size_t(t)])
-      for (NodeId v : fine.tets[size_t(t)]) used[size_t(v)] = 1;
+  r.point = {};
+
+  // 4. Local nodes: owned in refined order, then ghosts by (owner, global id).
+  const size_t kept_nodes = r.mesh.nodes.size();
   std::vector<i32> order;
-  for (size_t v = 0; v < nn; ++v)
-    if (used[v] && owner[v] == rank) order.push_back(i32(v));
+  for (size_t v = 0; v < kept_nodes; ++v)
+    if (owner[v] == rank) order.push_back(i32(v));
   const i32 owned_nodes = i32(order.size());
-  const size_t first_ghost = order.size();
-  for (size_t v = 0; v < nn; ++v)
-    if (used[v] && owner[v] != rank) order.push_back(i32(v));
-  std::sort(order.begin() + std::ptrdiff_t(first_ghost), order.end(), [&](i32 x, i32 y) {
+  for (size_t v = 0; v < kept_nodes; ++v)
+    if (owner[v] != rank) order.push_back(i32(v));
+  std::sort(order.begin() + owned_nodes, order.end(), [&](i32 x, i32 y) {
     return owner[size_t(x)] != owner[size_t(y)] ? owner[size_t(x)] < owner[size_t(y)] : global[size_t(x)] < global[size_t(y)];
   });
-  std::vector<i32> local(nn, -1);
+  std::vector<i32> local(kept_nodes);
   for (size_t k = 0; k < order.size(); ++k) local[size_t(order[k])] = i32(k);
 
   RankPiece piece;
   MeshPartition& part = piece.part;
   TetMesh& out = part.mesh;
-  out.source = b.mesh.source;
-  out.surface_group_names = b.mesh.surface_group_names;
-  out.volume_group_names = b.mesh.volume_group_names;
-  out.nodes.resize(order.size());
-  part.node_global.resize(order.size());
-  piece.node_owner.resize(order.size());
-  for (size_t k = 0; k < order.size(); ++k) {
-    out.nodes[k] = fine.nodes[size_t(order[k])];
+  out = std::move(r.mesh);
+  std::vector<glm::dvec3> coordinates(kept_nodes);
+  part.node_global.resize(kept_nodes);
+  piece.node_owner.resize(kept_nodes);
+  for (size_t k = 0; k < kept_nodes; ++k) {
+    coordinates[k] = out.nodes[size_t(order[k])];
     part.node_global[k] = global[size_t(order[k])];
     piece.node_owner[k] = owner[size_t(order[k])];
   }
+  out.nodes = std::move(coordinates);
+  for (Tet& tet : out.tets)
+    for (NodeId& v : tet) v = local[size_t(v)];
+  for (Triangle& tri : out.boundary_triangles)
+    for (NodeId& v : tri) v = local[size_t(v)];
   part.owned_nodes = owned_nodes;
-  part.owned_tets = i32(owned_fine_tets);
-  for (i64 t = 0; t < nt; ++t) {
-    if (!keep[size_t(t)]) continue;
-    const Tet& tet = fine.tets[size_t(t)];
-    out.tets.push_back({local[size_t(tet[0])], local[size_t(tet[1])], local[size_t(tet[2])], local[size_t(tet[3])]});
-    out.tet_groups.push_back(fine.tet_groups.empty() ? 0 : fine.tet_groups[size_t(t)]);
-    part.tet_global.push_back(b.tet_global[size_t(t / per_base_tet)] * per_base_tet + t % per_base_tet);
-  }
-  // The file's triangles that are faces of a kept tet (through the kept tets around their first node).
-  std::vector<i32> around_offsets(order.size() + 1, 0), around;
-  for (const Tet& tet : out.tets)
-    for (NodeId v : tet) ++around_offsets[size_t(v) + 1];
-  std::partial_sum(around_offsets.begin(), around_offsets.end(), around_offsets.begin());
-  around.resize(size_t(around_offsets.back()));
-  std::vector<i32> fill(around_offsets.begin(), around_offsets.end() - 1);
-  for (size_t c = 0; c < out.tets.size(); ++c)
-    for (NodeId v : out.tets[c]) around[size_t(fill[size_t(v)]++)] = i32(c);
-  for (size_t k = 0; k < fine.boundary_triangles.size(); ++k) {
-    const Triangle& tri = fine.boundary_triangles[k];
-    const Triangle mine = {local[size_t(tri[0])], local[size_t(tri[1])], local[size_t(tri[2])]};
-    if (mine[0] < 0 || mine[1] < 0 || mine[2] < 0) continue;
-    bool face = false;
-    for (i32 a = around_offsets[size_t(mine[0])]; a < around_offsets[size_t(mine[0]) + 1] && !face; ++a) {
-      const Tet& tet = out.tets[size_t(around[size_t(a)])];
-      const auto has = [&](NodeId v) { return std::find(tet.begin(), tet.end(), v) != tet.end(); };
-      face = has(mine[1]) && has(mine[2]);
-    }
-    if (!face) continue;
-    out.boundary_triangles.push_back(mine);
-    out.triangle_groups.push_back(fine.triangle_groups[k]);
-  }
+  part.owned_tets = i32(std::count(r.owned.begin(), r.owned.end(), char(1)));
+  SS_REQUIRE(std::is_partitioned(r.owned.begin(), r.owned.end(), [](char o) { return o != 0; }),
+             "partition: rank " << rank << "'s owned fine tets are not first");
+  part.tet_global = std::move(r.tet_id);
   return piece;
 }
 
