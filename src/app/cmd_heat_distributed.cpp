@@ -144,8 +144,8 @@ LocalHeat build_local(Assignment a, HeatOperatorData& data) {
   h.fixed.resize(n);
   for (size_t i = 0; i < n; ++i) h.fixed[i] = fixed[i] != 0.0;
   h.fixed_values = std::move(fixed_values);
-  h.load = problem.load;
-  h.initial = problem.initial;
+  h.load = std::move(problem.load);
+  h.initial = std::move(problem.initial);
   h.settings.tolerance = problem.tolerance;
   h.settings.max_iterations = problem.max_iterations;
   h.settings.jacobi = problem.jacobi || problem.multigrid;  // multigrid is serial only: Jacobi across ranks
@@ -157,6 +157,7 @@ LocalHeat build_local(Assignment a, HeatOperatorData& data) {
   // The operator in double with the lumped heat capacity (the rows of owned nodes are exact).
   data = assemble_heat_system(h.mesh, problem);
   h.conductivity = std::move(problem.conductivity);
+  release_assembly_tables(h.mesh);  // the pieces need the mesh only
   h.prepare_seconds = since(t0);
   return h;
 }
