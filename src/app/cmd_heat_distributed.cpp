@@ -73,28 +73,21 @@ struct Assignment {
   PresentGroups groups;  // of the whole mesh: a piece may lack some
 };
 
+template <class Archive, class A>
+void transfer_fields(Archive& ar, A& a) {
+  transfer_each(ar, a.base, a.case_text, a.case_path, a.levels, a.output_every, a.groups.surface, a.groups.volume);
+}
+
 std::vector<char> pack(const Assignment& a) {
   Packer p;
-  put_base_piece(p, a.base);
-  p.put(a.case_text);
-  p.put(a.case_path);
-  p.put(a.levels);
-  p.put(a.output_every);
-  p.put(a.groups.surface);
-  p.put(a.groups.volume);
+  transfer_fields(p, a);
   return std::move(p.bytes());
 }
 
 Assignment unpack(const std::vector<char>& bytes) {
   Unpacker u(bytes);
   Assignment a;
-  get_base_piece(u, a.base);
-  u.get(a.case_text);
-  u.get(a.case_path);
-  u.get(a.levels);
-  u.get(a.output_every);
-  u.get(a.groups.surface);
-  u.get(a.groups.volume);
+  transfer_fields(u, a);
   return a;
 }
 

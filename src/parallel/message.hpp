@@ -3,6 +3,7 @@
 // in the same order; send_bytes / recv_bytes move a buffer of any size (chunks below 2 GiB).
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -64,6 +65,38 @@ private:
   const std::vector<char>& bytes_;
   size_t at_ = 0;
 };
+
+// One field list for both directions: transfer(packer, x) appends x, transfer(unpacker, x) reads it
+// back, so a message's layout is written once (a template over the two).
+template <class T>
+void transfer(Packer& p, const T& value) {
+  p.put(value);
+}
+template <class T>
+void transfer(Unpacker& u, T& value) {
+  u.get(value);
+}
+// Group names (id -> name).
+inline void transfer(Packer& p, const std::map<std::int32_t, std::string>& names) {
+  p.put(std::uint64_t(names.size()));
+  for (const auto& [id, name] : names) {
+    p.put(id);
+    p.put(name);
+  }
+}
+inline void transfer(Unpacker& u, std::map<std::int32_t, std::string>& names) {
+  std::uint64_t n = 0;
+  u.get(n);
+  for (std::uint64_t k = 0; k < n; ++k) {
+    std::int32_t id = 0;
+    u.get(id);
+    u.get(names[id]);
+  }
+}
+template <class Archive, class... Fields>
+void transfer_each(Archive& a, Fields&... fields) {
+  (transfer(a, fields), ...);
+}
 
 inline void mpi_check(int code, const char* what) {
   if (code == MPI_SUCCESS) return;

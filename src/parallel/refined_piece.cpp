@@ -18,24 +18,13 @@ namespace {
 using i32 = std::int32_t;
 using i64 = std::int64_t;
 
-void put_names(Packer& p, const std::map<i32, std::string>& names) {
-  p.put(std::uint64_t(names.size()));
-  for (const auto& [id, name] : names) {
-    p.put(id);
-    p.put(name);
-  }
-}
-
-void get_names(Unpacker& u, std::map<i32, std::string>& names) {
-  std::uint64_t n = 0;
-  u.get(n);
-  for (std::uint64_t k = 0; k < n; ++k) {
-    i32 id = 0;
-    std::string name;
-    u.get(id);
-    u.get(name);
-    names[id] = name;
-  }
+// A base piece's fields in message order, for either direction (Piece: const for packing).
+template <class Archive, class Piece>
+void transfer_fields(Archive& a, Piece& b) {
+  transfer_each(a, b.mesh.source, b.mesh.nodes, b.mesh.tets, b.mesh.tet_groups, b.mesh.boundary_triangles,
+                b.mesh.triangle_groups, b.mesh.surface_group_names, b.mesh.volume_group_names);
+  transfer_each(a, b.owned_tets, b.node_global, b.tet_global, b.node_owner, b.tet_owner, b.edge_global, b.face_global,
+                b.edge_owner, b.face_owner, b.base_nodes, b.base_edges, b.base_faces, b.base_tets);
 }
 
 // A fine node as a lattice point of the base mesh: Σ_k weight[k]·x_k / 2^levels over the base
@@ -138,51 +127,8 @@ private:
 
 }  // namespace
 
-void put_base_piece(Packer& p, const BasePiece& b) {
-  const TetMesh& m = b.mesh;
-  p.put(m.source);
-  p.put(m.nodes);
-  p.put(m.tets);
-  p.put(m.tet_groups);
-  p.put(m.boundary_triangles);
-  p.put(m.triangle_groups);
-  put_names(p, m.surface_group_names);
-  put_names(p, m.volume_group_names);
-  p.put(b.owned_tets);
-  p.put(b.node_global);
-  p.put(b.tet_global);
-  p.put(b.node_owner);
-  p.put(b.tet_owner);
-  p.put(b.edge_global);
-  p.put(b.face_global);
-  p.put(b.edge_owner);
-  p.put(b.face_owner);
-  p.put(std::array<i64, 4>{b.base_nodes, b.base_edges, b.base_faces, b.base_tets});
-}
-
-void get_base_piece(Unpacker& u, BasePiece& b) {
-  TetMesh& m = b.mesh;
-  u.get(m.source);
-  u.get(m.nodes);
-  u.get(m.tets);
-  u.get(m.tet_groups);
-  u.get(m.boundary_triangles);
-  u.get(m.triangle_groups);
-  get_names(u, m.surface_group_names);
-  get_names(u, m.volume_group_names);
-  u.get(b.owned_tets);
-  u.get(b.node_global);
-  u.get(b.tet_global);
-  u.get(b.node_owner);
-  u.get(b.tet_owner);
-  u.get(b.edge_global);
-  u.get(b.face_global);
-  u.get(b.edge_owner);
-  u.get(b.face_owner);
-  std::array<i64, 4> counts{};
-  u.get(counts);
-  b.base_nodes = counts[0], b.base_edges = counts[1], b.base_faces = counts[2], b.base_tets = counts[3];
-}
+void transfer(Packer& p, const BasePiece& piece) { transfer_fields(p, piece); }
+void transfer(Unpacker& u, BasePiece& piece) { transfer_fields(u, piece); }
 
 BasePartition::BasePartition(const LoadedMesh& base, std::vector<i32> tet_part, int parts)
     : base_(base), tet_part_(std::move(tet_part)), parts_(parts) {

@@ -44,8 +44,9 @@ struct BasePiece {
   std::int64_t base_nodes = 0, base_edges = 0, base_faces = 0, base_tets = 0;  // the whole base mesh's counts
 };
 
-void put_base_piece(Packer& p, const BasePiece& piece);
-void get_base_piece(Unpacker& u, BasePiece& piece);
+// The piece as a message (message.hpp's transfer, both directions).
+void transfer(Packer& p, const BasePiece& piece);
+void transfer(Unpacker& u, BasePiece& piece);
 
 // Rank 0's side: the owners of the base entities for a tet partition, and each rank's base piece.
 // `base` needs every topology table (TopologyTables::all).
