@@ -148,11 +148,19 @@ LocalHeat build_local(Assignment a, HeatOperatorData& data) {
   h.settings.time = problem.time;
   h.output_every = a.output_every;
   // The operator in double with the lumped heat capacity (the rows of owned nodes are exact).
-  data = assemble_heat_system(h.mesh, problem);
+  data = assemble_heat_system(h.mesh, problem, HeatTables::operator_only);
   h.conductivity = std::move(problem.conductivity);
   release_assembly_tables(h.mesh);  // the pieces need the mesh only
   h.prepare_seconds = since(t0);
   return h;
+}
+
+// T with its ghost entries taken from their owners (exchanged in double on the host).
+std::vector<double> with_ghosts(const LocalHeat& h, std::vector<double> T) {
+  CpuBackend host;
+  HaloExchange<CpuBackend> halo(host, h.piece.links, MPI_COMM_WORLD);
+  halo.update(T);
+  return T;
 }
 
 // Rank 0's view of the whole run.
@@ -166,7 +174,7 @@ struct Root {
 
 struct LocalRun {
   HeatSolveReport report;
-  std::vector<double> temperature, gx, gy, gz, last_rhs;  // local
+  std::vector<double> temperature, last_rhs;  // local (temperature: ghosts from their owners)
   RankFigures figures;                                    // this rank's part of the summary's per_rank
 };
 
@@ -227,15 +235,7 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
   };
   solve_heat_system(dist, system, h.load, T, h.settings, report, hooks);
   run.last_rhs = report.last_rhs;
-  run.temperature = backend.download_precise(T);
-  Vector T_working = backend.make_vector(n);
-  backend.copy(backend.working(T), T_working);
-  Vector gx = backend.make_vector(data.num_cells), gy = backend.make_vector(data.num_cells),
-         gz = backend.make_vector(data.num_cells);
-  dop.cell_gradient(T_working, gx, gy, gz);
-  run.gx = backend.download(gx);
-  run.gy = backend.download(gy);
-  run.gz = backend.download(gz);
+  run.temperature = with_ghosts(h, backend.download_precise(T));
 
   RankFigures& f = run.figures;
   f.add_count("owned_nodes", owned);
@@ -314,9 +314,7 @@ Assignment read_and_distribute(const DistributedHeatOptions& o, Root& root) {
 // come from their owners (exchanged in double on the host, so a node has the same value in every
 // piece). Point data: temperature, owner; cell data: `cell_data` (one value per owned tet), rank.
 void write_heat_piece(const std::string& path, const LocalHeat& h, std::vector<double> T, std::vector<VtuArray> cell_data) {
-  CpuBackend host;
-  HaloExchange<CpuBackend> halo(host, h.piece.links, MPI_COMM_WORLD);
-  halo.update(T);
+  T = with_ghosts(h, std::move(T));
   const std::int32_t owned_tets = h.piece.part.owned_tets;
   TetMesh piece;
   piece.nodes = h.mesh.mesh.nodes;
@@ -341,13 +339,9 @@ std::vector<double> gather_in_order(const std::vector<std::int64_t>& ids, const 
   return out;
 }
 
-// ||b̃ − (a·M + s·K̃) T|| / ||b̃|| over the owned rows of every rank, in double (the ghosts of T
-// refreshed from their owners first).
+// ||b̃ − (a·M + s·K̃) T|| / ||b̃|| over the owned rows of every rank, in double (T with its ghosts).
 double distributed_true_residual(const HeatOperatorData& data, const LocalHeat& h, const HeatSolveReport& report,
-                                 std::vector<double> T) {
-  CpuBackend host;
-  HaloExchange<CpuBackend> halo(host, h.piece.links, MPI_COMM_WORLD);
-  halo.update(T);
+                                 const std::vector<double>& T) {
   std::vector<std::int32_t> fixed;
   for (size_t i = 0; i < h.fixed.size(); ++i)
     if (h.fixed[i]) fixed.push_back(std::int32_t(i));
@@ -446,8 +440,9 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   //    there), unless --single-vtu gathers it into one VTU at rank 0.
   const std::string stem = h.settings.time ? "heat_final" : "heat";
   const bool converged = run.report.converged;
-  std::vector<glm::dvec3> flux(static_cast<size_t>(owned_tets));
-  for (size_t c = 0; c < flux.size(); ++c) flux[c] = -h.conductivity[c] * glm::dvec3(run.gx[c], run.gy[c], run.gz[c]);
+  // The heat flux −k∇T per owned tet, in double on the host (as the serial command).
+  std::vector<glm::dvec3> flux = cell_heat_flux(h.mesh, run.temperature, h.conductivity);
+  flux.resize(size_t(owned_tets));
   if (pieces && converged && !o.no_vtu) {
     write_heat_piece((fs::path(out_dir) / piece_name(stem, rank)).string(), h, run.temperature,
                      {VtuArray::float_vectors("heat_flux", flux)});

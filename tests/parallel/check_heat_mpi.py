@@ -129,6 +129,15 @@ def main():
         summary = json.load(open(os.path.join(out, "heat.json")))
         if single:
             T = read_point_array(os.path.join(out, a.vtu), "temperature")
+            # Rank 0 refined the whole mesh in the serial order: the same cells, the same heat flux.
+            import meshio, numpy
+            mine, theirs = meshio.read(os.path.join(out, a.vtu)), meshio.read(os.path.join(serial_dir, a.vtu))
+            same_cells = all(numpy.array_equal(x.data, y.data) for x, y in zip(mine.cells, theirs.cells))
+            q, q0 = mine.cell_data["heat_flux"][0], theirs.cell_data["heat_flux"][0]
+            flux_diff = float(numpy.abs(q - q0).max() / max(float(numpy.abs(q0).max()), 1e-30))
+            print(f"{n} ranks, one VTU: cells {'as serial' if same_cells else 'DIFFER'}, heat flux within {flux_diff:.2e}")
+            if not same_cells or flux_diff > 1e-4:
+                failures.append(f"{n} single VTU")
         else:
             T, piece_failure = read_pieces(os.path.join(out, a.vtu.replace(".vtu", ".pvtu")), n,
                                            os.path.join(serial_dir, a.vtu))
