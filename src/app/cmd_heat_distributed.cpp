@@ -63,6 +63,9 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 constexpr int piece_tag = 11;
+// METIS splits the base mesh: rank 0 refines a coarse mesh itself until it has this many tets per
+// rank (or no levels are left); the ranks refine the rest.
+constexpr std::int64_t kBaseTetsPerRank = 64;
 
 // What rank 0 sends each rank: its base piece and how to build the heat problem on it.
 struct Assignment {
@@ -169,6 +172,7 @@ struct Root {
   LoadedMesh base;                  // the unrefined mesh (every topology table)
   std::optional<RankPiece> whole;   // the whole refined mesh (--single-vtu only), its nodes in serial order
   std::int64_t fine_nodes = 0, fine_tets = 0;
+  int levels_on_ranks = 0;  // of the case's refine levels (rank 0 refines a coarse mesh's first ones)
   double load_seconds = 0, partition_seconds = 0, distribute_seconds = 0;
 };
 
@@ -271,10 +275,21 @@ Assignment read_and_distribute(const DistributedHeatOptions& o, Root& root) {
   auto t0 = Clock::now();
   root.heat_case = read_heat_case(o.case_file);
   if (o.refine) root.heat_case.refine = *o.refine;
-  const int levels = root.heat_case.refine;
-  SS_REQUIRE(levels >= 0, "refinement level must be >= 0, got " << levels);
+  const int total_levels = root.heat_case.refine;
+  SS_REQUIRE(total_levels >= 0, "refinement level must be >= 0, got " << total_levels);
   root.base = load_mesh(root.heat_case.mesh_file, LoadOptions{});  // validated, oriented, RCM; every table
-  require_refinable(root.base.mesh, levels);
+  require_refinable(root.base.mesh, total_levels);
+  int base_levels = 0;
+  for (std::int64_t tets = std::int64_t(root.base.mesh.tets.size());
+       base_levels < total_levels && tets < kBaseTetsPerRank * ranks; tets *= 8)
+    ++base_levels;
+  if (base_levels > 0) {  // the serial run's first levels (the same node order)
+    LoadOptions load;
+    load.refine = base_levels;
+    root.base = load_mesh(root.heat_case.mesh_file, load);
+  }
+  const int levels = total_levels - base_levels;  // refined on the ranks
+  root.levels_on_ranks = levels;
   build_heat_problem(root.heat_case, root.base);  // unknown groups, missing materials: one error, here
   std::ifstream file(root.heat_case.path, std::ios::binary);
   const std::string case_text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
@@ -299,7 +314,7 @@ Assignment read_and_distribute(const DistributedHeatOptions& o, Root& root) {
     else send_bytes(pack(a), q, piece_tag, MPI_COMM_WORLD);
   }
   root.distribute_seconds = since(t0);
-  std::fprintf(stderr, "streamsolve: heat: %lld nodes, %lld tets (base mesh %zu tets refined %d times on the ranks), %s, %d ranks\n",
+  std::fprintf(stderr, "streamsolve: heat: %lld nodes, %lld tets (base mesh of %zu tets refined %d times on the ranks), %s, %d ranks\n",
                static_cast<long long>(root.fine_nodes), static_cast<long long>(root.fine_tets), root.base.mesh.tets.size(),
                levels, root.heat_case.time ? ("transient, " + std::to_string(root.heat_case.time->steps) + " steps").c_str() : "steady",
                ranks);
@@ -489,7 +504,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   summary["case"] = root->heat_case.path;
   summary["mesh"] = {{"file", root->heat_case.mesh_file}, {"nodes", root->fine_nodes}, {"tets", root->fine_tets},
                      {"refine", root->heat_case.refine}, {"base_nodes", root->base.mesh.nodes.size()},
-                     {"base_tets", root->base.mesh.tets.size()}};
+                     {"base_tets", root->base.mesh.tets.size()}, {"refined_on_ranks", root->levels_on_ranks}};
   summary["backend"] = o.backend;
   summary["device"] = device;
   summary["ranks"] = ranks;
