@@ -2,8 +2,10 @@
 //
 //   1. every rank opens its GPU (local rank mod devices, --gpu overrides) or the CPU reference first.
 //   2. rank 0 reads the case and the mesh, builds the problem on the whole mesh (every case mistake
-//      stops here), partitions the tets (METIS) and sends each rank its piece for every entity kind
-//      (parallel/entity_partition.hpp) with the boundary condition of each of its boundary faces.
+//      stops here), partitions the tets (METIS on the file's mesh, or on a coarse level of it when
+//      it has fewer than 64 tets per rank; the refined tets inherit their ancestor's part) and sends
+//      each rank its piece for every entity kind (parallel/entity_partition.hpp) with the boundary
+//      condition of each of its boundary faces.
 //   3. every rank builds its piece's problem (the case's conditions; cut faces a placeholder), mesh
 //      tables and operator coefficients, the ghost entries of the coefficients from their owners.
 //   4. every rank runs the unchanged FlowSolver over a DistributedBackend (owner-marked reductions,
@@ -19,6 +21,7 @@
 // preconditioner is serial: over ranks the pressure solve uses Jacobi (stderr and flow.json say so).
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 
 #include <mpi.h>
@@ -53,8 +56,6 @@ struct FlowPiece {
   EntityPiece piece;
   std::vector<std::int32_t> boundary_condition;  // per boundary face of the piece: condition, -1 on a cut face
   std::int64_t global_cells = 0;
-  EigenRange curl_curl_range;  // the whole mesh's (curl–curl viscous term)
-  std::int32_t curl_curl_degree = 0;
 };
 
 void put(Packer& p, const EntityHalo& h) {
@@ -91,8 +92,6 @@ std::vector<char> pack(const FlowPiece& f) {
   p.put(f.piece.boundary_index);
   p.put(f.boundary_condition);
   p.put(f.global_cells);
-  p.put(f.curl_curl_range);
-  p.put(f.curl_curl_degree);
   return std::move(p.bytes());
 }
 
@@ -107,8 +106,6 @@ FlowPiece unpack(const std::vector<char>& bytes) {
   u.get(f.piece.boundary_index);
   u.get(f.boundary_condition);
   u.get(f.global_cells);
-  u.get(f.curl_curl_range);
-  u.get(f.curl_curl_degree);
   return f;
 }
 
@@ -154,18 +151,22 @@ FlowPiece read_and_distribute(const FlowOptions& o, Root& root) {
     std::fprintf(stderr, "streamsolve: flow: %d ranks: the pressure multigrid is serial; the pressure solve uses Jacobi\n",
                  ranks);
   use_jacobi_pressure(root.problem);
-  FlowPiece whole;
-  if (root.problem.viscous == ViscousScheme::curl_curl) {
-    const CurlCurlViscousData d = build_curl_curl_viscous(root.mesh, root.problem.boundary_kinds());
-    whole.curl_curl_range = d.range, whole.curl_curl_degree = d.degree;
-  }
   root.timings.add_since("problem", t0);
   const Topology& t = root.mesh.topology;
   std::fprintf(stderr, "streamsolve: flow: %zu nodes, %d cells, %d faces (%zu on the boundary), %d ranks\n",
                root.mesh.mesh.nodes.size(), t.num_cells, t.num_faces, t.boundary_faces.size(), ranks);
 
+  // METIS splits a coarse level (coarse_partition_levels: the file's mesh unless it has too few tets
+  // per rank); the refined tets inherit their ancestor's part.
   t0 = StageTimings::now();
-  std::vector<EntityPiece> pieces = partition_entities(root.mesh, partition_tets(root.mesh.mesh, ranks), ranks);
+  const int refine = root.flow_case.refine;
+  const int coarse = coarse_partition_levels(root.mesh.report.file_tets, ranks, refine);
+  LoadOptions coarse_load;
+  coarse_load.refine = coarse;
+  coarse_load.tables = TopologyTables::edges;
+  const LoadedMesh coarse_mesh = load_mesh(root.flow_case.mesh_file, coarse_load);
+  std::vector<EntityPiece> pieces =
+      partition_entities(root.mesh, inherit_partition(partition_tets(coarse_mesh.mesh, ranks), refine - coarse), ranks);
   root.timings.add_since("partition", t0);
   t0 = StageTimings::now();
   FlowPiece mine;
@@ -175,7 +176,6 @@ FlowPiece read_and_distribute(const FlowOptions& o, Root& root) {
     for (std::int32_t b : f.piece.boundary_index)
       f.boundary_condition.push_back(b < 0 ? -1 : root.problem.boundary_condition[size_t(b)]);
     f.global_cells = t.num_cells;
-    f.curl_curl_range = whole.curl_curl_range, f.curl_curl_degree = whole.curl_curl_degree;
     root.owned_faces.push_back(owned_ids(f.piece.faces));
     root.owned_cells.push_back(owned_ids(f.piece.cells));
     root.local_faces.push_back(f.piece.faces.global);
@@ -213,6 +213,29 @@ std::vector<double> owned_values(const std::vector<T>& v, const EntityHalo& h) {
   return out;
 }
 
+// The edges of the whole mesh as seen from this piece, for the curl–curl viscous term's Lanczos
+// interval (eigen_estimate.hpp): start values by global edge id, ghosts from their owners, dot
+// products over the owned edges of every rank. So every rank count finds the serial run's interval.
+std::shared_ptr<const LanczosSpace> edge_space(const EntityHalo& edges) {
+  struct Halo {
+    CpuBackend host;
+    HaloExchange<CpuBackend> exchange;
+    explicit Halo(const std::vector<HaloLink>& links) : exchange(host, links, MPI_COMM_WORLD) {}
+  };
+  auto halo = std::make_shared<Halo>(edges.links);
+  auto space = std::make_shared<LanczosSpace>();
+  space->global_ids = edges.global;
+  space->update_ghosts = [halo](std::vector<double>& v) { halo->exchange.update(v); };
+  space->dot = [owned = edges.owned](const std::vector<double>& x, const std::vector<double>& y) {
+    double local = 0, sum = 0;
+    for (size_t i = 0; i < owned.size(); ++i)
+      if (owned[i]) local += x[i] * y[i];
+    mpi_check(MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+    return sum;
+  };
+  return space;
+}
+
 // The piece's operator coefficients, right on its ghosts too (from their owners).
 FlowOperatorData piece_operator_data(const LoadedMesh& local, const FlowProblem& problem, const FlowPiece& f) {
   const MeshOperatorTables tables = build_mesh_operator_tables(local.topology, local.geometry);
@@ -229,7 +252,7 @@ FlowOperatorData piece_operator_data(const LoadedMesh& local, const FlowProblem&
   mpi_check(MPI_Allreduce(&fixed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD), "MPI_Allreduce");
   d.pressure_fixed = any != 0;
   d.global_cells = f.global_cells;
-  d.curl_curl_range = f.curl_curl_range, d.curl_curl_degree = f.curl_curl_degree;
+  d.edge_space = edge_space(f.piece.edges);
   return d;
 }
 

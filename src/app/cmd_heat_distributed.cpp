@@ -63,9 +63,6 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 constexpr int piece_tag = 11;
-// METIS splits the base mesh: rank 0 refines a coarse mesh itself until it has this many tets per
-// rank (or no levels are left); the ranks refine the rest.
-constexpr std::int64_t kBaseTetsPerRank = 64;
 
 // What rank 0 sends each rank: its base piece and how to build the heat problem on it.
 struct Assignment {
@@ -279,10 +276,8 @@ Assignment read_and_distribute(const DistributedHeatOptions& o, Root& root) {
   SS_REQUIRE(total_levels >= 0, "refinement level must be >= 0, got " << total_levels);
   root.base = load_mesh(root.heat_case.mesh_file, LoadOptions{});  // validated, oriented, RCM; every table
   require_refinable(root.base.mesh, total_levels);
-  int base_levels = 0;
-  for (std::int64_t tets = std::int64_t(root.base.mesh.tets.size());
-       base_levels < total_levels && tets < kBaseTetsPerRank * ranks; tets *= 8)
-    ++base_levels;
+  // METIS splits the base mesh: a coarse one rank 0 refines first (coarse_partition_levels).
+  const int base_levels = coarse_partition_levels(std::int64_t(root.base.mesh.tets.size()), ranks, total_levels);
   if (base_levels > 0) {  // the serial run's first levels (the same node order)
     LoadOptions load;
     load.refine = base_levels;

@@ -25,7 +25,7 @@ glm::dvec3 surface_gradient(const glm::dvec3& a, const glm::dvec3& b, const glm:
 }  // namespace
 
 CurlCurlViscousData build_curl_curl_viscous(const LoadedMesh& loaded, const std::vector<FlowBoundaryKind>& kinds,
-                                            double tolerance) {
+                                            double tolerance, const LanczosSpace* edges) {
   const Topology& t = loaded.topology;
   const TetMesh& mesh = loaded.mesh;
   SS_REQUIRE(kinds.size() == t.boundary_faces.size(),
@@ -116,7 +116,7 @@ CurlCurlViscousData build_curl_curl_viscous(const LoadedMesh& loaded, const std:
   // end only costs accuracy at the bottom of the spectrum; the polynomial stays positive below it).
   const EigenRange ritz = estimate_eigen_range(
       [&](const std::vector<double>& x, std::vector<double>& y) { d.edge_mass.multiply(x, y); },
-      d.edge_inverse_diagonal, 40);
+      d.edge_inverse_diagonal, 40, edges ? *edges : LanczosSpace{});
   d.range.lo = 0.8 * ritz.lo, d.range.hi = 1.05 * ritz.hi;
   // Relative error of the degree-m Chebyshev approximation of 1/λ on the interval: ≤ 2ρ^m,
   // ρ = (√κ − 1)/(√κ + 1), κ = hi/lo.

@@ -43,8 +43,11 @@ struct CurlCurlViscousData {
 // polynomial's relative error over the interval (it fixes the degree: 14 at 1e-3 on the project
 // meshes, 21 at 1e-5). 1e-3 moves the CI duct's flow rate by 0.02 % and Ethier–Steinman's L2 error
 // by < 1e-4 relative, far below their discretisation errors (5 %, 2e-2), for 1.5× fewer products.
+// `edges`: the Lanczos run's vector space over MPI ranks (the whole mesh's interval from a piece);
+// none: this mesh's edges (the start vector hashed from the edge index either way).
+inline constexpr double kCurlCurlTolerance = 1e-3;
 CurlCurlViscousData build_curl_curl_viscous(const LoadedMesh& mesh, const std::vector<FlowBoundaryKind>& kinds,
-                                            double tolerance = 1e-3);
+                                            double tolerance = kCurlCurlTolerance, const LanczosSpace* edges = nullptr);
 
 // g on the edges from the boundary velocities (one per boundary face, velocity faces read only).
 std::vector<double> tangential_boundary_source(const CurlCurlViscousData& data, const LoadedMesh& mesh,

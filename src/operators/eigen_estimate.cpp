@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "util/error.hpp"
+
 namespace ss {
 
 namespace {
@@ -38,25 +40,22 @@ double tridiagonal_eigenvalue(const std::vector<double>& diag, const std::vector
   return hi;
 }
 
-}  // namespace
+// Entry i of a start vector with every frequency in it: a value in [-0.5, 0.5) from the id
+// (SplitMix64's finaliser), the same on every rank holding entity i.
+double hashed_start(std::int64_t id) {
+  std::uint64_t z = std::uint64_t(id) + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return double(z >> 11) / double(1ull << 53) - 0.5;
+}
 
-EigenRange estimate_eigen_range(const std::function<void(const std::vector<double>&, std::vector<double>&)>& apply,
-                           const std::vector<double>& inverse_diagonal, int steps) {
+// CG-Lanczos from the start vector r: the tridiagonal's extreme eigenvalues.
+EigenRange lanczos(const std::function<void(const std::vector<double>&, std::vector<double>&)>& apply,
+                   const std::vector<double>& inverse_diagonal, int steps, std::vector<double> r,
+                   const std::function<double(const std::vector<double>&, const std::vector<double>&)>& dot) {
   const size_t n = inverse_diagonal.size();
-  if (n == 0) return {1.0, 1.0};
-  // A deterministic start with every frequency in it.
-  std::vector<double> r(n), z(n), p(n), q(n);
-  std::uint64_t state = 0x9E3779B97F4A7C15ull;
-  for (size_t i = 0; i < n; ++i) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    r[i] = double(state >> 11) / double(1ull << 53) - 0.5;
-  }
-  const auto dot = [&](const std::vector<double>& x, const std::vector<double>& y) {
-    double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n > 50000)
-    for (std::int64_t i = 0; i < std::int64_t(n); ++i) s += x[size_t(i)] * y[size_t(i)];
-    return s;
-  };
+  std::vector<double> z(n), p(n), q(n);
   for (size_t i = 0; i < n; ++i) z[i] = inverse_diagonal[i] * r[i];
   p = z;
   double rz = dot(r, z);
@@ -85,6 +84,46 @@ EigenRange estimate_eigen_range(const std::function<void(const std::vector<doubl
   if (diag.empty()) return {1.0, 1.0};
   off.resize(diag.size() - 1);
   return {tridiagonal_eigenvalue(diag, off, 0), tridiagonal_eigenvalue(diag, off, int(diag.size()) - 1)};
+}
+
+double local_dot(const std::vector<double>& x, const std::vector<double>& y) {
+  const std::int64_t n = std::int64_t(x.size());
+  double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n > 50000)
+  for (std::int64_t i = 0; i < n; ++i) s += x[size_t(i)] * y[size_t(i)];
+  return s;
+}
+
+}  // namespace
+
+EigenRange estimate_eigen_range(const std::function<void(const std::vector<double>&, std::vector<double>&)>& apply,
+                                const std::vector<double>& inverse_diagonal, int steps) {
+  const size_t n = inverse_diagonal.size();
+  if (n == 0) return {1.0, 1.0};
+  // A deterministic start with every frequency in it.
+  std::vector<double> r(n);
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (size_t i = 0; i < n; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    r[i] = double(state >> 11) / double(1ull << 53) - 0.5;
+  }
+  return lanczos(apply, inverse_diagonal, steps, std::move(r), local_dot);
+}
+
+EigenRange estimate_eigen_range(const std::function<void(const std::vector<double>&, std::vector<double>&)>& apply,
+                                const std::vector<double>& inverse_diagonal, int steps, const LanczosSpace& space) {
+  const size_t n = inverse_diagonal.size();
+  SS_REQUIRE(space.global_ids.empty() || space.global_ids.size() == n,
+             "eigen estimate: " << space.global_ids.size() << " global ids for " << n << " entries");
+  std::vector<double> r(n), d = inverse_diagonal;
+  for (size_t i = 0; i < n; ++i) r[i] = hashed_start(space.global_ids.empty() ? std::int64_t(i) : space.global_ids[i]);
+  if (!space.update_ghosts) return lanczos(apply, d, steps, std::move(r), space.dot ? space.dot : local_dot);
+  space.update_ghosts(d);  // a ghost row of the local matrix is incomplete: its owner's diagonal
+  const auto apply_whole = [&](const std::vector<double>& x, std::vector<double>& y) {
+    apply(x, y);
+    space.update_ghosts(y);
+  };
+  return lanczos(apply_whole, d, steps, std::move(r), space.dot ? space.dot : local_dot);
 }
 
 double estimate_lambda_max(const std::function<void(const std::vector<double>&, std::vector<double>&)>& apply,

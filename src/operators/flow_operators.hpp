@@ -28,6 +28,7 @@
 // shaders/flow_*.glsl) have the same methods on their backend's Vector. They use the mesh
 // operators (interpolate, integrate, gradient, divergence) of the same backend.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "operators/eigen_estimate.hpp"
@@ -62,10 +63,10 @@ struct FlowOperatorData {
   std::vector<double> laplacian_diagonal;  // per face: K_ff (≤ 0)
   std::vector<double> pressure_diagonal;   // per cell: P_cc = Σ_f W_f
   bool pressure_fixed = false;             // some boundary face is an outlet: P is SPD
-  // Over MPI ranks: the curl–curl viscous term's Chebyshev interval and degree estimated on the
-  // whole mesh, so every rank runs the serial run's polynomial (degree 0: estimate on this mesh).
-  EigenRange curl_curl_range;
-  int curl_curl_degree = 0;
+  // Over MPI ranks: the edges of the whole mesh as a Lanczos space (eigen_estimate.hpp), so the
+  // curl–curl viscous term's Chebyshev interval is the whole mesh's and every rank runs the serial
+  // run's polynomial; none: estimated on this mesh.
+  std::shared_ptr<const LanczosSpace> edge_space;
 };
 
 // `kinds` has one entry per boundary face (MeshOperatorTables::boundary_faces order).

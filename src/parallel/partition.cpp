@@ -83,4 +83,20 @@ std::vector<HaloLink> halo_links(int q, const std::vector<std::vector<std::int64
   return halo_links(q, local, receives, owner);
 }
 
+int coarse_partition_levels(std::int64_t base_tets, int parts, int levels) {
+  int coarse = 0;
+  for (std::int64_t tets = base_tets; coarse < levels && tets < kCoarseTetsPerPart * parts; tets *= 8) ++coarse;
+  return coarse;
+}
+
+std::vector<std::int32_t> inherit_partition(const std::vector<std::int32_t>& coarse_part, int levels) {
+  SS_REQUIRE(levels >= 0 && levels <= 12, "partition: refinement level must be in 0..12, got " << levels);
+  const size_t children = size_t(1) << (3 * levels);
+  std::vector<std::int32_t> part(coarse_part.size() * children);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < std::int64_t(coarse_part.size()); ++c)
+    std::fill_n(part.begin() + std::ptrdiff_t(size_t(c) * children), children, coarse_part[size_t(c)]);
+  return part;
+}
+
 }  // namespace ss

@@ -45,4 +45,13 @@ std::vector<HaloLink> halo_links(int q, const std::vector<std::vector<std::int64
 // Throws ss::Error when METIS fails or leaves a part empty.
 std::vector<std::int32_t> partition_tets(const TetMesh& mesh, int parts);
 
+// Partition, then refine: METIS splits a coarse level of the mesh, the finer levels inherit it.
+// The coarse level: the base mesh (`base_tets` tets) refined until it has kCoarseTetsPerPart tets
+// per part, or `levels` times (the levels left to refine after it are `levels` minus this).
+inline constexpr std::int64_t kCoarseTetsPerPart = 64;
+int coarse_partition_levels(std::int64_t base_tets, int parts, int levels);
+// The part of each tet of the mesh `levels` uniform refinements finer than the one `coarse_part`
+// partitions: its ancestor's (refine_once numbers the children of tet c 8c .. 8c + 7).
+std::vector<std::int32_t> inherit_partition(const std::vector<std::int32_t>& coarse_part, int levels);
+
 }  // namespace ss

@@ -104,8 +104,7 @@ public:
     face_mass_ = backend.upload(data.face_mass);
     free_mask_ = backend.upload(data.free_mask);
     if (problem.viscous == ViscousScheme::curl_curl) {
-      curl_curl_data_ = build_curl_curl_viscous(mesh, problem.boundary_kinds());
-      if (data.curl_curl_degree > 0) curl_curl_data_.range = data.curl_curl_range, curl_curl_data_.degree = data.curl_curl_degree;
+      curl_curl_data_ = build_curl_curl_viscous(mesh, problem.boundary_kinds(), kCurlCurlTolerance, data.edge_space.get());
       curl_curl_ = std::make_unique<CurlCurlViscous<Backend>>(backend, curl_curl_data_);
       masked_ = backend.make_vector(nf_), lap_ = backend.make_vector(nf_), viscous_force_ = backend.make_vector(nf_);
       g_bar_ = backend.make_vector(curl_curl_data_.edge_mass.rows);

@@ -101,6 +101,46 @@ TEST(CurlCurlViscousCpu, PolynomialInvertsTheEdgeMassToItsTolerance) {
   EXPECT_LE(std::sqrt(err / norm), 1e-4);  // residual bound: κ(D⁻¹M_e) × the error bound
 }
 
+// The Chebyshev interval follows the edges, not their numbering: the edge mass with its edges
+// renumbered (as a rank's piece numbers them), each carrying its original id as its global id
+// (LanczosSpace), gives the serial Ritz values. What makes every MPI rank count run the serial
+// polynomial (tests/parallel/check_flow_mpi.py checks the flow itself).
+TEST(CurlCurlViscousCpu, LanczosIntervalFollowsTheEdgesNotTheirNumbering) {
+  const LoadedMesh& m = project_mesh("cavity.msh");
+  const CurlCurlViscousData data = build_curl_curl_viscous(m, mixed_kinds(m));
+  const SparseMatrix& a = data.edge_mass;
+  const std::int32_t n = a.rows;
+  std::vector<std::int32_t> position(static_cast<size_t>(n));  // new index of edge e: reversed, odd ones first
+  std::vector<std::int64_t> original;
+  for (std::int32_t e = n - 1; e >= 0; --e)
+    if (e % 2) original.push_back(e);
+  for (std::int32_t e = n - 1; e >= 0; --e)
+    if (e % 2 == 0) original.push_back(e);
+  for (std::int32_t i = 0; i < n; ++i) position[size_t(original[size_t(i)])] = i;
+  std::vector<Triplet> entries;
+  for (std::int32_t r = 0; r < n; ++r)
+    for (std::int32_t k = a.offsets[size_t(r)]; k < a.offsets[size_t(r) + 1]; ++k)
+      entries.push_back({position[size_t(r)], position[size_t(a.columns[size_t(k)])], a.values[size_t(k)]});
+  const SparseMatrix permuted = from_triplets(n, n, std::move(entries));
+  std::vector<double> inverse_diagonal(static_cast<size_t>(n));
+  for (std::int32_t e = 0; e < n; ++e) inverse_diagonal[size_t(position[size_t(e)])] = data.edge_inverse_diagonal[size_t(e)];
+  const auto apply = [](const SparseMatrix& s) {
+    return [&s](const std::vector<double>& x, std::vector<double>& y) { s.multiply(x, y); };
+  };
+  const EigenRange serial = estimate_eigen_range(apply(a), data.edge_inverse_diagonal, 40, LanczosSpace{});
+  LanczosSpace renumbered;
+  renumbered.global_ids = original;
+  const EigenRange piece = estimate_eigen_range(apply(permuted), inverse_diagonal, 40, renumbered);
+  EXPECT_NEAR(piece.lo, serial.lo, 1e-9 * serial.lo);
+  EXPECT_NEAR(piece.hi, serial.hi, 1e-9 * serial.hi);
+  // Without the ids the start vector differs, and so do the Ritz values (the check has teeth).
+  const EigenRange by_index = estimate_eigen_range(apply(permuted), inverse_diagonal, 40, LanczosSpace{});
+  EXPECT_GT(std::fabs(by_index.lo - serial.lo), 1e-6 * serial.lo);
+  // The solver's interval is this one, widened (build_curl_curl_viscous).
+  EXPECT_DOUBLE_EQ(data.range.lo, 0.8 * serial.lo);
+  EXPECT_DOUBLE_EQ(data.range.hi, 1.05 * serial.hi);
+}
+
 TEST(CurlCurlViscousCpu, SlipFacesHoldZeroVorticityOnTheirEdges) {
   const LoadedMesh& m = project_mesh("duct.msh");
   const auto kinds = mixed_kinds(m);

@@ -12,6 +12,9 @@
 #include <tuple>
 #include <vector>
 
+#include <glm/mat3x3.hpp>
+#include <glm/matrix.hpp>
+
 #include "parallel/entity_partition.hpp"
 #include "parallel/partition.hpp"
 #include "parallel/refined_piece.hpp"
@@ -286,6 +289,34 @@ INSTANTIATE_TEST_SUITE_P(ProjectMeshes, EntityPartition,
                          ::testing::Combine(::testing::Values("cube.msh", "cavity.msh", "duct.msh"), ::testing::Values(0),
                                             ::testing::Values(1, 2, 3, 5)),
                          case_name);
+
+// Partition, then refine for flow: METIS splits a coarse level, the refined tets inherit their
+// ancestor's part. The refined mesh's tet 8^L·c + d lies inside tet c of the mesh L levels
+// coarser (both through load_mesh: renumbered before refining), so the inherited parts are
+// contiguous regions; and the coarse level has 64 tets per part unless no levels are left.
+TEST(CoarsePartition, RefinedTetsLieInsideTheAncestorWhosePartTheyInherit) {
+  const LoadedMesh& coarse = test::project_mesh("cube.msh", 1);
+  const LoadedMesh& fine = test::project_mesh("cube.msh", 3);
+  const std::vector<std::int32_t> coarse_part = partition_tets(coarse.mesh, 3);
+  const std::vector<std::int32_t> part = inherit_partition(coarse_part, 2);
+  ASSERT_EQ(part.size(), fine.mesh.tets.size());
+  for (size_t t = 0; t < fine.mesh.tets.size(); ++t) {
+    const size_t c = t / 64;
+    ASSERT_EQ(part[t], coarse_part[c]) << "fine tet " << t;
+    const Tet& a = coarse.mesh.tets[c];
+    const glm::dvec3 p0 = coarse.mesh.nodes[size_t(a[0])];
+    const glm::dmat3 frame(coarse.mesh.nodes[size_t(a[1])] - p0, coarse.mesh.nodes[size_t(a[2])] - p0,
+                           coarse.mesh.nodes[size_t(a[3])] - p0);
+    glm::dvec3 centroid(0.0);
+    for (NodeId v : fine.mesh.tets[t]) centroid += 0.25 * fine.mesh.nodes[size_t(v)];
+    const glm::dvec3 w = glm::inverse(frame) * (centroid - p0);  // barycentric weights 1..3
+    EXPECT_GT(std::min({w.x, w.y, w.z, 1.0 - w.x - w.y - w.z}), 0.0) << "fine tet " << t << " is outside tet " << c;
+  }
+  EXPECT_EQ(coarse_partition_levels(6, 4, 3), 2);     // 6 -> 48 -> 384 >= 4 x 64
+  EXPECT_EQ(coarse_partition_levels(6, 4, 1), 1);     // no levels left
+  EXPECT_EQ(coarse_partition_levels(4994, 4, 3), 0);  // the cavity: split as read
+  EXPECT_EQ(inherit_partition({2, 0}, 0), (std::vector<std::int32_t>{2, 0}));
+}
 
 TEST(PartitionErrors, MoreRanksThanTetsIsAClearError) {
   const TetMesh& mesh = test::project_mesh("cube.msh").mesh;
