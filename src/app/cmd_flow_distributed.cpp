@@ -7,7 +7,8 @@
 //      each rank its piece for every entity kind (parallel/entity_partition.hpp) with the boundary
 //      condition of each of its boundary faces.
 //   3. every rank builds its piece's problem (the case's conditions; cut faces a placeholder), mesh
-//      tables and operator coefficients, the ghost entries of the coefficients from their owners.
+//      tables and operator coefficients, the ghost entries of the coefficients from their owners;
+//      the curl–curl term's interval comes from one Lanczos run over all ranks (edge_space).
 //   4. every rank runs the unchanged FlowSolver over a DistributedBackend (owner-marked reductions,
 //      one marker per entity kind) and DistributedFlowOperators (every operator output's ghosts
 //      exchanged): the same steps, reductions and iterations as the serial run.
