@@ -119,6 +119,7 @@ std::vector<EntityPiece> partition_entities(const LoadedMesh& m, const std::vect
       const std::int64_t g = p.faces.global[size_t(f)];
       const auto it = std::lower_bound(t.boundary_faces.begin(), t.boundary_faces.end(), std::int32_t(g));
       p.boundary_index.push_back(cut[size_t(f)] ? -1 : std::int32_t(it - t.boundary_faces.begin()));
+      p.cut.push_back(cut[size_t(f)]);
     }
 
     mark_ownership(p.nodes, owner.node, q, receives[0][size_t(q)]);

@@ -33,8 +33,10 @@ struct EntityHalo {
 struct EntityPiece {
   TetMesh mesh;  // local nodes and tets (ascending global id), no triangles
   EntityHalo nodes, cells, faces, edges;  // faces and edges in build_topology(mesh) order
-  // Per boundary face of the piece (topology.boundary_faces order): its index in the whole mesh's
-  // boundary_faces, or -1 on a cut face.
+  // Per boundary face of the piece (topology.boundary_faces order): 1 on a cut face.
+  std::vector<char> cut;
+  // partition_entities only: per boundary face its index in the whole mesh's boundary_faces, or -1
+  // on a cut face.
   std::vector<std::int32_t> boundary_index;
 };
 

@@ -41,6 +41,7 @@ struct BasePiece {
   std::vector<std::int32_t> node_owner, tet_owner;
   std::vector<std::int64_t> edge_global, face_global;  // per local tet: 6 (kTetEdgeNodes order), 4 (face k opposite corner k)
   std::vector<std::int32_t> edge_owner, face_owner;    // the same layout
+  std::vector<char> face_boundary;                     // per face slot: on the whole base mesh's boundary
   std::int64_t base_nodes = 0, base_edges = 0, base_faces = 0, base_tets = 0;  // the whole base mesh's counts
 };
 

@@ -1,0 +1,72 @@
+#pragma once
+// What both kinds of refined pieces share (refined_piece.hpp for heat's node pieces,
+// refined_entity_piece.hpp for flow's pieces of every entity kind): a base piece refined level by
+// level with every fine node's lattice point carried along, and the fine nodes' global ids.
+// The lattice and the id blocks are explained in refined_piece.hpp.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "parallel/refined_piece.hpp"
+
+namespace ss {
+
+// A fine node as a lattice point of the base mesh: Σ_k weight[k]·x_k / 2^levels over the base
+// corners node[0..size) (local base ids, ascending), every weight ≥ 1.
+struct LatticePoint {
+  std::array<std::int32_t, 4> node{};
+  std::array<std::int32_t, 4> weight{};
+  int size = 0;
+};
+
+// The smallest base entity containing several lattice points of one base tet: the union of their
+// corners (ascending). False when it would exceed a tet.
+bool lattice_support(const LatticePoint* points, int count, LatticePoint& support);
+
+// Lattice points strictly inside a base entity with `corners` corners (2: edge, 3: face, 4: tet).
+std::int64_t interior_points(int corners, std::int64_t m);
+
+// The base entities of a piece by their corners (local ids ascending): edges, faces and tets, each
+// with its global id, owner and (faces) whether it lies on the whole base mesh's boundary.
+class BaseEntities {
+public:
+  explicit BaseEntities(const BasePiece& b);
+  struct Entry {
+    std::array<std::int32_t, 4> nodes;  // unused slots -1
+    std::int64_t global;
+    std::int32_t owner;
+    bool boundary;
+  };
+  // The entity with the corners of `p` (p.size 2, 3 or 4), or null when the piece has none.
+  const Entry* find(const LatticePoint& p) const;
+
+private:
+  void add(int corners, std::array<std::int32_t, 4> nodes, std::int64_t global, std::int32_t owner, bool boundary);
+  std::vector<Entry> by_size_[3];
+};
+
+// A piece being refined: the mesh, each node's lattice point, and per tet its global fine id (base
+// tet g at level L: g·8^L + its index among g's descendants, in refine_once's child order) and the
+// local base tet it descends from (owned when below the piece's owned_tets).
+struct RefiningPiece {
+  TetMesh mesh;
+  std::vector<LatticePoint> point;
+  std::vector<std::int64_t> tet_id;
+  std::vector<std::int32_t> base;
+};
+
+// Keeps the tets marked in `keep` (order kept), their nodes (order kept, lattice points along) and
+// the file triangles that are faces of kept tets.
+void keep_tets(RefiningPiece& r, const std::vector<char>& keep);
+
+// `b` refined `levels` times. After each level a layer tet is dropped unless one of its nodes lies
+// on the rank's own base tets (all its base corners are corners of own tets): only such tets have
+// descendants that touch a node of an own fine tet.
+RefiningPiece refine_base_levels(const BasePiece& b, int levels, int rank);
+
+// Global id and owner of every node of `r` (a refinement of `b` by `levels`): its base entity's
+// block, owner and lattice index (refined_piece.hpp).
+void fine_node_ids(const RefiningPiece& r, const BasePiece& b, const BaseEntities& entities, int levels, int rank,
+                   std::vector<std::int64_t>& global, std::vector<std::int32_t>& owner);
+
+}  // namespace ss
