@@ -41,17 +41,25 @@ std::vector<HaloLink> pair_halo_links(const std::vector<EntityKey>& keys, const 
   mpi_check(MPI_Alltoallv(requests.data(), asked.data(), send_at.data(), MPI_INT64_T, wanted_of_me.data(),
                           asked_of_me.data(), recv_at.data(), MPI_INT64_T, comm),
             "MPI_Alltoallv (halo links)");
-  // The entities this rank owns, by key.
-  std::vector<std::pair<EntityKey, std::int32_t>> mine;
-  for (size_t i = 0; i < keys.size(); ++i)
-    if (owner[i] == rank) mine.push_back({keys[i], std::int32_t(i)});
-  std::sort(mine.begin(), mine.end());
-  const auto owned_index = [&](const EntityKey& key, int asker) {
-    const auto it = std::lower_bound(mine.begin(), mine.end(), std::make_pair(key, std::int32_t(-1)));
-    SS_REQUIRE(it != mine.end() && it->first == key, "partition: rank " << asker << " asks rank " << rank << " for entity ("
-                                                                        << key[0] << ", " << key[1] << ", " << key[2]
-                                                                        << "), which it does not own");
-    return it->second;
+  // The requests by key (far fewer than the owned entities), each answered by one pass over the
+  // entities this rank owns.
+  const size_t asked_total = wanted_of_me.size() / 3;
+  std::vector<std::pair<EntityKey, size_t>> request(asked_total);
+  for (size_t k = 0; k < asked_total; ++k)
+    request[k] = {{wanted_of_me[3 * k], wanted_of_me[3 * k + 1], wanted_of_me[3 * k + 2]}, k};
+  std::sort(request.begin(), request.end());
+  std::vector<std::int32_t> answer(asked_total, -1);
+  if (asked_total > 0)
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (owner[i] != rank) continue;
+      auto it = std::lower_bound(request.begin(), request.end(), std::make_pair(keys[i], size_t(0)));
+      for (; it != request.end() && it->first == keys[i]; ++it) answer[it->second] = std::int32_t(i);
+    }
+  const auto owned_index = [&](size_t k, int asker) {
+    const std::int64_t* key = &wanted_of_me[3 * k];
+    SS_REQUIRE(answer[k] >= 0, "partition: rank " << asker << " asks rank " << rank << " for entity (" << key[0] << ", "
+                                                  << key[1] << ", " << key[2] << "), which it does not own");
+    return answer[k];
   };
   std::vector<HaloLink> links;
   size_t next_ghost = 0;
@@ -61,10 +69,7 @@ std::vector<HaloLink> pair_halo_links(const std::vector<EntityKey>& keys, const 
     HaloLink l;
     l.rank = r;
     for (int k = 0; k < asked[size_t(r)] / 3; ++k) l.recv.push_back(ghosts[next_ghost++]);
-    for (int k = 0; k < asked_of_me[size_t(r)]; k += 3) {
-      const std::int64_t* key = &wanted_of_me[size_t(recv_at[size_t(r)] + k)];
-      l.send.push_back(owned_index({key[0], key[1], key[2]}, r));
-    }
+    for (int k = 0; k < asked_of_me[size_t(r)]; k += 3) l.send.push_back(owned_index(size_t(recv_at[size_t(r)] + k) / 3, r));
     links.push_back(std::move(l));
   }
   return links;

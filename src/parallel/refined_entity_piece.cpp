@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <tuple>
 
 #include "mesh/topology.hpp"
 #include "parallel/halo_pairing.hpp"
@@ -32,27 +31,41 @@ struct Placed {
   i64 block = 0;
   EntityKey key{};
   i32 local = 0;
-  bool operator<(const Placed& o) const { return std::tie(corners, block, key) < std::tie(o.corners, o.block, o.key); }
 };
 
-// Global ids of the owned entities among `placed` (one kind): the block offsets `offset[corners]`,
-// `count(corners)` entities per block, each ranked by key inside its block. The owner holds whole
-// blocks: a block of another size is an error.
+// Global ids of the owned entities among `placed` (one kind). Blocks: base entities with c corners
+// are numbered first_block[c] + their global id (dense over all sizes), their fine entities start at
+// offset[c] + global id · count(c), each ranked by key inside its block (a counting sort by block,
+// then each block sorted alone). The owner holds whole blocks: a block of another size is an error.
 template <class Count>
-void rank_in_blocks(std::vector<Placed>& placed, const i64* offset, Count count, std::vector<i64>& global,
-                    const char* what, int rank) {
-  std::sort(placed.begin(), placed.end());
-  for (size_t a = 0; a < placed.size();) {
-    size_t b = a;
-    while (b < placed.size() && placed[b].corners == placed[a].corners && placed[b].block == placed[a].block) ++b;
-    const i64 per_block = count(placed[a].corners);
-    SS_REQUIRE(i64(b - a) == per_block, "partition: rank " << rank << " holds " << (b - a) << " fine " << what
-                                                           << " of its base entity " << placed[a].block << " ("
-                                                           << placed[a].corners << " corners), not " << per_block);
-    for (size_t k = a; k < b; ++k)
-      global[size_t(placed[k].local)] = offset[placed[a].corners] + placed[a].block * per_block + i64(k - a);
-    a = b;
+void rank_in_blocks(const std::vector<Placed>& placed, const i64* first_block, i64 blocks, const i64* offset,
+                    Count count, std::vector<i64>& global, const char* what, int rank) {
+  std::vector<i64> start(size_t(blocks) + 1, 0);
+  for (const Placed& at : placed) ++start[size_t(first_block[at.corners] + at.block) + 1];
+  std::partial_sum(start.begin(), start.end(), start.begin());
+  std::vector<Placed> sorted(placed.size());
+  {
+    std::vector<i64> fill(start.begin(), start.end() - 1);
+    for (const Placed& at : placed) sorted[size_t(fill[size_t(first_block[at.corners] + at.block)]++)] = at;
   }
+  i64 bad = -1;
+#pragma omp parallel for schedule(dynamic, 256) reduction(max : bad)
+  for (i64 k = 0; k < blocks; ++k) {
+    const size_t a = size_t(start[size_t(k)]), b = size_t(start[size_t(k) + 1]);
+    if (a == b) continue;
+    const Placed& first = sorted[a];
+    const i64 per_block = count(first.corners);
+    if (i64(b - a) != per_block) {
+      bad = std::max(bad, k);
+      continue;
+    }
+    std::sort(sorted.begin() + std::ptrdiff_t(a), sorted.begin() + std::ptrdiff_t(b),
+              [](const Placed& x, const Placed& y) { return x.key < y.key; });
+    for (size_t j = a; j < b; ++j)
+      global[size_t(sorted[j].local)] = offset[first.corners] + first.block * per_block + i64(j - a);
+  }
+  SS_REQUIRE(bad < 0, "partition: rank " << rank << " does not hold all the fine " << what << " of its base entity block "
+                                         << bad);
 }
 
 // The ghosts' global ids from their owners, along the links.
@@ -146,37 +159,46 @@ EntityPiece refine_entity_piece(const BasePiece& b, int levels, MPI_Comm comm) {
 
   // 3. Faces and edges: their smallest base entity gives the owner and the id block.
   const Topology t = build_topology(mesh, TopologyTables::all);
-  const auto place = [&](const i32* nodes, int count, i32 e, std::vector<Placed>& owned, i32& owner, bool& on_boundary) {
+  // Each face or edge placed in parallel (a failure is reported after the loop), the owned kept.
+  const auto place = [&](const i32* nodes, int count, Placed& at, const BaseEntities::Entry*& base) {
     LatticePoint points[3], support;
-    Placed at;
     for (int k = 0; k < count; ++k) {
       points[k] = point[size_t(nodes[k])];
       at.key[size_t(k)] = p.nodes.global[size_t(nodes[k])];
     }
     for (int k = count; k < 3; ++k) at.key[size_t(k)] = -1;
     std::sort(at.key.begin(), at.key.begin() + count);
-    const BaseEntities::Entry* base = nullptr;
-    if (lattice_support(points, count, support) && support.size > count - 1) base = entities.find(support);
-    SS_REQUIRE(base, mesh.source << ": rank " << rank << ": fine " << (count == 3 ? "face " : "edge ") << e
-                                 << " lies in no base entity of its piece");
-    owner = base->owner;
-    on_boundary = base->boundary;
-    at.corners = support.size, at.block = base->global, at.local = e;
-    if (owner == rank) owned.push_back(at);
+    base = lattice_support(points, count, support) && support.size > count - 1 ? entities.find(support) : nullptr;
+    if (base) at.corners = support.size, at.block = base->global;
+  };
+  const auto place_all = [&](i32 n, int count, const auto& nodes_of, std::vector<i32>& owner, std::vector<char>& on_boundary,
+                             std::vector<Placed>& owned) {
+    std::vector<Placed> all(static_cast<size_t>(n));
+    owner.resize(size_t(n));
+    on_boundary.resize(size_t(n));
+    i32 bad = -1;
+#pragma omp parallel for schedule(static) reduction(max : bad)
+    for (i32 e = 0; e < n; ++e) {
+      const BaseEntities::Entry* base = nullptr;
+      all[size_t(e)].local = e;
+      place(nodes_of(e), count, all[size_t(e)], base);
+      if (!base) {
+        bad = std::max(bad, e);
+        continue;
+      }
+      owner[size_t(e)] = base->owner;
+      on_boundary[size_t(e)] = base->boundary;
+    }
+    SS_REQUIRE(bad < 0, mesh.source << ": rank " << rank << ": fine " << (count == 3 ? "face " : "edge ") << bad
+                                    << " lies in no base entity of its piece");
+    for (const Placed& at : all)
+      if (owner[size_t(at.local)] == rank) owned.push_back(at);
   };
   std::vector<Placed> owned_faces, owned_edges;
-  std::vector<char> face_on_base_boundary(size_t(t.num_faces));
-  owner_of[2].resize(size_t(t.num_faces));
-  owner_of[3].resize(size_t(t.num_edges));
-  for (i32 f = 0; f < t.num_faces; ++f) {
-    bool boundary = false;
-    place(t.face_nodes[size_t(f)].data(), 3, f, owned_faces, owner_of[2][size_t(f)], boundary);
-    face_on_base_boundary[size_t(f)] = boundary;
-  }
-  for (i32 e = 0; e < t.num_edges; ++e) {
-    bool unused = false;
-    place(t.edge_nodes[size_t(e)].data(), 2, e, owned_edges, owner_of[3][size_t(e)], unused);
-  }
+  std::vector<char> face_on_base_boundary, unused;
+  place_all(t.num_faces, 3, [&](i32 f) { return t.face_nodes[size_t(f)].data(); }, owner_of[2], face_on_base_boundary,
+            owned_faces);
+  place_all(t.num_edges, 2, [&](i32 e) { return t.edge_nodes[size_t(e)].data(); }, owner_of[3], unused, owned_edges);
   std::vector<char> cut_face(size_t(t.num_faces), 0);
   for (i32 f : t.boundary_faces) {
     cut_face[size_t(f)] = !face_on_base_boundary[size_t(f)];
@@ -184,11 +206,16 @@ EntityPiece refine_entity_piece(const BasePiece& b, int levels, MPI_Comm comm) {
   }
   p.faces.global.assign(size_t(t.num_faces), -1);
   p.edges.global.assign(size_t(t.num_edges), -1);
-  const i64 face_offset[5] = {0, 0, 0, 0, b.base_faces * faces_inside(3, m)};
+  // Block numbers and id offsets by corner count (faces: base faces, then base tets; edges: base
+  // edges, base faces, base tets).
+  const i64 face_first[5] = {0, 0, 0, 0, b.base_faces}, face_offset[5] = {0, 0, 0, 0, b.base_faces * faces_inside(3, m)};
+  const i64 edge_first[5] = {0, 0, 0, b.base_edges, b.base_edges + b.base_faces};
   const i64 edge_offset[5] = {0, 0, 0, b.base_edges * edges_inside(2, m),
                               b.base_edges * edges_inside(2, m) + b.base_faces * edges_inside(3, m)};
-  rank_in_blocks(owned_faces, face_offset, [m](int c) { return faces_inside(c, m); }, p.faces.global, "faces", rank);
-  rank_in_blocks(owned_edges, edge_offset, [m](int c) { return edges_inside(c, m); }, p.edges.global, "edges", rank);
+  rank_in_blocks(owned_faces, face_first, b.base_faces + b.base_tets, face_offset,
+                 [m](int c) { return faces_inside(c, m); }, p.faces.global, "faces", rank);
+  rank_in_blocks(owned_edges, edge_first, b.base_edges + b.base_faces + b.base_tets, edge_offset,
+                 [m](int c) { return edges_inside(c, m); }, p.edges.global, "edges", rank);
 
   // 4. Owned flags, and the halo of every kind paired by key; ghost faces and edges take their id
   //    from their owner. Cut faces receive nothing.
