@@ -168,7 +168,7 @@ EntityPiece refine_entity_piece(const BasePiece& b, int levels, MPI_Comm comm) {
     }
     for (int k = count; k < 3; ++k) at.key[size_t(k)] = -1;
     std::sort(at.key.begin(), at.key.begin() + count);
-    base = lattice_support(points, count, support) && support.size > count - 1 ? entities.find(support) : nullptr;
+    base = lattice_support(points, count, support) && support.size >= count ? entities.find(support) : nullptr;
     if (base) at.corners = support.size, at.block = base->global;
   };
   const auto place_all = [&](i32 n, int count, const auto& nodes_of, std::vector<i32>& owner, std::vector<char>& on_boundary,
