@@ -6,7 +6,7 @@
 // Entities (nodes, cells, faces, edges): the owner is the lowest part among the tets around it
 // (every entity has exactly one owner; owner markers for reductions follow, thesis §8.2).
 // A rank's piece: its owned tets first, then one ghost layer (refined_piece.hpp for heat,
-// entity_partition.hpp for flow); local nodes owned first, then ghosts.
+// entity_partition.hpp for flow, refined_entity_piece.hpp for flow refined on the ranks).
 // Halo: a ghost receives its value from its owner. For each neighbour rank r, `recv` lists q's local
 // indices of the ghosts r owns and `send` lists q's local indices of the owned entities r holds as
 // ghosts, in matching order, so r's send list to q pairs with q's recv list from r entry by entry.

@@ -15,7 +15,7 @@
 // is told. Fine tet t of base tet b is b·8^levels + (t's index among b's descendants, in
 // refine_once's child order). Both sides of an interface make the same fine nodes with the same
 // coordinates bit for bit: the same midpoints of the same corners, cut by refine_cut of the same
-// corners in the same order (tests/parallel/test_refined_piece.cpp proves it on the project meshes).
+// corners in the same order (tests/parallel/test_partition.cpp, RefinedPartition, proves it on the project meshes).
 //
 // Rank q's fine piece has the layout of partition.hpp: the descendants of its base tets (owned tets)
 // first, then every other fine tet touching a fine node q owns (ghost tets); owned nodes first, then
@@ -71,8 +71,8 @@ std::int64_t refined_node_count(const BasePiece& piece, int levels);
 // the nodes it owns (layout above). The halo links are left empty: exchange_node_links.
 RankPiece refine_base_piece(const BasePiece& piece, int levels, int rank);
 
-// The node halo links of this rank's fine piece (HaloLink): every rank tells each owner which of its
-// nodes it holds as ghosts (MPI_Alltoall of the counts, MPI_Alltoallv of the global ids).
+// The node halo links of this rank's fine piece (HaloLink): every rank asks each owner for the nodes
+// it holds as ghosts, by global id (halo_pairing.hpp).
 std::vector<HaloLink> exchange_node_links(const RankPiece& piece, MPI_Comm comm);
 
 }  // namespace ss
