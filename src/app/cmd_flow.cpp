@@ -151,6 +151,10 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
   std::optional<FlowState> initial;
   if (o.restart) {
     initial = checkpoints.resume();
+    SS_REQUIRE(initial->base_levels < 0,
+               "--restart: the checkpoint of step " << initial->step << " in '" << out_dir
+                   << "' was written by a run over MPI ranks (its partition-then-refine ids); continue it with "
+                      "mpirun ... --distributed");
     std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", initial->step, initial->time);
   } else {
     checkpoints.clear_previous_run();
@@ -224,8 +228,10 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
 void write_flow_results(const FlowOptions& o, const GlobalOptions& globals, const FlowCase& flow_case,
                         const LoadedMesh& mesh, const FlowProblem& problem, const std::vector<BackendFlowRun>& runs,
                         const FlowForceMeter* meter, const FlowState* initial, StageTimings& timings,
-                        const std::string& out_dir, const nlohmann::json& extra) {
+                        const std::string& out_dir, const nlohmann::json& extra, const FlowFieldSummary* reduced) {
   const BackendFlowRun& primary = runs[0];
+  SS_REQUIRE(o.no_vtu || primary.fields.cell_velocity.size() == size_t(mesh.topology.num_cells),
+             "flow: no VTU of the fields on another mesh");
   nlohmann::json summary = run_summary(primary);
   summary["problem"] = "flow";
   summary["case"] = flow_case.path;
@@ -247,16 +253,24 @@ void write_flow_results(const FlowOptions& o, const GlobalOptions& globals, cons
                        {"viscous", problem.viscous == ViscousScheme::curl_curl ? "curl_curl" : "two_point"}};
   summary["restarted_from"] = initial ? nlohmann::json(initial->step) : nlohmann::json(nullptr);
   if (extra.is_object()) summary.update(extra);
-  if (problem.exact_velocity) {
-    const FlowExactError e = velocity_error(mesh, primary.fields, problem.exact_velocity, primary.result.state.time);
+  FlowFieldSummary facts;
+  if (reduced) {
+    facts = *reduced;
+  } else {
+    const FlowDifference self = compare_flow_fields(primary.fields, primary.fields);
+    facts.max_speed = self.max_speed, facts.pressure_range = self.pressure_range;
+    if (problem.exact_velocity)
+      facts.exact = velocity_error(mesh, primary.fields, problem.exact_velocity, primary.result.state.time);
+  }
+  if (facts.exact) {
+    const FlowExactError& e = *facts.exact;
     summary["exact"] = {{"time", e.time}, {"velocity_l2_error", e.l2}, {"velocity_max_error", e.max}};
     std::printf("exact: cell velocity error at t = %g: %.4e (L2, relative), %.4e (max, of the max speed)\n", e.time,
                 e.l2, e.max);
   }
   if (meter) summary["forces"] = forces_summary(*meter, problem, primary.result.state);
-  const FlowDifference self = compare_flow_fields(primary.fields, primary.fields);
-  summary["max_speed"] = self.max_speed;
-  summary["pressure_range"] = self.pressure_range;
+  summary["max_speed"] = facts.max_speed;
+  summary["pressure_range"] = facts.pressure_range;
   if (o.compare) {
     const BackendFlowRun& other = runs[1];
     const FlowDifference d = compare_flow_fields(primary.fields, other.fields);
@@ -278,8 +292,9 @@ void write_flow_results(const FlowOptions& o, const GlobalOptions& globals, cons
     slice.origin = flow_case.slice_origin ? *flow_case.slice_origin : default_slice_origin(mesh);
     slice.normal = flow_case.slice_normal;
     char subtitle[160];
-    std::snprintf(subtitle, sizeof subtitle, "%s, %s, t = %g", fs::path(flow_case.path).filename().string().c_str(),
-                  primary.backend.c_str(), primary.result.state.time);
+    std::snprintf(subtitle, sizeof subtitle, "%s, %s, t = %g%s", fs::path(flow_case.path).filename().string().c_str(),
+                  primary.backend.c_str(), primary.result.state.time,
+                  reduced && flow_case.refine > 0 ? ", on the base mesh" : "");
     slice.subtitle = subtitle;
     render_slice_png(mesh, magnitudes(primary.fields.node_velocity), slice, output_path(o.png, out_dir, "flow.png"));
   }

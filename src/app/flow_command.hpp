@@ -31,10 +31,14 @@ FlowRunHooks flow_progress_hooks(const std::string& label, const FlowProblem& pr
 
 // The end of a run (after every run finished): flow.json (with `extra` merged in), flow.vtu, flow.png
 // and the stdout summary, from runs[0] (runs[1]: the --compare run).
+// `reduced` (MPI runs): the field summary the ranks reduced over their pieces, instead of one from
+// runs[0].fields. When rank 0 lacks the whole mesh, `mesh` is the base mesh, runs[0].fields holds
+// only the node velocity at its nodes (for flow.png) and o.no_vtu is set (the ranks wrote pieces).
 void write_flow_results(const FlowOptions& o, const GlobalOptions& globals, const FlowCase& flow_case,
                         const LoadedMesh& mesh, const FlowProblem& problem, const std::vector<BackendFlowRun>& runs,
                         const FlowForceMeter* meter, const FlowState* initial, StageTimings& timings,
-                        const std::string& out_dir, const nlohmann::json& extra);
+                        const std::string& out_dir, const nlohmann::json& extra,
+                        const FlowFieldSummary* reduced = nullptr);
 
 // `mpirun -np N streamsolve flow CASE.toml` (cmd_flow_distributed.cpp).
 void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals);

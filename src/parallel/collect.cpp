@@ -83,6 +83,36 @@ std::vector<double> scatter_from_root(const std::vector<double>& global, const s
   return values_of(0);
 }
 
+std::vector<double> scatter_by_id(const std::vector<double>& global, const std::vector<std::int64_t>& ids) {
+  constexpr int tag = 13;
+  const int rank = mpi::rank(), ranks = mpi::size();
+  const auto values_of = [&](const std::vector<std::int64_t>& wanted) {
+    std::vector<double> v(wanted.size(), 0.0);
+    for (size_t k = 0; k < wanted.size(); ++k) {
+      if (wanted[k] < 0) continue;
+      SS_REQUIRE(size_t(wanted[k]) < global.size(), "scatter: id " << wanted[k] << " of " << global.size());
+      v[k] = global[size_t(wanted[k])];
+    }
+    return v;
+  };
+  if (rank != 0) {
+    Packer request;
+    request.put(ids);
+    send_bytes(request.bytes(), 0, tag, MPI_COMM_WORLD);
+    std::vector<double> v;
+    Unpacker(recv_bytes(0, tag, MPI_COMM_WORLD)).get(v);
+    return v;
+  }
+  for (int q = 1; q < ranks; ++q) {
+    std::vector<std::int64_t> wanted;
+    Unpacker(recv_bytes(q, tag, MPI_COMM_WORLD)).get(wanted);
+    Packer p;
+    p.put(values_of(wanted));
+    send_bytes(p.bytes(), q, tag, MPI_COMM_WORLD);
+  }
+  return values_of(ids);
+}
+
 std::string broadcast_string(const std::string& text) {
   std::int64_t size = std::int64_t(text.size());
   mpi_check(MPI_Bcast(&size, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");

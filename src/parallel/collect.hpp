@@ -21,6 +21,10 @@ std::vector<double> gather_by_id(const std::vector<std::int64_t>& ids, const std
 // (every rank's local entities' global ids); each rank gets its local entities' values.
 std::vector<double> scatter_from_root(const std::vector<double>& global, const std::vector<std::vector<std::int64_t>>* ids);
 
+// The same when rank 0 does not know the ids: each rank sends its local entities' global ids (-1:
+// an entity without one, which gets 0) and receives their values.
+std::vector<double> scatter_by_id(const std::vector<double>& global, const std::vector<std::int64_t>& ids);
+
 // Rank 0's string on every rank.
 std::string broadcast_string(const std::string& text);
 

@@ -93,7 +93,9 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
   return p;
 }
 
-FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) {
+FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) { return build_flow_problem(c, m, {}); }
+
+FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m, const FlowPieceFaces& piece) {
   FlowProblem p = build_flow_problem_settings(c);
   p.conditions.clear();
   // Conditions in case-file order; the group id each one covers.
@@ -101,7 +103,7 @@ FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) {
   std::vector<std::string> where_of_condition;
   for (const FlowBoundary& b : c.boundaries) {
     const std::string where = c.path + ":" + std::to_string(b.line);
-    const std::int32_t group = resolve_surface_group(m, b.group, where);
+    const std::int32_t group = resolve_surface_group(m, b.group, where, piece.groups);
     FlowCondition condition = make_condition(b, surface_group_label(m.mesh, group));
     SS_REQUIRE(!condition_of_group.count(group), where << ": group '" << b.group << "' is "
                                                        << condition.label << ", which already has a [[boundary]]");
@@ -110,9 +112,24 @@ FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) {
     where_of_condition.push_back(where);
   }
 
+  const std::int32_t cut_condition = std::int32_t(p.conditions.size());
+  if (piece.cut) {
+    SS_REQUIRE(piece.cut->size() == m.topology.boundary_faces.size(),
+               m.mesh.source << ": " << piece.cut->size() << " cut flags for " << m.topology.boundary_faces.size()
+                             << " boundary faces");
+    FlowCondition at_rest;
+    at_rest.label = "partition cut";
+    p.conditions.push_back(at_rest);
+  }
+
   // Every boundary face needs a condition: the first group without one is the error.
   p.boundary_condition.reserve(m.topology.boundary_faces.size());
-  for (std::int32_t f : m.topology.boundary_faces) {
+  for (size_t k = 0; k < m.topology.boundary_faces.size(); ++k) {
+    const std::int32_t f = m.topology.boundary_faces[k];
+    if (piece.cut && (*piece.cut)[k]) {
+      p.boundary_condition.push_back(cut_condition);
+      continue;
+    }
     const std::int32_t group = m.topology.face_groups[size_t(f)];
     const auto it = condition_of_group.find(group);
     if (it == condition_of_group.end()) {
@@ -131,7 +148,7 @@ FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) {
   for (const FlowForceSpec& f : c.forces) {
     const std::string where = c.path + ":" + std::to_string(f.line);
     FlowForceGroup g;
-    g.group = resolve_surface_group(m, f.group, where);
+    g.group = resolve_surface_group(m, f.group, where, piece.groups);
     g.label = surface_group_label(m.mesh, g.group);
     g.reference_velocity = f.reference_velocity;
     g.reference_area = f.reference_area;

@@ -1,8 +1,11 @@
 #pragma once
 // The flow case file (physics/flow_case.hpp) turned into numbers on a mesh (physics/flow_problem.hpp).
+#include <vector>
+
 #include "mesh/load_mesh.hpp"
 #include "physics/flow_case.hpp"
 #include "physics/flow_problem.hpp"
+#include "physics/mesh_groups.hpp"
 
 namespace ss {
 
@@ -15,6 +18,16 @@ namespace ss {
 // wall → velocity kind (moving wall velocity, default at rest), velocity → velocity kind,
 // pressure → pressure kind, slip → slip kind. Expressions in t make the problem time dependent.
 FlowProblem build_flow_problem(const FlowCase& flow_case, const LoadedMesh& mesh);
+
+// An MPI rank's piece of the mesh (parallel/refined_entity_piece.hpp): its groups resolve against
+// the whole mesh's (`groups`; the piece may lack some), and its cut faces (`cut`, per boundary face
+// of the piece) take one more condition after the case's, "partition cut", a wall at rest: no owned
+// entity's operator row reads it.
+struct FlowPieceFaces {
+  const PresentGroups* groups = nullptr;
+  const std::vector<char>* cut = nullptr;
+};
+FlowProblem build_flow_problem(const FlowCase& flow_case, const LoadedMesh& piece, const FlowPieceFaces& faces);
 
 // What needs no mesh: the fluid, scheme, time and solver settings, and the conditions in case-file
 // order labelled by the case's group text; no boundary faces, forces or checks (an MPI rank builds

@@ -8,6 +8,7 @@
 //   vorticity       ω_c = (1/V_c) Σ_f A_f n_f,out × u_f (Gauss), u_f = ½(u_c + u_nb) inside, the wall
 //                   or inlet velocity on velocity faces, u_c on outlet and slip faces
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,5 +69,21 @@ struct FlowExactError {
 };
 FlowExactError velocity_error(const LoadedMesh& mesh, const FlowFields& fields, const VelocityFunction& exact,
                               double t);
+
+// The sums and maxima velocity_error is made of, over the cells `cells` only (an MPI rank's owned
+// cells; the ranks add the sums and take the maxima), and the error they give.
+struct FlowExactSums {
+  double error2 = 0, norm2 = 0, max_error = 0, max_speed = 0;  // Σ V|e|², Σ V|u|², max |e|, max |u|
+};
+FlowExactSums velocity_error_sums(const LoadedMesh& mesh, const FlowFields& fields, const VelocityFunction& exact,
+                                  double t, const std::vector<std::int32_t>& cells);
+FlowExactError velocity_error(const FlowExactSums& sums, double t);
+
+// What flow.json says of the final fields: the max cell speed, the cell pressure range and, with a
+// known solution, the velocity error.
+struct FlowFieldSummary {
+  double max_speed = 0, pressure_range = 0;
+  std::optional<FlowExactError> exact;
+};
 
 }  // namespace ss

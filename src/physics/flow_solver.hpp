@@ -65,6 +65,9 @@ struct FlowState {
   std::vector<double> pressure;  // p per cell
   std::vector<double> previous_flux;  // Uⁿ⁻¹ per face (empty at the start: no previous step)
   std::vector<double> streamfunction;  // s per edge (exact method; empty otherwise)
+  // Whose ids the arrays use (checkpoints): -1 the serial run's mesh; k >= 0 the partition-then-refine
+  // ids of MPI runs (parallel/refined_entity_piece.hpp) over the file's mesh refined k times.
+  int base_levels = -1;
 };
 
 // Backends over MPI ranks (parallel/distributed_backend.hpp) say `distributed = true`.

@@ -15,8 +15,8 @@ namespace ss {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'S', 'F', 'L', 'O', 'W', 'S', 'T'};
-constexpr std::uint32_t kVersion = 3;
-constexpr std::size_t kHeaderBytesV1 = 8 + 4 + 4 + 8 + 8 + 8 + 8;  // versions 2 and 3 add one i64 each
+constexpr std::uint32_t kVersion = 4;
+constexpr std::size_t kHeaderBytesV1 = 8 + 4 + 4 + 8 + 8 + 8 + 8;  // versions 2 and 3 add one i64 each, 4 an i32
 
 std::uint64_t fnv1a(const char* data, std::size_t size) {
   std::uint64_t hash = 14695981039346656037ull;
@@ -58,6 +58,7 @@ void write_flow_state(const std::string& path, const FlowState& s) {
   put(bytes, std::int64_t(s.pressure.size()));
   put(bytes, std::int64_t(s.previous_flux.size()));
   put(bytes, std::int64_t(s.streamfunction.size()));
+  put(bytes, std::int32_t(s.base_levels));
   bytes.append(reinterpret_cast<const char*>(s.flux.data()), s.flux.size() * sizeof(double));
   bytes.append(reinterpret_cast<const char*>(s.pressure.data()), s.pressure.size() * sizeof(double));
   bytes.append(reinterpret_cast<const char*>(s.previous_flux.data()), s.previous_flux.size() * sizeof(double));
@@ -78,6 +79,8 @@ FlowState read_flow_state(const std::string& path) {
   const auto version = take<std::uint32_t>(bytes, at);
   SS_REQUIRE(version >= 1 && version <= kVersion,
              path << ": flow state version " << version << ", this streamsolve reads 1 to " << kVersion);
+  const std::size_t header = kHeaderBytesV1 + (version >= 2 ? 8 : 0) + (version >= 3 ? 8 : 0) + (version >= 4 ? 4 : 0);
+  SS_REQUIRE(bytes.size() >= header + 8, path << ": flow state is " << bytes.size() << " bytes, shorter than its header");
   FlowState s;
   s.step = take<std::int32_t>(bytes, at);
   s.time = take<double>(bytes, at);
@@ -85,8 +88,9 @@ FlowState read_flow_state(const std::string& path) {
   const auto faces = take<std::int64_t>(bytes, at), cells = take<std::int64_t>(bytes, at);
   const auto previous = version >= 2 ? take<std::int64_t>(bytes, at) : std::int64_t(0);
   const auto edges = version >= 3 ? take<std::int64_t>(bytes, at) : std::int64_t(0);
+  s.base_levels = version >= 4 ? take<std::int32_t>(bytes, at) : -1;
   const auto fits = [&](std::int64_t count) { return count >= 0 && std::uint64_t(count) <= bytes.size() / 8; };
-  SS_REQUIRE(fits(faces) && fits(cells) && fits(edges) && (previous == 0 || previous == faces),
+  SS_REQUIRE(fits(faces) && fits(cells) && fits(edges) && (previous == 0 || previous == faces) && s.base_levels >= -1,
              path << ": flow state header is damaged (" << faces << " faces, " << cells << " cells, " << previous
                   << " previous fluxes, " << edges << " edges)");
   const std::size_t expected =

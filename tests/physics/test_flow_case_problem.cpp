@@ -151,10 +151,14 @@ fs::path fresh_folder(const std::string& name) {
 
 TEST(FlowStateFile, RoundTripsExactly) {
   const fs::path dir = fresh_folder("round_trip");
-  const FlowState s = sample_state(1001, 333);
+  FlowState s = sample_state(1001, 333);
   const std::string path = (dir / flow_state_name(42)).string();
   write_flow_state(path, s);
+  EXPECT_EQ(read_flow_state(path).base_levels, -1);  // the serial run's ids
+  s.base_levels = 2;  // an MPI run's partition-then-refine ids
+  write_flow_state(path, s);
   const FlowState r = read_flow_state(path);
+  EXPECT_EQ(r.base_levels, 2);
   EXPECT_EQ(r.step, 42);
   EXPECT_EQ(r.time, s.time);
   EXPECT_EQ(r.dt, s.dt);
@@ -195,6 +199,7 @@ TEST(FlowStateFile, ReadsVersionOne) {
   EXPECT_EQ(r.flux, s.flux);
   EXPECT_EQ(r.pressure, s.pressure);
   EXPECT_TRUE(r.previous_flux.empty());
+  EXPECT_EQ(r.base_levels, -1);
 }
 
 TEST(FlowStateFile, DamagedOrShortFilesAreRefused) {
@@ -229,6 +234,8 @@ TEST(FlowStateFile, DamagedOrShortFilesAreRefused) {
   EXPECT_NE(error().find("header is damaged"), std::string::npos) << error();
   rewrite(bytes.substr(0, bytes.size() - 9));
   EXPECT_NE(error().find("bytes, its header"), std::string::npos) << error();
+  rewrite(bytes.substr(0, 60));  // the header's last count cut off
+  EXPECT_NE(error().find("shorter than its header"), std::string::npos) << error();
   rewrite("not a state");
   EXPECT_NE(error().find("not a streamsolve flow state"), std::string::npos) << error();
 }
