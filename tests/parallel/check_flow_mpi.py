@@ -10,12 +10,16 @@
     mesh's once each, and a node in several pieces has the same velocity in each; the last rank
     count gathers one VTU (--single-vtu);
   - the momentum and pressure iterations of every step (mean, max, last) are within +-2,
-  - flow.json says the rank count, and the pressure preconditioner is the same as the serial run's.
+  - flow.json says the rank count, the serial run's mesh counts, and the pressure preconditioner is
+    the same as the serial run's;
+  - with [[force]] groups, every forces.csv value is the serial one to <= TOL of the largest |F|;
+  - the first rank count draws flow.png (on the base mesh).
 Then a restart across rank counts: the last rank count's output without its final checkpoint,
 continued with --restart on 2 ranks (pieces), ends on the uninterrupted run's fields (same
-tolerance), and the gathered flow.vtu of the run it continued is gone.
+tolerance), and the gathered flow.vtu of the run it continued is gone. Checkpoints of the other kind
+are refused with one line: a serial --restart of an MPI run's, an MPI --restart of a serial run's.
 
-usage: check_flow_mpi.py STREAMSOLVE MPIEXEC CASE OUTDIR --backend gpu|cpu --ranks 1,2,3,4 --tol 1e-5
+usage: check_flow_mpi.py STREAMSOLVE MPIEXEC CASE OUTDIR --backend gpu|cpu --ranks 1,2,3,4 --tol 1e-5 [--refine K]
 Reads the VTU files and pieces with meshio (Debian's python3-meshio: run with /usr/bin/python3)."""
 import argparse, glob, json, os, shutil, subprocess, sys
 import xml.etree.ElementTree as ET
@@ -37,6 +41,41 @@ def run(cmd):
         sys.stderr.write(p.stdout + p.stderr)
         sys.exit(f"FAILED: exit {p.returncode}: {' '.join(cmd)}")
     return p
+
+
+def refused(cmd, message, failures):
+    """`cmd` must fail with `message` on stderr."""
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode == 0 or message not in p.stderr:
+        failures.append(f"expected exit != 0 with '{message}': {' '.join(cmd)} exited {p.returncode}: {p.stderr[-400:]}")
+
+
+def read_forces(path):
+    """forces.csv as {(step, group): [fx, ..., cz]}."""
+    rows = {}
+    with open(path) as f:
+        next(f)
+        for line in f:
+            cols = line.strip().split(",")
+            rows[(int(cols[0]), cols[2])] = [float(v) if v else 0.0 for v in cols[3:]]
+    return rows
+
+
+def compare_forces(name, path, serial_path, tol, failures):
+    if not os.path.exists(serial_path):
+        return
+    if not os.path.exists(path):
+        failures.append(f"{name}: {path} is missing")
+        return
+    got, want = read_forces(path), read_forces(serial_path)
+    if set(got) != set(want):
+        failures.append(f"{name}: forces.csv rows {sorted(got)} != serial {sorted(want)}")
+        return
+    scale = max(max(abs(v) for v in row[:3]) for row in want.values()) or 1.0
+    diff = max(abs(a - b) for k in want for a, b in zip(got[k][:9], want[k][:9])) / scale
+    print(f"{name}: forces.csv differs from the serial run by {diff:.2e} of the largest |F|")
+    if diff > tol:
+        failures.append(f"{name}: forces differ from the serial run by {diff:.2e} > {tol}")
 
 
 def cell_key(points, cell):
@@ -136,21 +175,29 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("streamsolve"), ap.add_argument("mpiexec"), ap.add_argument("case"), ap.add_argument("outdir")
     ap.add_argument("--backend", default="cpu"), ap.add_argument("--ranks", default="1,2,3,4")
-    ap.add_argument("--tol", type=float, default=1e-5)
+    ap.add_argument("--tol", type=float, default=1e-5), ap.add_argument("--refine", type=int)
     a = ap.parse_args()
     shutil.rmtree(a.outdir, ignore_errors=True)
-    common = ["flow", a.case, "--backend", a.backend, "--no-png"]
+    common = ["flow", a.case, "--backend", a.backend] + ([] if a.refine is None else ["--refine", str(a.refine)])
     serial_out = os.path.join(a.outdir, "serial")
-    run([a.streamsolve] + common + ["--out", serial_out])
+    run([a.streamsolve] + common + ["--no-png", "--out", serial_out])
     serial = json.load(open(os.path.join(serial_out, "flow.json")))
     failures = []
     ranks = [int(n) for n in a.ranks.split(",")]
     for n in ranks:
         out = os.path.join(a.outdir, f"ranks{n}")
         pieces = n != ranks[-1]  # the last rank count gathers one VTU; the others write pieces
+        png = n == ranks[0]
         run(mpiexec_prefix(a.mpiexec, n) + [a.streamsolve] + common + ["--distributed", "--out", out] +
-            ([] if pieces else ["--single-vtu"]))
+            ([] if pieces else ["--single-vtu"]) + ([] if png else ["--no-png"]))
         j = json.load(open(os.path.join(out, "flow.json")))
+        if png and open(os.path.join(out, "flow.png"), "rb").read(8) != b"\x89PNG\r\n\x1a\n":
+            failures.append(f"{n} ranks: flow.png is not a PNG")
+        for key in ("nodes", "cells", "faces", "boundary_faces"):
+            if j["mesh"][key] != serial["mesh"][key]:
+                failures.append(f"{n} ranks: flow.json mesh {key} {j['mesh'][key]}, serial {serial['mesh'][key]}")
+        compare_forces(f"{n} ranks", os.path.join(out, "forces.csv"), os.path.join(serial_out, "forces.csv"), a.tol,
+                       failures)
         if j.get("ranks") != n or len(j.get("per_rank", [])) != n:
             failures.append(f"{n} ranks: flow.json says ranks {j.get('ranks')}")
         elif not all(r["setup_seconds"] > 0 and r["peak_host_memory_bytes"] > (1 << 20) for r in j["per_rank"]):
@@ -178,7 +225,7 @@ def main():
         failures.append(f"{last}: {len(states)} checkpoints; the case must write at least two")
     else:
         os.remove(states[-1])
-        run(mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve] + common + ["--restart", "--out", restart])
+        run(mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve] + common + ["--no-png", "--restart", "--out", restart])
         j = json.load(open(os.path.join(restart, "flow.json")))
         if j["steps"] != serial["steps"] or j["restarted_from"] is None:
             failures.append(f"restart: {j['steps']} steps from {j['restarted_from']}; serial {serial['steps']}")
@@ -190,6 +237,16 @@ def main():
         else:
             compare("restart on 2 ranks", (cells, nodes), read_fields([os.path.join(serial_out, "flow.vtu")])[:2],
                     a.tol, failures)
+        compare_forces("restart on 2 ranks", os.path.join(restart, "forces.csv"), os.path.join(serial_out, "forces.csv"),
+                       a.tol, failures)
+
+    # The ids of a checkpoint: a serial run's mesh, or an MPI run's pieces; the other kind is refused.
+    for kind, source, cmd, message in [
+            ("mpi", last, [a.streamsolve] + common, "written by a run over MPI ranks"),
+            ("serial", serial_out, mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve] + common, "written by a serial run")]:
+        other = os.path.join(a.outdir, f"restart_{kind}_checkpoint")
+        shutil.copytree(source, other)
+        refused(cmd + ["--no-png", "--restart", "--out", other], message, failures)
     if failures:
         sys.exit("FAILED:\n  " + "\n  ".join(failures))
     print("OK")
