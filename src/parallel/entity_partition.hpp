@@ -1,6 +1,7 @@
 #pragma once
-// Partitioning for operators over every entity kind (flow, thesis §8.3): nodes, cells, faces and
-// edges each get owners and a halo from one ghost-layer description.
+// A rank's piece for operators over every entity kind (flow, thesis §8.3): nodes, cells, faces and
+// edges each get owners and a halo from one ghost-layer description. refine_entity_piece
+// (refined_entity_piece.hpp) makes such pieces; entity_owners is the ownership rule on a whole mesh.
 //
 // Rank q's piece: its METIS tets plus every tet sharing a node with one of them (the ghost layer),
 // nodes and tets in ascending global id, so the piece's own topology (build_topology, no
@@ -35,9 +36,6 @@ struct EntityPiece {
   EntityHalo nodes, cells, faces, edges;  // faces and edges in build_topology(mesh) order
   // Per boundary face of the piece (topology.boundary_faces order): 1 on a cut face.
   std::vector<char> cut;
-  // partition_entities only: per boundary face its index in the whole mesh's boundary_faces, or -1
-  // on a cut face.
-  std::vector<std::int32_t> boundary_index;
 };
 
 // Owners of every entity kind of the whole mesh (topology with cell_edges and face_cells): the
@@ -49,8 +47,5 @@ EntityOwners entity_owners(const LoadedMesh& mesh, const std::vector<std::int32_
 
 // Rank q's tets: its own and every tet sharing a node with one of them, ascending.
 std::vector<std::int64_t> piece_tets(const TetMesh& mesh, const std::vector<std::int32_t>& tet_part, int q);
-
-// Every rank's piece of `mesh` (topology with TopologyTables::all) for the tet partition `tet_part`.
-std::vector<EntityPiece> partition_entities(const LoadedMesh& mesh, const std::vector<std::int32_t>& tet_part, int parts);
 
 }  // namespace ss

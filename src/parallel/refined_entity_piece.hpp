@@ -35,7 +35,7 @@ FineCounts refined_entity_counts(const BasePiece& piece, int levels);
 
 // This rank's fine piece of every entity kind, its halo links paired with the other ranks by key
 // (collective over `comm`; halo_pairing.hpp). The mesh keeps the file's triangles on it (refined),
-// so the piece's boundary faces carry the file's groups. boundary_index is left empty.
+// so the piece's boundary faces carry the file's groups.
 EntityPiece refine_entity_piece(const BasePiece& piece, int levels, MPI_Comm comm);
 
 }  // namespace ss

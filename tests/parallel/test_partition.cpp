@@ -15,7 +15,6 @@
 #include <glm/mat3x3.hpp>
 #include <glm/matrix.hpp>
 
-#include "parallel/entity_partition.hpp"
 #include "parallel/partition.hpp"
 #include "parallel/refined_piece.hpp"
 #include "project_mesh.hpp"
@@ -168,125 +167,6 @@ TEST_P(RefinedPartition, InterfacesRefineIdenticallyAndPiecesMakeTheSerialRefine
 
 INSTANTIATE_TEST_SUITE_P(ProjectMeshes, RefinedPartition,
                          ::testing::Combine(::testing::Values("cube.msh", "crank.msh"), ::testing::Values(0, 1, 2),
-                                            ::testing::Values(1, 2, 3, 5)),
-                         case_name);
-
-// The entity partition (parallel/entity_partition.hpp) for flow: every cell, face, edge and node is
-// owned by exactly one rank; the piece's own topology is the mesh's (faces and edges named by the
-// same nodes, oriented the same way except on cut faces); every tet around an owned entity (and
-// around each of its nodes) is local; each kind's links pair up entry by entry and every ghost that
-// receives (all but cut faces) receives once, from its owner, and nothing owned receives.
-class EntityPartition : public ::testing::TestWithParam<std::tuple<std::string, int, int>> {};
-
-TEST_P(EntityPartition, OwnersOrientationStencilsAndLinksOfEveryKind) {
-  const auto& [file, refine, parts] = GetParam();
-  const LoadedMesh& m = test::project_mesh(file, refine);
-  const Topology& t = m.topology;
-  const std::vector<std::int32_t> tet_part = partition_tets(m.mesh, parts);
-  const std::vector<EntityPiece> pieces = partition_entities(m, tet_part, parts);
-  ASSERT_EQ(pieces.size(), size_t(parts));
-  const char* names[4] = {"nodes", "cells", "faces", "edges"};
-  const size_t counts[4] = {m.mesh.nodes.size(), m.mesh.tets.size(), size_t(t.num_faces), size_t(t.num_edges)};
-  const auto kind = [](const EntityPiece& p, int k) -> const EntityHalo& {
-    return k == 0 ? p.nodes : k == 1 ? p.cells : k == 2 ? p.faces : p.edges;
-  };
-  // Tets around each node of the mesh.
-  std::vector<std::vector<std::int32_t>> node_tets(m.mesh.nodes.size());
-  for (size_t c = 0; c < m.mesh.tets.size(); ++c)
-    for (NodeId v : m.mesh.tets[c]) node_tets[size_t(v)].push_back(std::int32_t(c));
-  for (int k = 0; k < 4; ++k) {
-    std::vector<int> owned_by(counts[k], 0);
-    // The owner of every global entity, from the pieces.
-    std::vector<int> owner(counts[k], -1);
-    for (int q = 0; q < parts; ++q) {
-      const EntityHalo& h = kind(pieces[size_t(q)], k);
-      ASSERT_EQ(h.owned.size(), h.global.size());
-      for (size_t i = 0; i < h.global.size(); ++i)
-        if (h.owned[i]) ++owned_by[size_t(h.global[i])], owner[size_t(h.global[i])] = q;
-    }
-    for (size_t g = 0; g < counts[k]; ++g) ASSERT_EQ(owned_by[g], 1) << names[k] << " " << g << " owned " << owned_by[g] << " times";
-    for (int q = 0; q < parts; ++q) {
-      const EntityPiece& p = pieces[size_t(q)];
-      const EntityHalo& h = kind(p, k);
-      std::vector<int> received(h.global.size(), 0);
-      for (const HaloLink& l : h.links) {
-        ASSERT_NE(l.rank, q);
-        const EntityHalo& other = kind(pieces[size_t(l.rank)], k);
-        const auto back = std::find_if(other.links.begin(), other.links.end(), [&](const HaloLink& b) { return b.rank == q; });
-        ASSERT_NE(back, other.links.end()) << names[k] << ": no link back from " << l.rank << " to " << q;
-        EXPECT_EQ(globals(l.send, h.global), globals(back->recv, other.global)) << names[k] << ": " << q << " -> " << l.rank;
-        for (std::int32_t i : l.send) ASSERT_TRUE(h.owned[size_t(i)]) << names[k] << ": rank " << q << " sends a ghost";
-        for (std::int32_t i : l.recv) {
-          ++received[size_t(i)];
-          EXPECT_EQ(owner[size_t(h.global[size_t(i)])], l.rank) << names[k] << ": received from a non-owner";
-        }
-      }
-      for (size_t i = 0; i < h.global.size(); ++i) {
-        // A cut face: an interior face of the mesh with one of its two tets outside the piece.
-        const auto in_piece = [&](std::int32_t c) {
-          return c >= 0 && std::binary_search(p.cells.global.begin(), p.cells.global.end(), std::int64_t(c));
-        };
-        const bool cut = k == 2 && t.face_cells[size_t(h.global[i])][1] >= 0 &&
-                         !(in_piece(t.face_cells[size_t(h.global[i])][0]) && in_piece(t.face_cells[size_t(h.global[i])][1]));
-        EXPECT_EQ(received[i], h.owned[i] || cut ? 0 : 1) << names[k] << " " << h.global[i] << " of rank " << q;
-      }
-    }
-  }
-  for (int q = 0; q < parts; ++q) {
-    const EntityPiece& p = pieces[size_t(q)];
-    ASSERT_TRUE(std::is_sorted(p.cells.global.begin(), p.cells.global.end()));
-    ASSERT_TRUE(std::is_sorted(p.nodes.global.begin(), p.nodes.global.end()));
-    const Topology local = build_topology(p.mesh);
-    ASSERT_EQ(size_t(local.num_faces), p.faces.global.size());
-    ASSERT_EQ(size_t(local.num_edges), p.edges.global.size());
-    // Same entities, same orientation (faces: from the same cell; edges: low to high node by both numberings).
-    for (size_t f = 0; f < p.faces.global.size(); ++f) {
-      const auto& fc = t.face_cells[size_t(p.faces.global[f])];
-      const auto& lc = local.face_cells[f];
-      if (lc[1] >= 0 || fc[1] < 0) {
-        EXPECT_EQ(p.cells.global[size_t(lc[0])], fc[0]) << "face " << f << " of rank " << q;
-      }
-    }
-    for (size_t e = 0; e < p.edges.global.size(); ++e)
-      for (int j = 0; j < 2; ++j)
-        EXPECT_EQ(p.nodes.global[size_t(local.edge_nodes[e][size_t(j)])], t.edge_nodes[size_t(p.edges.global[e])][size_t(j)]);
-    // Every tet around each node of an owned entity is local.
-    const std::set<std::int64_t> local_tets(p.cells.global.begin(), p.cells.global.end());
-    const auto require_star = [&](const std::vector<std::int32_t>& nodes, const char* what, std::int64_t g) {
-      for (std::int32_t v : nodes)
-        for (std::int32_t c : node_tets[size_t(v)])
-          ASSERT_TRUE(local_tets.count(c)) << "tet " << c << " near owned " << what << " " << g << " of rank " << q;
-    };
-    for (size_t f = 0; f < p.faces.global.size(); ++f)
-      if (p.faces.owned[f]) {
-        const auto& n = t.face_nodes[size_t(p.faces.global[f])];
-        require_star({n[0], n[1], n[2]}, "face", p.faces.global[f]);
-      }
-    for (size_t e = 0; e < p.edges.global.size(); ++e)
-      if (p.edges.owned[e]) {
-        const auto& n = t.edge_nodes[size_t(p.edges.global[e])];
-        require_star({n[0], n[1]}, "edge", p.edges.global[e]);
-      }
-    for (size_t c = 0; c < p.cells.global.size(); ++c)
-      if (p.cells.owned[c]) {
-        const Tet& n = m.mesh.tets[size_t(p.cells.global[c])];
-        require_star({n[0], n[1], n[2], n[3]}, "cell", p.cells.global[c]);
-      }
-    // Boundary faces of the piece: the mesh's boundary faces, or cut faces (-1).
-    ASSERT_EQ(p.boundary_index.size(), local.boundary_faces.size());
-    for (size_t b = 0; b < local.boundary_faces.size(); ++b) {
-      const std::int64_t g = p.faces.global[size_t(local.boundary_faces[b])];
-      if (p.boundary_index[b] >= 0) {
-        EXPECT_EQ(t.boundary_faces[size_t(p.boundary_index[b])], g);
-      } else {
-        EXPECT_GE(t.face_cells[size_t(g)][1], 0) << "a cut face on the mesh's boundary";
-      }
-    }
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(ProjectMeshes, EntityPartition,
-                         ::testing::Combine(::testing::Values("cube.msh", "cavity.msh", "duct.msh"), ::testing::Values(0),
                                             ::testing::Values(1, 2, 3, 5)),
                          case_name);
 
