@@ -237,8 +237,9 @@ std::vector<T> owned_entries(const std::vector<T>& v, const EntityHalo& h) {
 }
 
 // The edges of the whole mesh as seen from this piece, for the curl–curl viscous term's Lanczos
-// interval (eigen_estimate.hpp): start values by global edge id, ghosts from their owners, dot
-// products over the owned edges of every rank. So every rank count finds the same interval.
+// interval (eigen_estimate.hpp): ghosts from their owners, dot products over the owned edges of
+// every rank (the start values come from the edges' midpoints). So every rank count finds the
+// serial run's interval.
 std::shared_ptr<const LanczosSpace> edge_space(const EntityHalo& edges) {
   struct Halo {
     CpuBackend host;
@@ -247,7 +248,6 @@ std::shared_ptr<const LanczosSpace> edge_space(const EntityHalo& edges) {
   };
   auto halo = std::make_shared<Halo>(edges.links);
   auto space = std::make_shared<LanczosSpace>();
-  space->global_ids = edges.global;
   space->update_ghosts = [halo](std::vector<double>& v) { halo->exchange.update(v); };
   space->dot = [owned = edges.owned](const std::vector<double>& x, const std::vector<double>& y) {
     double local = 0, sum = 0;

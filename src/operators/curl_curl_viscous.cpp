@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include <glm/geometric.hpp>
 
@@ -23,6 +24,25 @@ glm::dvec3 surface_gradient(const glm::dvec3& a, const glm::dvec3& b, const glm:
 }
 
 }  // namespace
+
+std::vector<double> lanczos_edge_start(const LoadedMesh& mesh) {
+  const Topology& t = mesh.topology;
+  std::vector<double> start(size_t(t.num_edges));
+  for (std::int32_t e = 0; e < t.num_edges; ++e) {
+    const glm::dvec3& a = mesh.mesh.nodes[size_t(t.edge_nodes[size_t(e)][0])];
+    const glm::dvec3& b = mesh.mesh.nodes[size_t(t.edge_nodes[size_t(e)][1])];
+    const glm::dvec3 mid = 0.5 * (a + b);
+    std::uint64_t key = 0;
+    for (int k = 0; k < 3; ++k) {  // x, y, z bits mixed in turn (FNV-style)
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &mid[k], sizeof bits);
+      key = (key ^ bits) * 1099511628211ull;
+    }
+    const bool ascending = a.x < b.x || (a.x == b.x && (a.y < b.y || (a.y == b.y && a.z < b.z)));
+    start[size_t(e)] = ascending ? lanczos_start_value(key) : -lanczos_start_value(key);
+  }
+  return start;
+}
 
 CurlCurlViscousData build_curl_curl_viscous(const LoadedMesh& loaded, const std::vector<FlowBoundaryKind>& kinds,
                                             double tolerance, const LanczosSpace* edges) {
@@ -114,9 +134,11 @@ CurlCurlViscousData build_curl_curl_viscous(const LoadedMesh& loaded, const std:
 
   // Chebyshev interval: Lanczos' Ritz values lie inside the spectrum, so widen them (a too-high lower
   // end only costs accuracy at the bottom of the spectrum; the polynomial stays positive below it).
+  LanczosSpace space = edges ? *edges : LanczosSpace{};
+  space.start = lanczos_edge_start(loaded);
   const EigenRange ritz = estimate_eigen_range(
       [&](const std::vector<double>& x, std::vector<double>& y) { d.edge_mass.multiply(x, y); },
-      d.edge_inverse_diagonal, 40, edges ? *edges : LanczosSpace{});
+      d.edge_inverse_diagonal, 40, space);
   d.range.lo = 0.8 * ritz.lo, d.range.hi = 1.05 * ritz.hi;
   // Relative error of the degree-m Chebyshev approximation of 1/λ on the interval: ≤ 2ρ^m,
   // ρ = (√κ − 1)/(√κ + 1), κ = hi/lo.

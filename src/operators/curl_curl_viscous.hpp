@@ -44,10 +44,18 @@ struct CurlCurlViscousData {
 // meshes, 21 at 1e-5). 1e-3 moves the CI duct's flow rate by 0.02 % and Ethier–Steinman's L2 error
 // by < 1e-4 relative, far below their discretisation errors (5 %, 2e-2), for 1.5× fewer products.
 // `edges`: the Lanczos run's vector space over MPI ranks (the whole mesh's interval from a piece);
-// none: this mesh's edges (the start vector hashed from the edge index either way).
+// none: this mesh's edges. The start vector comes from the edges' positions either way
+// (lanczos_edge_start), so the serial run and every piece numbering find the same interval.
 inline constexpr double kCurlCurlTolerance = 1e-3;
 CurlCurlViscousData build_curl_curl_viscous(const LoadedMesh& mesh, const std::vector<FlowBoundaryKind>& kinds,
                                             double tolerance = kCurlCurlTolerance, const LanczosSpace* edges = nullptr);
+
+// The Lanczos start vector over the edges, whatever their numbering and orientation: per edge a
+// hash of its midpoint's coordinate bits ((a + b)/2 is the same double whichever end comes first,
+// and a refined piece's nodes are the serial refinement's bit for bit), negated where the edge
+// points from its lexicographically larger end to its smaller (an edge's sign follows its
+// orientation, so the start vector must too: M_e of the other orientation is S M_e S, S = ±1).
+std::vector<double> lanczos_edge_start(const LoadedMesh& mesh);
 
 // g on the edges from the boundary velocities (one per boundary face, velocity faces read only).
 std::vector<double> tangential_boundary_source(const CurlCurlViscousData& data, const LoadedMesh& mesh,

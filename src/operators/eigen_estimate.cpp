@@ -42,13 +42,6 @@ double tridiagonal_eigenvalue(const std::vector<double>& diag, const std::vector
 
 // Entry i of a start vector with every frequency in it: a value in [-0.5, 0.5) from the id
 // (SplitMix64's finaliser), the same on every rank holding entity i.
-double hashed_start(std::int64_t id) {
-  std::uint64_t z = std::uint64_t(id) + 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return double(z >> 11) / double(1ull << 53) - 0.5;
-}
 
 // CG-Lanczos from the start vector r: the tridiagonal's extreme eigenvalues.
 EigenRange lanczos(const std::function<void(const std::vector<double>&, std::vector<double>&)>& apply,
@@ -110,13 +103,22 @@ EigenRange estimate_eigen_range(const std::function<void(const std::vector<doubl
   return lanczos(apply, inverse_diagonal, steps, std::move(r), local_dot);
 }
 
+double lanczos_start_value(std::uint64_t key) {
+  std::uint64_t z = key + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return double(z >> 11) / double(1ull << 53) - 0.5;
+}
+
 EigenRange estimate_eigen_range(const std::function<void(const std::vector<double>&, std::vector<double>&)>& apply,
                                 const std::vector<double>& inverse_diagonal, int steps, const LanczosSpace& space) {
   const size_t n = inverse_diagonal.size();
-  SS_REQUIRE(space.global_ids.empty() || space.global_ids.size() == n,
-             "eigen estimate: " << space.global_ids.size() << " global ids for " << n << " entries");
-  std::vector<double> r(n), d = inverse_diagonal;
-  for (size_t i = 0; i < n; ++i) r[i] = hashed_start(space.global_ids.empty() ? std::int64_t(i) : space.global_ids[i]);
+  SS_REQUIRE(space.start.empty() || space.start.size() == n,
+             "eigen estimate: " << space.start.size() << " start values for " << n << " entries");
+  std::vector<double> r = space.start, d = inverse_diagonal;
+  if (r.empty())
+    for (size_t i = 0; i < n; ++i) r.push_back(lanczos_start_value(std::uint64_t(i)));
   if (!space.update_ghosts) return lanczos(apply, d, steps, std::move(r), space.dot ? space.dot : local_dot);
   space.update_ghosts(d);  // a ghost row of the local matrix is incomplete: its owner's diagonal
   const auto apply_whole = [&](const std::vector<double>& x, std::vector<double>& y) {
