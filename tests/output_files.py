@@ -8,15 +8,16 @@ import zlib
 
 
 def read_state(path):
-    """A flow_NNNNNN.state (version 3, src/physics/flow_state_file.hpp) and its expected size."""
+    """A flow_NNNNNN.state (version 4, src/physics/flow_state_file.hpp) and its expected size."""
     data = open(path, "rb").read()
     assert data[:8] == b"SSFLOWST", path
-    version, step, t, dt, faces, cells, previous, edges = struct.unpack_from("<Iiddqqqq", data, 8)
-    assert version == 3, f"{path}: version {version}"
-    at = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 8
+    version, step, t, dt, faces, cells, previous, edges, base_levels = struct.unpack_from("<Iiddqqqqi", data, 8)
+    assert version == 4, f"{path}: version {version}"
+    at = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 8 + 4
     count = faces + cells + previous + edges
     values = struct.unpack_from("<%dd" % count, data, at)
-    return {"step": step, "time": t, "dt": dt, "flux": values[:faces], "pressure": values[faces:faces + cells],
+    return {"step": step, "time": t, "dt": dt, "base_levels": base_levels,
+            "flux": values[:faces], "pressure": values[faces:faces + cells],
             "previous_flux": values[faces + cells:faces + cells + previous],
             "streamfunction": values[faces + cells + previous:], "size": at + 8 * count + 8, "file_size": len(data)}
 
