@@ -40,9 +40,6 @@ double tridiagonal_eigenvalue(const std::vector<double>& diag, const std::vector
   return hi;
 }
 
-// Entry i of a start vector with every frequency in it: a value in [-0.5, 0.5) from the id
-// (SplitMix64's finaliser), the same on every rank holding entity i.
-
 // CG-Lanczos from the start vector r: the tridiagonal's extreme eigenvalues.
 EigenRange lanczos(const std::function<void(const std::vector<double>&, std::vector<double>&)>& apply,
                    const std::vector<double>& inverse_diagonal, int steps, std::vector<double> r,
@@ -103,6 +100,7 @@ EigenRange estimate_eigen_range(const std::function<void(const std::vector<doubl
   return lanczos(apply, inverse_diagonal, steps, std::move(r), local_dot);
 }
 
+// SplitMix64's finaliser: the same value wherever the key is the same.
 double lanczos_start_value(std::uint64_t key) {
   std::uint64_t z = key + 0x9E3779B97F4A7C15ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
