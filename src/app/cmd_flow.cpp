@@ -150,11 +150,12 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
   FlowCheckpoints checkpoints(out_dir, !problem.forces.empty());
   std::optional<FlowState> initial;
   if (o.restart) {
-    initial = checkpoints.resume();
-    SS_REQUIRE(initial->base_levels < 0,
-               "--restart: the checkpoint of step " << initial->step << " in '" << out_dir
-                   << "' was written by a run over MPI ranks (its partition-then-refine ids); continue it with "
-                      "mpirun ... --distributed");
+    initial = checkpoints.resume([&](const FlowState& s) {
+      SS_REQUIRE(s.base_levels < 0, "--restart: the checkpoint of step "
+                                        << s.step << " in '" << out_dir
+                                        << "' was written by a run over MPI ranks (its partition-then-refine ids); "
+                                           "continue it with mpirun ... --distributed");
+    });
     std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", initial->step, initial->time);
   } else {
     checkpoints.clear_previous_run();

@@ -156,14 +156,15 @@ Assignment read_and_distribute(const FlowOptions& o, Root& root) {
   root.out_dir = prepare_output_directory(o.out, c.output_directory);
   root.checkpoints.emplace(root.out_dir, !c.forces.empty());
   if (o.restart) {
-    root.checkpoint = root.checkpoints->resume();
-    const FlowState& s = *root.checkpoint;
-    SS_REQUIRE(s.base_levels >= 0 && s.base_levels <= c.refine,
-               "--restart: the checkpoint of step " << s.step << " in '" << root.out_dir << "' "
-                   << (s.base_levels < 0 ? "was written by a serial run (its mesh's ids); continue it without mpirun"
-                                         : "was written with more refinement levels than --refine " +
-                                               std::to_string(c.refine)));
-    std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", s.step, s.time);
+    root.checkpoint = root.checkpoints->resume([&](const FlowState& s) {
+      SS_REQUIRE(s.base_levels >= 0 && s.base_levels <= c.refine,
+                 "--restart: the checkpoint of step " << s.step << " in '" << root.out_dir << "' "
+                     << (s.base_levels < 0 ? "was written by a serial run (its mesh's ids); continue it without mpirun"
+                                           : "was written with more refinement levels than --refine " +
+                                                 std::to_string(c.refine)));
+    });
+    std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", root.checkpoint->step,
+                 root.checkpoint->time);
   } else {
     root.checkpoints->clear_previous_run();
   }

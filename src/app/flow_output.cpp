@@ -52,12 +52,13 @@ void FlowCheckpoints::clear_previous_run() {
   for (const FlowStateFile& file : list_flow_states(directory_)) remove_left_file(file.path);
 }
 
-FlowState FlowCheckpoints::resume() {
+FlowState FlowCheckpoints::resume(const std::function<void(const FlowState&)>& check) {
   const std::vector<FlowStateFile> states = list_flow_states(directory_);
   SS_REQUIRE(!states.empty(), "--restart: no checkpoint (flow_NNNNNN.state) in '" << directory_ << "' to continue from");
   FlowState state = read_flow_state(states.back().path);
   SS_REQUIRE(state.step == states.back().step,
              states.back().path << ": holds step " << state.step << ", its name says " << states.back().step);
+  check(state);
   series_.remove_temporaries();
   series_.remove_finals(final_files);  // forces.csv is rewritten below
   std::error_code ec;

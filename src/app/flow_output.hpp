@@ -4,6 +4,7 @@
 // that --restart continues from, and with [[force]] groups the history forces.csv (one row per
 // group and output step). Every file is written atomically, the state after its VTU and force rows,
 // so the last state is always the last complete output step.
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,8 +34,9 @@ public:
   void clear_previous_run();
   // --restart: the last checkpoint (an error when there is none); the series and forces.csv keep
   // what came up to it; the final files of the run it continues go (as for a fresh run); later snapshots (written before a kill, without their checkpoint), force
-  // rows and temporaries go.
-  FlowState resume();
+  // rows and temporaries go. `check` sees the checkpoint before anything in the folder changes (a
+  // checkpoint this run cannot continue is an error that leaves the folder as it was).
+  FlowState resume(const std::function<void(const FlowState&)>& check);
   // Snapshot, force rows, checkpoint, index — in that order.
   void write(const FlowState& state, const TetMesh& mesh, const FlowFields& fields,
              const std::vector<std::string>& forces);

@@ -17,7 +17,8 @@
 Then a restart across rank counts: the last rank count's output without its final checkpoint,
 continued with --restart on 2 ranks (pieces), ends on the uninterrupted run's fields (same
 tolerance), and the gathered flow.vtu of the run it continued is gone. Checkpoints of the other kind
-are refused with one line: a serial --restart of an MPI run's, an MPI --restart of a serial run's.
+are refused with one line, the folder left as it was: a serial --restart of an MPI run's, an MPI
+--restart of a serial run's.
 
 usage: check_flow_mpi.py STREAMSOLVE MPIEXEC CASE OUTDIR --backend gpu|cpu --ranks 1,2,3,4 --tol 1e-5 [--refine K]
 Reads the VTU files and pieces with meshio (Debian's python3-meshio: run with /usr/bin/python3)."""
@@ -246,7 +247,12 @@ def main():
             ("serial", serial_out, mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve] + common, "written by a serial run")]:
         other = os.path.join(a.outdir, f"restart_{kind}_checkpoint")
         shutil.copytree(source, other)
+        before = {f: open(os.path.join(other, f), "rb").read() for f in sorted(os.listdir(other))}
         refused(cmd + ["--no-png", "--restart", "--out", other], message, failures)
+        after = {f: open(os.path.join(other, f), "rb").read() for f in sorted(os.listdir(other))}
+        if after != before:
+            failures.append(f"the refused restart of the {kind} run's checkpoint changed its folder: "
+                            f"{sorted(set(before) ^ set(after)) or 'contents'}")
     if failures:
         sys.exit("FAILED:\n  " + "\n  ".join(failures))
     print("OK")
