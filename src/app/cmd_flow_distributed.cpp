@@ -136,7 +136,7 @@ struct WholeMesh {
 struct Root {
   FlowCase flow_case;
   LoadedMesh base;       // the file's mesh refined base_levels times, every table
-  FlowProblem problem;   // on the base mesh: the case checked once
+  FlowProblem problem;   // on the file's mesh: the case checked once; its settings and groups serve the summary
   int base_levels = 0;   // refinements at rank 0 (the rest on the ranks)
   std::string out_dir;
   std::optional<FlowCheckpoints> checkpoints;
@@ -153,6 +153,26 @@ Assignment read_and_distribute(const FlowOptions& o, Root& root) {
   FlowCase& c = root.flow_case;
   if (o.refine) c.refine = *o.refine;
   SS_REQUIRE(c.refine >= 0, "refinement level must be >= 0, got " << c.refine);
+
+  // The case checked on the file's mesh first (every case mistake is the serial error, once, and
+  // leaves the output folder alone).
+  auto t0 = StageTimings::now();
+  root.base = load_mesh(c.mesh_file, LoadOptions{});
+  require_refinable(root.base.mesh, c.refine);
+  add_mesh_timings(root.timings, root.base.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
+  t0 = StageTimings::now();
+  root.problem = build_flow_problem(c, root.base);
+  SS_REQUIRE(root.problem.method == FlowMethod::classical,
+             c.where("scheme.method")
+                 << ": the exact method runs on one process only (its streamfunction boundary lift, harmonic basis and "
+                    "gauge are built on the whole mesh); start it without mpirun, or use method = \"classical\"");
+  if (root.problem.pressure.multigrid)
+    std::fprintf(stderr, "streamsolve: flow: %d ranks: the pressure multigrid is serial; the pressure solve uses Jacobi\n",
+                 ranks);
+  use_jacobi_pressure(root.problem);
+  root.timings.add_since("problem", t0);
+
+  // The output folder: a fresh run clears the previous one's files, a restart takes its checkpoint.
   root.out_dir = prepare_output_directory(o.out, c.output_directory);
   root.checkpoints.emplace(root.out_dir, !c.forces.empty());
   if (o.restart) {
@@ -171,28 +191,15 @@ Assignment read_and_distribute(const FlowOptions& o, Root& root) {
 
   // The base mesh: the file's, or its first levels where it has too few tets per rank (a restart
   // keeps its checkpoint's base level: the ids depend on it).
-  auto t0 = StageTimings::now();
-  root.base = load_mesh(c.mesh_file, LoadOptions{});
-  require_refinable(root.base.mesh, c.refine);
   root.base_levels = root.checkpoint ? root.checkpoint->base_levels
                                      : coarse_partition_levels(std::int64_t(root.base.mesh.tets.size()), ranks, c.refine);
   if (root.base_levels > 0) {
+    t0 = StageTimings::now();
     LoadOptions load;
     load.refine = root.base_levels;
     root.base = load_mesh(c.mesh_file, load);
+    root.timings.add_since("base_levels", t0);
   }
-  add_mesh_timings(root.timings, root.base.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
-  t0 = StageTimings::now();
-  root.problem = build_flow_problem(c, root.base);
-  SS_REQUIRE(root.problem.method == FlowMethod::classical,
-             c.where("scheme.method")
-                 << ": the exact method runs on one process only (its streamfunction boundary lift, harmonic basis and "
-                    "gauge are built on the whole mesh); start it without mpirun, or use method = \"classical\"");
-  if (root.problem.pressure.multigrid)
-    std::fprintf(stderr, "streamsolve: flow: %d ranks: the pressure multigrid is serial; the pressure solve uses Jacobi\n",
-                 ranks);
-  use_jacobi_pressure(root.problem);
-  root.timings.add_since("problem", t0);
 
   t0 = StageTimings::now();
   const int levels = c.refine - root.base_levels;
