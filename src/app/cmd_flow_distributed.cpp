@@ -419,8 +419,14 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
   dist.attach_halo(std::int64_t(piece.edges.global.size()), edges);
   DistributedFlowOperators<Backend, FlowOps> dops(dist, ops);
   FlowRunResult r = run_flow(dist, dops, problem, mesh, data, initial, hooks, "rank " + std::to_string(mpi::rank()));
+  // Host seconds of the halo not hidden by GPU work, per component (HaloExchange), and round trips.
   figures.add("halo_seconds", cells.seconds() + faces.seconds() + edges.seconds());
+  figures.add("halo_readback_seconds", cells.readback_seconds() + faces.readback_seconds() + edges.readback_seconds());
+  figures.add("halo_mpi_seconds", cells.mpi_seconds() + faces.mpi_seconds() + edges.mpi_seconds());
+  figures.add("halo_upload_seconds", cells.upload_seconds() + faces.upload_seconds() + edges.upload_seconds());
   figures.add_count("halo_exchanges", double(cells.exchanges() + faces.exchanges() + edges.exchanges()));
+  figures.add_count("halo_values_received",
+                    double(cells.values_received() + faces.values_received() + edges.values_received()));
   figures.add("allreduce_seconds", dist.allreduce_seconds());
   figures.add_count("allreduces", double(dist.allreduces()));
   figures.add("run_seconds", r.seconds);

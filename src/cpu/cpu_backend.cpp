@@ -191,6 +191,34 @@ void CpuBackend::scatter_add(Vector& z, const std::vector<std::int32_t>& indices
   for (size_t k = 0; k < indices.size(); ++k) z[size_t(indices[k])] += values[k];  // repeats accumulate
 }
 
+CpuScatterList CpuBackend::make_scatter_list(const std::vector<std::int32_t>& indices) {
+  CpuScatterList list{indices, -1};
+  for (size_t k = 0; k < indices.size(); ++k) {
+    SS_REQUIRE(indices[k] >= 0, "scatter list: index " << indices[k] << " (entry " << k << ") is negative");
+    list.max_index = std::max(list.max_index, indices[k]);
+  }
+  return list;
+}
+
+namespace {
+void require_scatter_fits(const std::vector<double>& z, const CpuScatterList& at, const std::vector<double>& values,
+                          const char* what) {
+  SS_REQUIRE(at.indices.size() == values.size(), what << ": " << at.indices.size() << " indices but " << values.size() << " values");
+  SS_REQUIRE(std::int64_t(at.max_index) < std::int64_t(z.size()),
+             what << ": index " << at.max_index << " is outside the field of " << z.size() << " elements");
+}
+}  // namespace
+
+void CpuBackend::scatter(Vector& z, const ScatterList& at, const std::vector<double>& values) {
+  require_scatter_fits(z, at, values, "scatter");
+  for (size_t k = 0; k < values.size(); ++k) z[size_t(at.indices[k])] = values[k];  // in order: later wins
+}
+
+void CpuBackend::scatter_add(Vector& z, const ScatterList& at, const std::vector<double>& values) {
+  require_scatter_fits(z, at, values, "scatter_add");
+  for (size_t k = 0; k < values.size(); ++k) z[size_t(at.indices[k])] += values[k];  // repeats accumulate
+}
+
 void CpuBackend::gather(const Vector& x, const IndexVector& indices, Vector& z) {
   SS_REQUIRE(indices.size() == z.size(), "gather: " << indices.size() << " indices for " << z.size() << " outputs");
   for (size_t i = 0; i < indices.size(); ++i)

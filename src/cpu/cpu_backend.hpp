@@ -13,8 +13,16 @@ namespace ss {
 // "CPU reference (double, N threads)": the device line of a run on this backend.
 std::string cpu_device_name();
 
+// GpuBackend's ScatterList twin: indices checked (≥ 0) once, the largest kept for the size check.
+struct CpuScatterList {
+  std::vector<std::int32_t> indices;
+  std::int32_t max_index = -1;
+  std::int64_t size() const { return std::int64_t(indices.size()); }
+};
+
 class CpuBackend {
 public:
+  using ScatterList = CpuScatterList;
   using Vector = std::vector<double>;
   using IndexVector = std::vector<std::int32_t>;
   using PreciseVector = std::vector<double>;         // already double: precise = working
@@ -59,6 +67,9 @@ public:
 
   void scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
   void scatter_add(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
+  ScatterList make_scatter_list(const std::vector<std::int32_t>& indices);
+  void scatter(Vector& z, const ScatterList& at, const std::vector<double>& values);
+  void scatter_add(Vector& z, const ScatterList& at, const std::vector<double>& values);
   void gather(const Vector& x, const IndexVector& indices, Vector& z);
 
   // Asynchronous read-back (GpuBackend's twin): here the copy is made at once.

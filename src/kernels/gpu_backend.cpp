@@ -401,43 +401,94 @@ std::int64_t GpuBackend::count_nonfinite(const Vector& x) {
 // z[indices[k]] = values[k], drawn as GL_POINTS, one point per value at its element's texel
 // (thesis §5.3). Points are rasterized in order, so for a repeated index the later value wins.
 void GpuBackend::scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values) {
-  draw_points(z, indices, values, false, "scatter");
+  draw_listed_points(z, indices, values, false, "scatter");
 }
 
 // z[indices[k]] += values[k]: the same points with additive blending (float render targets blend
 // unclamped), so z is updated in place without a pass over the whole field.
 void GpuBackend::scatter_add(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values) {
-  draw_points(z, indices, values, true, "scatter_add");
+  draw_listed_points(z, indices, values, true, "scatter_add");
 }
 
-void GpuBackend::draw_points(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values,
-                             bool add, const char* what) {
+namespace {
+// Checks every index against [0, size) (size < 0: only ≥ 0); returns the largest (−1 if none).
+std::int32_t checked_max_index(const std::vector<std::int32_t>& indices, std::int64_t size, const char* what) {
+  std::int32_t largest = -1;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    SS_REQUIRE(indices[k] >= 0 && (size < 0 || indices[k] < size),
+               what << ": index " << indices[k] << " (entry " << k << ") is outside the field of " << size << " elements");
+    largest = std::max(largest, indices[k]);
+  }
+  return largest;
+}
+}  // namespace
+
+// The indices of a one-off scatter go into one buffer reused from call to call.
+void GpuBackend::draw_listed_points(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values,
+                                    bool add, const char* what) {
   SS_REQUIRE(indices.size() == values.size(), what << ": " << indices.size() << " indices but " << values.size() << " values");
-  for (size_t k = 0; k < indices.size(); ++k)
-    SS_REQUIRE(indices[k] >= 0 && indices[k] < z.size(),
-               what << ": index " << indices[k] << " (entry " << k << ") is outside the field of " << z.size() << " elements");
+  checked_max_index(indices, z.size(), what);
   if (indices.empty()) return;
+  if (!scatter_indices_) scatter_indices_ = make_buffer();
+  glBindBuffer(GL_ARRAY_BUFFER, scatter_indices_.id());
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(indices.size() * sizeof(std::int32_t)), indices.data(), GL_STREAM_DRAW);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+  draw_points(z, scatter_indices_, values, add, what);
+}
+
+ScatterList GpuBackend::make_scatter_list(const std::vector<std::int32_t>& indices) {
+  ScatterList list;
+  list.count_ = std::int64_t(indices.size());
+  list.max_index_ = checked_max_index(indices, -1, "scatter list");
+  list.indices_ = make_buffer();
+  glBindBuffer(GL_ARRAY_BUFFER, list.indices_.id());
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(std::max<size_t>(indices.size(), 1) * sizeof(std::int32_t)),
+               indices.empty() ? nullptr : indices.data(), GL_STATIC_DRAW);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+  SS_GL_CHECK("scatter list of " + std::to_string(indices.size()) + " indices");
+  return list;
+}
+
+void GpuBackend::scatter(Vector& z, const ScatterList& at, const std::vector<double>& values) {
+  require_scatter_fits(z, at, values, "scatter");
+  draw_points(z, at.indices_, values, false, "scatter");
+}
+
+void GpuBackend::scatter_add(Vector& z, const ScatterList& at, const std::vector<double>& values) {
+  require_scatter_fits(z, at, values, "scatter_add");
+  draw_points(z, at.indices_, values, true, "scatter_add");
+}
+
+void GpuBackend::require_scatter_fits(const Vector& z, const ScatterList& at, const std::vector<double>& values,
+                                      const char* what) const {
+  SS_REQUIRE(at.count_ == std::int64_t(values.size()), what << ": " << at.count_ << " indices but " << values.size() << " values");
+  SS_REQUIRE(at.max_index_ < z.size(),
+             what << ": index " << at.max_index_ << " is outside the field of " << z.size() << " elements");
+}
+
+void GpuBackend::draw_points(Vector& z, const BufferName& indices, const std::vector<double>& values, bool add,
+                             const char* what) {
+  if (values.empty()) return;
   if (!scatter_program_) {
     scatter_program_ = std::make_unique<Program>("scatter", shader_file("scatter.vert"), shader_file("scatter.frag"));
-    scatter_buffer_ = make_buffer();
+    scatter_values_ = make_buffer();
     scatter_vao_ = make_vertex_array();
     glBindVertexArray(scatter_vao_.id());
-    glBindBuffer(GL_ARRAY_BUFFER, scatter_buffer_.id());
     glEnableVertexAttribArray(0);
-    glVertexAttribIPointer(0, 1, GL_INT, 8, reinterpret_cast<void*>(0));
     glEnableVertexAttribArray(1);
-    glVertexAttribPointer(1, 1, GL_FLOAT, GL_FALSE, 8, reinterpret_cast<void*>(4));
     glBindVertexArray(0);
   }
-  // Interleaved (element index, value) pairs.
-  struct Point {
-    std::int32_t element;
-    float value;
-  };
-  std::vector<Point> points(indices.size());
-  for (size_t k = 0; k < indices.size(); ++k) points[k] = {indices[k], float(values[k])};
-  glBindBuffer(GL_ARRAY_BUFFER, scatter_buffer_.id());
-  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(points.size() * sizeof(Point)), points.data(), GL_STREAM_DRAW);
+  // The values as floats into a fresh store of the value buffer (the previous draw may still read
+  // the old one); the indices stay where they are.
+  scatter_floats_.resize(values.size());
+  std::transform(values.begin(), values.end(), scatter_floats_.begin(), [](double v) { return float(v); });
+  glBindVertexArray(scatter_vao_.id());
+  glBindBuffer(GL_ARRAY_BUFFER, scatter_values_.id());
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(scatter_floats_.size() * sizeof(float)), scatter_floats_.data(), GL_STREAM_DRAW);
+  glVertexAttribPointer(1, 1, GL_FLOAT, GL_FALSE, 0, nullptr);
+  glBindBuffer(GL_ARRAY_BUFFER, indices.id());
+  glVertexAttribIPointer(0, 1, GL_INT, 0, nullptr);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
 
   Program& program = *scatter_program_;
   const Layout& layout = z.layout();
@@ -445,7 +496,6 @@ void GpuBackend::draw_points(Vector& z, const std::vector<std::int32_t>& indices
   program.set("elements_per_texel", layout.elements_per_texel);
   launcher_.attach({const_cast<Texture*>(&z.texture())});
   glUseProgram(program.id());
-  glBindVertexArray(scatter_vao_.id());
   if (add) {
     glEnablei(GL_BLEND, 0);
     glBlendEquationi(0, GL_FUNC_ADD);
@@ -455,13 +505,13 @@ void GpuBackend::draw_points(Vector& z, const std::vector<std::int32_t>& indices
   for (int c = 0; c < layout.elements_per_texel; ++c) {
     if (layout.elements_per_texel == 4) glColorMaski(0, c == 0, c == 1, c == 2, c == 3);
     glUniform1i(program.uniform("component"), c);
-    glDrawArrays(GL_POINTS, 0, GLsizei(points.size()));
+    glDrawArrays(GL_POINTS, 0, GLsizei(values.size()));
   }
   if (add) glDisablei(GL_BLEND, 0);
   glColorMaski(0, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
   glBindVertexArray(0);
   launcher_.note_draw();  // a compute kernel writing z next must wait for these points
-  SS_GL_CHECK(std::string(what) + " of " + std::to_string(points.size()) + " values");
+  SS_GL_CHECK(std::string(what) + " of " + std::to_string(values.size()) + " values");
 }
 
 // ---- asynchronous read-back ----

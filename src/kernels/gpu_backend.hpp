@@ -23,6 +23,8 @@
 //   mask_precise(m, v)                    v = m∘v for a 0/1 mask m
 //   scatter(z, idx, values)               z[idx[k]] = values[k] (later k wins for repeated idx)
 //   scatter_add(z, idx, values)           z[idx[k]] += values[k] (repeats accumulate)
+//   make_scatter_list(idx)                idx checked once and kept on the device; scatter and
+//                                         scatter_add then take the list and upload the values only
 //   gather(x, idx, z)                     z[i] = x[idx[i]]
 //   dots(pairs, count)                    the dot products over the first `count` elements only
 //   begin_download(x, pending)            queue a copy of x to the host and return at once
@@ -64,6 +66,20 @@ private:
   std::vector<double> values_;
 };
 
+// Element indices a scatter writes to, checked (≥ 0) and uploaded once: a halo's ghost entries, the
+// boundary rows of a halo term. scatter(z, list, values) then moves only the values to the device
+// and checks only the largest index against z.
+class ScatterList {
+public:
+  std::int64_t size() const { return count_; }
+
+private:
+  friend class GpuBackend;
+  BufferName indices_;
+  std::int64_t count_ = 0;
+  std::int32_t max_index_ = -1;
+};
+
 // How the backend launches kernels (see LaunchPath in kernel_source.hpp).
 struct GpuOptions {
   LaunchPath launch = LaunchPath::fragment;
@@ -89,6 +105,7 @@ public:
   using IndexVector = IndexField;
   using PreciseVector = PreciseField;
   using PendingDownload = ss::PendingDownload;
+  using ScatterList = ss::ScatterList;
   static constexpr bool asynchronous_download = true;  // begin_download returns before the copy is done
   static constexpr bool working_is_precise = false;  // float32: refinement needs several corrections
   static constexpr const char* name = "gpu";
@@ -139,6 +156,9 @@ public:
 
   void scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
   void scatter_add(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
+  ScatterList make_scatter_list(const std::vector<std::int32_t>& indices);
+  void scatter(Vector& z, const ScatterList& at, const std::vector<double>& values);
+  void scatter_add(Vector& z, const ScatterList& at, const std::vector<double>& values);
   void gather(const Vector& x, const IndexVector& indices, Vector& z);
 
   // Asynchronous read-back: begin_download queues the copy of x into `pending`'s pixel buffer and a
@@ -179,9 +199,14 @@ private:
   Program& program(const char* file, int elements_per_texel, int outputs, bool vec4_output = false,
                    bool int_output = false);
   void set_uniforms(Program& program, const std::vector<KernelUniform>& uniforms);
-  // z[indices[k]] = values[k], or += with `add` (additive blending): GL_POINTS, one per value.
-  void draw_points(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values, bool add,
-                   const char* what);
+  // z[indices[k]] = values[k], or += with `add` (additive blending): GL_POINTS, one per value, the
+  // indices read from `indices` (a buffer of ints, each in [0, z.size()): checked by the caller).
+  void draw_points(Vector& z, const BufferName& indices, const std::vector<double>& values, bool add, const char* what);
+  // The same from host indices, each checked against z.
+  void draw_listed_points(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values,
+                          bool add, const char* what);
+  void require_scatter_fits(const Vector& z, const ScatterList& at, const std::vector<double>& values,
+                            const char* what) const;
 
   LayoutOptions options_;
   GpuOptions gpu_options_;
@@ -190,7 +215,9 @@ private:
   Launcher launcher_;
   TexturePool pool_;
   std::unique_ptr<Program> scatter_program_;
-  BufferName scatter_buffer_;
+  BufferName scatter_indices_;  // the indices of scatter(z, indices, values), uploaded per call
+  BufferName scatter_values_;
+  std::vector<float> scatter_floats_;
   VertexArrayName scatter_vao_;
 };
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <vector>
 
@@ -60,10 +61,12 @@ public:
     SS_THROW("distributed vectors: no entity kind has " << length << " local entries");
   }
   // x's ghost entries from their owners (the halo of x's entity kind).
-  void update_ghosts(Vector& x) {
-    Kind& kind = kind_of(x);
-    SS_REQUIRE(kind.halo, "distributed vectors: no halo for the kind with " << kind.size << " entries");
-    kind.halo->update(x);
+  void update_ghosts(Vector& x) { halo_of(x).update(x); }
+  // The same for several vectors of one kind, in one round trip (one message per neighbour).
+  void update_ghosts(std::initializer_list<Vector*> xs) {
+    HaloExchange<Backend>& halo = halo_of(**xs.begin());
+    for (Vector* x : xs) SS_REQUIRE(&halo_of(*x) == &halo, "distributed vectors: a batched halo update mixes entity kinds");
+    halo.update(xs);
   }
   const Vector& owner_marker() const { return kinds_.front().marker; }
 
@@ -139,6 +142,11 @@ private:
     std::int64_t owned_prefix = -1;    // n_owned when the owned entries are [0, n_owned), else -1
     HaloExchange<Backend>* halo = nullptr;
   };
+  HaloExchange<Backend>& halo_of(const Vector& x) {
+    Kind& kind = kind_of(x);
+    SS_REQUIRE(kind.halo, "distributed vectors: no halo for the kind with " << kind.size << " entries");
+    return *kind.halo;
+  }
   Kind& kind_of(const Vector& x) {
     for (Kind& k : kinds_)
       if (k.size == std::int64_t(x.size())) return k;

@@ -7,7 +7,9 @@
 // local entity (the ghost layer holds the whole stencil), so with every output exchanged every
 // vector the solver makes is right on owned and ghost entries alike, and FlowSolver runs unchanged
 // over DistributedBackend + these. Pointwise work inside the solver (vector updates, masks) needs
-// no exchange. The exchanges here are not overlapped with interior work (heat's operator is).
+// no exchange. An operator with several outputs of one kind (the three velocity components, the
+// Chebyshev step's x and d) updates them in one round trip. The exchanges here are not overlapped
+// with interior work (heat's operator is).
 #include <type_traits>
 #include <utility>
 
@@ -38,7 +40,7 @@ public:
   void rotation(const Vector& flux, Vector& out) { ops_.rotation(flux, out), dist_.update_ghosts(out); }
   void interpolate(const Vector& flux, Vector& vx, Vector& vy, Vector& vz) {
     ops_.interpolate(flux, vx, vy, vz);
-    dist_.update_ghosts(vx), dist_.update_ghosts(vy), dist_.update_ghosts(vz);
+    dist_.update_ghosts({&vx, &vy, &vz});
   }
   void integrate(const Vector& vx, const Vector& vy, const Vector& vz, Vector& out) {
     ops_.integrate(vx, vy, vz, out);
@@ -65,7 +67,7 @@ public:
                   const Vector& uz, const Vector& bx, const Vector& by, const Vector& bz, Vector& fx, Vector& fy,
                   Vector& fz) {
     ops_.cell_terms(conv, a, b, U, ux, uy, uz, bx, by, bz, fx, fy, fz);
-    dist_.update_ghosts(fx), dist_.update_ghosts(fy), dist_.update_ghosts(fz);
+    dist_.update_ghosts({&fx, &fy, &fz});
   }
   void viscous_apply(const Vector& x, Vector& y) { ops_.viscous_apply(x, y), dist_.update_ghosts(y); }
   void momentum_apply(double inv_dt, double s, const Vector& x, Vector& y) {
@@ -115,7 +117,7 @@ public:
   }
   void chebyshev_step(const Vector& b, const Vector& inverse_diagonal, double c_d, double c_r, Vector& x, Vector& d) {
     m_.chebyshev_step(b, inverse_diagonal, c_d, c_r, x, d);
-    dist_.update_ghosts(x), dist_.update_ghosts(d);
+    dist_.update_ghosts({&x, &d});
   }
 
 private:
@@ -134,7 +136,7 @@ void chebyshev_step(DistributedBackend<Backend>& dist, const typename Backend::V
                     const typename Backend::Vector* ax, const typename Backend::Vector& inverse_diagonal, double c_d,
                     double c_r, typename Backend::Vector& x, typename Backend::Vector& d) {
   chebyshev_step(dist.local(), b, ax, inverse_diagonal, c_d, c_r, x, d);
-  dist.update_ghosts(x), dist.update_ghosts(d);
+  dist.update_ghosts({&x, &d});
 }
 
 }  // namespace ss

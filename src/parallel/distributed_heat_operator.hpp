@@ -21,6 +21,7 @@
 // reductions still multiply by the owner marker (DistributedBackend).
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -77,6 +78,7 @@ public:
       }
     }
     correction_.resize(boundary_rows_.size());
+    boundary_list_.emplace(backend_.make_scatter_list(boundary_rows_));
     std::vector<double> free_owned(size_t(n), 0.0), owner(size_t(n), 0.0);
     for (std::int32_t i = 0; i < owned_; ++i) {
       owner[size_t(i)] = 1.0;
@@ -106,7 +108,7 @@ public:
           sum += coupling_values_[size_t(k)] * received[size_t(coupling_columns_[size_t(k)])];
         correction_[r] = s * sum;
       }
-      backend_.scatter_add(y, boundary_rows_, correction_);
+      backend_.scatter_add(y, *boundary_list_, correction_);
     }
     halo_.add_upload_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
@@ -185,6 +187,7 @@ private:
   std::vector<char> fixed_;
   std::vector<double> values_;
   std::vector<std::int32_t> boundary_rows_, coupling_offsets_, coupling_columns_;
+  std::optional<typename Backend::ScatterList> boundary_list_;  // boundary_rows_ on the device
   std::vector<double> coupling_values_, correction_;
   Vector free_owned_, owner_;
 };

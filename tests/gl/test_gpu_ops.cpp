@@ -452,6 +452,60 @@ TEST_F(GpuOpsSingle, SumOf3MillionPositiveValuesWithin1e6OfDouble) {
   }
 }
 
+// A scatter list (indices checked and uploaded once, then only values per call, as the halo does):
+// the same results as the CPU twin over several calls with new values, for scatter and scatter_add.
+TEST_P(GpuOps, ScatterListIsEquivalentToRef) {
+  GpuBackend gpu = make_gpu();
+  auto [idx, vals] = scatter_targets(4);
+  idx.push_back(0), vals.push_back(-7.0);  // a repeat: the later value wins (scatter), both add (scatter_add)
+  const GpuBackend::ScatterList glist = gpu.make_scatter_list(idx);
+  const CpuBackend::ScatterList clist = cpu.make_scatter_list(idx);
+  EXPECT_EQ(glist.size(), std::int64_t(idx.size()));
+  auto z = gpu.upload(hx), za = gpu.upload(hx);
+  std::vector<double> cz = hx, cza = hx, scale(hx.size());
+  for (size_t i = 0; i < hx.size(); ++i) scale[i] = std::fabs(hx[i]);
+  for (int call = 0; call < 3; ++call) {
+    // New values each call, exact in float (the GPU stores floats; the comparison is exact).
+    for (size_t k = 0; k < vals.size(); ++k) vals[k] = double(float(vals[k] * 0.5 + double(call)));
+    gpu.scatter(z, glist, vals);
+    cpu.scatter(cz, clist, vals);
+    gpu.scatter_add(za, glist, vals);
+    cpu.scatter_add(cza, clist, vals);
+    for (size_t k = 0; k < idx.size(); ++k) scale[size_t(idx[k])] += std::fabs(vals[k]);
+    EXPECT_EQ(gpu.download(z), cz) << "scatter, call " << call;
+    expect_close(gpu.download(za), cza, scale, 3.0 * (call + 1), "scatter_add with a list");
+  }
+  expect_zero_padding(z);
+  expect_zero_padding(za);
+}
+
+TEST_F(GpuOpsSingle, ScatterListRejectsBadIndicesAndSizes) {
+  GpuBackend gpu = make_gpu();
+  CpuBackend cpu;
+  EXPECT_THROW(gpu.make_scatter_list({3, -1}), Error);
+  EXPECT_THROW(cpu.make_scatter_list({3, -1}), Error);
+  const auto glist = gpu.make_scatter_list({1, 10});
+  const auto clist = cpu.make_scatter_list({1, 10});
+  auto z = gpu.make_vector(10);
+  std::vector<double> c(10);
+  for (auto* what : {"scatter", "scatter_add"}) {
+    const bool add = std::string(what) == "scatter_add";
+    try {
+      add ? gpu.scatter_add(z, glist, {1.0, 2.0}) : gpu.scatter(z, glist, {1.0, 2.0});
+      FAIL() << "expected an error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("index 10"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(add ? cpu.scatter_add(c, clist, {1.0, 2.0}) : cpu.scatter(c, clist, {1.0, 2.0}), Error);
+  }
+  auto big = gpu.make_vector(11);
+  EXPECT_THROW(gpu.scatter(big, glist, {1.0}), Error);  // one value for two indices
+  EXPECT_NO_THROW(gpu.scatter(big, glist, {1.0, 2.0}));
+  EXPECT_EQ(gpu.download(big)[10], 2.0);
+  const auto empty = gpu.make_scatter_list({});
+  EXPECT_NO_THROW(gpu.scatter(big, empty, {}));
+}
+
 TEST_F(GpuOpsSingle, ScatterRejectsOutOfRangeIndices) {
   GpuBackend gpu = make_gpu();
   auto z = gpu.make_vector(10);

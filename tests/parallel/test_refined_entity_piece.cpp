@@ -160,6 +160,20 @@ TEST_P(RefinedEntityPiece, PiecesMakeTheSerialRefinementsEntityPartition) {
       EXPECT_EQ(h.global[i], want) << names[k] << " " << i << " of rank " << rank;
       EXPECT_EQ(values[i], is_cut ? -2.0 : double(want)) << names[k] << " " << i << " of rank " << rank << " after the halo update";
     }
+    // Three vectors in one round trip (a batched update): each gets its own owners' values.
+    std::vector<double> a(values.size()), b(values.size()), c(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      const double id = double(h.global[i]);
+      a[i] = h.owned[i] ? id : -2.0, b[i] = h.owned[i] ? 3.0 * id + 1.0 : -2.0, c[i] = h.owned[i] ? -id : -2.0;
+    }
+    halo.update({&a, &b, &c});
+    for (size_t i = 0; i < values.size(); ++i) {
+      const double id = values[i];  // the single update's result
+      ASSERT_EQ(a[i], id) << names[k] << " " << i << " of rank " << rank << " after the batched update";
+      ASSERT_EQ(b[i], id == -2.0 ? -2.0 : 3.0 * id + 1.0) << names[k] << " " << i << " of rank " << rank;
+      ASSERT_EQ(c[i], id == -2.0 ? -2.0 : -id) << names[k] << " " << i << " of rank " << rank;
+    }
+    EXPECT_EQ(halo.exchanges(), 2);
     for (const HaloLink& l : h.links)
       for (std::int32_t i : l.recv) EXPECT_FALSE(h.owned[size_t(i)]) << names[k] << ": an owned entity receives";
   }
