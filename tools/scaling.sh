@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Strong and weak scaling of the parallel heat CG (`mpiexec -n N streamsolve heat`, one GPU per rank).
 #   tools/scaling.sh [--ranks "1 2 4"] [--strong-refine 5] [--weak-target 1000000] [--backend gpu|cpu]
-#                    [--launch fragment|compute] [--build build] [--out /tmp/scaling]
+#                    [--launch fragment|compute] [--build build] [--out /tmp/scaling] [--tolerance 1e-6]
+#                    [--skip-weak] [--flow-refine K [--flow-mesh FILE] [--flow-steps 3] [--skip-heat]]
 # Case: tests/parallel/crank.toml (crankshaft, two journals fixed, flux into the pin).
 # Strong: the crankshaft refined --strong-refine times (5: about 8.8M nodes; 4: about 1.1M) on every rank count; efficiency t1 / (N tN)
 #   per CG iteration.
@@ -11,10 +12,18 @@
 # Both tables print ms per CG iteration and the share of CG time spent in communication (halo not
 # hidden behind the interior pass + allreduces), the halo's components per iteration (waiting for
 # the read-back, MPI posting + waiting, upload of the received halo term) and the allreduces, from
-# each run's JSON (kept under --out). --skip-weak leaves out the weak table.
+# each run's JSON (kept under --out). --skip-weak leaves out the weak table. --tolerance sets the CG's
+# relative tolerance (default: the case's 1e-6): the figures are per iteration, so a looser one makes
+# the large fragment-path runs affordable.
+# Flow (--flow-refine K): the lid-driven cavity of tests/parallel/cavity_flow.toml (classical method,
+# Jacobi pressure) on --flow-mesh (default meshes/cavity.msh; refine 3: 2.56M cells) refined K times,
+# --flow-steps fixed steps on every rank count: seconds per step (momentum, pressure), speed-up and
+# efficiency against the first row, halo round trips per step and the halo's components per step
+# (read-back wait, MPI, upload), each the slowest rank's. --skip-heat runs the flow table only.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 ranks="1 2 4"; strong_refine=5; weak_target=1000000; backend=gpu; launch=fragment; build="$here/build"; out=/tmp/scaling; skip_weak=0
+tolerance=""; flow_refine=""; flow_mesh="$here/meshes/cavity.msh"; flow_steps=3; skip_heat=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --ranks) ranks="$2"; shift 2 ;;
@@ -25,6 +34,11 @@ while [ $# -gt 0 ]; do
     --build) build="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --skip-weak) skip_weak=1; shift ;;
+    --tolerance) tolerance="$2"; shift 2 ;;
+    --flow-refine) flow_refine="$2"; shift 2 ;;
+    --flow-mesh) flow_mesh="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+    --flow-steps) flow_steps="$2"; shift 2 ;;
+    --skip-heat) skip_heat=1; shift ;;
     *) echo "scaling.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -35,10 +49,10 @@ mkdir -p "$out"
 launch_opt=()
 [ "$backend" = gpu ] && launch_opt=(--launch "$launch")
 
-run() {  # run NAME RANKS CASE REFINE
-  local name="$1" n="$2" case="$3" refine="$4"
-  OMP_NUM_THREADS=${OMP_NUM_THREADS:-4} "${mpi[@]}" -n "$n" "$exe" heat "$case" --refine "$refine" --backend "$backend" \
-    "${launch_opt[@]}" --distributed --no-png --out "$out/$name" >"$out/$name.log" 2>&1 ||
+run() {  # run NAME RANKS CASE REFINE [PHYSICS]
+  local name="$1" n="$2" case="$3" refine="$4" physics="${5:-heat}"
+  OMP_NUM_THREADS=${OMP_NUM_THREADS:-4} "${mpi[@]}" -n "$n" "$exe" "$physics" "$case" --refine "$refine" --backend "$backend" \
+    "${launch_opt[@]}" --distributed --no-png --no-vtu --out "$out/$name" >"$out/$name.log" 2>&1 ||
     { echo "scaling.sh: run $name failed, see $out/$name.log" >&2; tail -5 "$out/$name.log" >&2; exit 1; }
 }
 
@@ -66,8 +80,42 @@ for r in rows:
 PY
 }
 
+flow_table() {  # flow_table json...
+  python3 - "$@" <<'PY'
+import json, sys
+rows = [json.load(open(f)) for f in sys.argv[1:]]
+base = rows[0]
+t1 = base["seconds_per_step"]["total"]
+print(f"\nflow ({base['backend']}, {base['device']}): {base['mesh']['cells']} cells, {base['steps_this_run']} steps")
+print(f"{'ranks':>5} {'s/step':>8} {'momentum':>8} {'pressure':>8} {'speed-up':>8} {'efficiency':>10} {'trips/step':>10} "
+      f"{'halo s/step':>11} {'read-back':>9} {'MPI':>6} {'upload':>6}")
+for r in rows:
+    n, s, steps = r["ranks"], r["seconds_per_step"], max(r["steps_this_run"], 1)
+    slowest = max(r["per_rank"], key=lambda p: p["halo_seconds"])
+    part = lambda k: slowest.get(k, float("nan")) / steps
+    print(f"{n:>5} {s['total']:>8.3f} {s['momentum']:>8.3f} {s['pressure']:>8.3f} {t1 / s['total']:>8.2f} "
+          f"{100 * t1 * base['ranks'] / (n * s['total']):>9.1f}% {slowest['halo_exchanges'] / steps:>10.0f} "
+          f"{part('halo_seconds'):>11.3f} {part('halo_readback_seconds'):>9.3f} {part('halo_mpi_seconds'):>6.3f} "
+          f"{part('halo_upload_seconds'):>6.3f}")
+PY
+}
+
+if [ -n "$flow_refine" ]; then
+  flow_case="$out/cavity_scaling.toml"
+  sed -e "s#^file = .*#file = \"$flow_mesh\"#" -e "s#^steps = .*#steps = $flow_steps#" -e "s#^every = .*#every = 1000000#" \
+    "$here/tests/parallel/cavity_flow.toml" >"$flow_case"
+  flow=()
+  for n in $ranks; do
+    run "flow_$n" "$n" "$flow_case" "$flow_refine" flow
+    flow+=("$out/flow_$n/flow.json")
+  done
+  flow_table "${flow[@]}"
+fi
+[ "$skip_heat" = 1 ] && exit 0
+
 strong_case="$out/crank_scaling.toml"
 sed "s#\.\./\.\./meshes/#$here/meshes/#" "$here/tests/parallel/crank.toml" >"$strong_case"
+[ -z "$tolerance" ] || sed -i "s#^tolerance = .*#tolerance = $tolerance#" "$strong_case"
 
 strong=()
 for n in $ranks; do
