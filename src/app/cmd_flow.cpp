@@ -155,6 +155,7 @@ void run_flow_command(const FlowOptions& o, const GlobalOptions& globals) {
                                         << s.step << " in '" << out_dir
                                         << "' was written by a run over MPI ranks (its partition-then-refine ids); "
                                            "continue it with mpirun ... --distributed");
+      require_checkpoint_fits(s, mesh.topology.num_faces, mesh.topology.num_cells, out_dir);
     });
     std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", initial->step, initial->time);
   } else {

@@ -176,15 +176,14 @@ Assignment read_and_distribute(const FlowOptions& o, Root& root) {
   root.out_dir = prepare_output_directory(o.out, c.output_directory);
   root.checkpoints.emplace(root.out_dir, !c.forces.empty());
   if (o.restart) {
-    root.checkpoint = root.checkpoints->resume([&](const FlowState& s) {
-      SS_REQUIRE(s.base_levels >= 0 && s.base_levels <= c.refine,
-                 "--restart: the checkpoint of step " << s.step << " in '" << root.out_dir << "' "
-                     << (s.base_levels < 0 ? "was written by a serial run (its mesh's ids); continue it without mpirun"
-                                           : "was written with more refinement levels than --refine " +
-                                                 std::to_string(c.refine)));
-    });
-    std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", root.checkpoint->step,
-                 root.checkpoint->time);
+    // Read and checked here; the folder changes only once the mesh's size is known (below).
+    root.checkpoint = root.checkpoints->last_checkpoint();
+    const FlowState& s = *root.checkpoint;
+    SS_REQUIRE(s.base_levels >= 0 && s.base_levels <= c.refine,
+               "--restart: the checkpoint of step " << s.step << " in '" << root.out_dir << "' "
+                   << (s.base_levels < 0 ? "was written by a serial run (its mesh's ids); continue it without mpirun"
+                                         : "was written with more refinement levels than --refine " +
+                                               std::to_string(c.refine)));
   } else {
     root.checkpoints->clear_previous_run();
   }
@@ -219,6 +218,12 @@ Assignment read_and_distribute(const FlowOptions& o, Root& root) {
                            "times on the ranks), %d ranks\n",
                    static_cast<long long>(fine.nodes), static_cast<long long>(fine.cells),
                    static_cast<long long>(fine.faces), root.base.mesh.tets.size(), levels, ranks);
+      if (root.checkpoint) {  // another mesh or --refine: refused before the folder changes
+        require_checkpoint_fits(*root.checkpoint, fine.faces, fine.cells, root.out_dir);
+        root.checkpoints->continue_from(*root.checkpoint);
+        std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", root.checkpoint->step,
+                     root.checkpoint->time);
+      }
       mine = std::move(a);
     } else {
       send_bytes(pack(a), q, piece_tag, MPI_COMM_WORLD);
@@ -308,9 +313,7 @@ FlowState scatter_state(const std::optional<FlowState>& whole, const EntityPiece
   double head[4] = {0, 0, 0, 0};
   if (whole) {
     SS_REQUIRE(std::int64_t(whole->flux.size()) == fine.faces && std::int64_t(whole->pressure.size()) == fine.cells,
-               "--restart: the checkpoint of step " << whole->step << " has " << whole->flux.size() << " faces and "
-                   << whole->pressure.size() << " cells, this mesh " << fine.faces << " and " << fine.cells
-                   << " (another mesh or --refine?)");
+               "--restart: the checkpoint of step " << whole->step << " does not fit this mesh");  // checked at reading
     head[0] = whole->step, head[1] = whole->time, head[2] = whole->dt, head[3] = !whole->previous_flux.empty();
   }
   mpi_check(MPI_Bcast(head, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast");

@@ -52,13 +52,32 @@ void FlowCheckpoints::clear_previous_run() {
   for (const FlowStateFile& file : list_flow_states(directory_)) remove_left_file(file.path);
 }
 
+void require_checkpoint_fits(const FlowState& state, std::int64_t faces, std::int64_t cells, const std::string& directory) {
+  const bool previous_fits = state.previous_flux.empty() || std::int64_t(state.previous_flux.size()) == faces;
+  SS_REQUIRE(std::int64_t(state.flux.size()) == faces && std::int64_t(state.pressure.size()) == cells && previous_fits,
+             "--restart: the checkpoint of step " << state.step << " in '" << directory << "' has " << state.flux.size()
+                 << " faces and " << state.pressure.size() << " cells, this mesh " << faces << " and " << cells
+                 << " (another mesh or --refine?)");
+}
+
 FlowState FlowCheckpoints::resume(const std::function<void(const FlowState&)>& check) {
+  FlowState state = last_checkpoint();
+  check(state);
+  continue_from(state);
+  return state;
+}
+
+FlowState FlowCheckpoints::last_checkpoint() const {
   const std::vector<FlowStateFile> states = list_flow_states(directory_);
   SS_REQUIRE(!states.empty(), "--restart: no checkpoint (flow_NNNNNN.state) in '" << directory_ << "' to continue from");
   FlowState state = read_flow_state(states.back().path);
   SS_REQUIRE(state.step == states.back().step,
              states.back().path << ": holds step " << state.step << ", its name says " << states.back().step);
-  check(state);
+  return state;
+}
+
+void FlowCheckpoints::continue_from(const FlowState& state) {
+  const std::vector<FlowStateFile> states = list_flow_states(directory_);
   series_.remove_temporaries();
   series_.remove_finals(final_files);  // forces.csv is rewritten below
   std::error_code ec;
@@ -77,7 +96,6 @@ FlowState FlowCheckpoints::resume(const std::function<void(const FlowState&)>& c
       const int step = std::atoi(row.c_str());
       if (step <= state.step) force_rows_.emplace_back(step, row);
     }
-  return state;
 }
 
 void FlowCheckpoints::write(const FlowState& state, const TetMesh& mesh, const FlowFields& fields,

@@ -22,6 +22,10 @@ namespace ss {
 std::vector<std::string> force_rows(const FlowForceMeter& meter, const FlowProblem& problem, const FlowState& state);
 const char* force_csv_header();
 
+// --restart: `state` must hold one flux per face and one pressure per cell of the mesh it continues
+// on (another mesh or --refine is an error naming both sizes; callers check before the folder changes).
+void require_checkpoint_fits(const FlowState& state, std::int64_t faces, std::int64_t cells, const std::string& directory);
+
 class FlowCheckpoints {
 public:
   // `forces`: write forces.csv (the problem has [[force]] groups).
@@ -37,6 +41,11 @@ public:
   // rows and temporaries go. `check` sees the checkpoint before anything in the folder changes (a
   // checkpoint this run cannot continue is an error that leaves the folder as it was).
   FlowState resume(const std::function<void(const FlowState&)>& check);
+  // resume() in two steps, for a run that learns the mesh's size only after reading the checkpoint
+  // (MPI: the checkpoint names the base level to partition at): last_checkpoint reads it and changes
+  // nothing; continue_from(state) then does what resume does to the folder.
+  FlowState last_checkpoint() const;
+  void continue_from(const FlowState& state);
   // Snapshot, force rows, checkpoint, index — in that order.
   void write(const FlowState& state, const TetMesh& mesh, const FlowFields& fields,
              const std::vector<std::string>& forces);

@@ -18,7 +18,8 @@ Then a restart across rank counts: the last rank count's output without its fina
 continued with --restart on 2 ranks (pieces), ends on the uninterrupted run's fields (same
 tolerance), and the gathered flow.vtu of the run it continued is gone. Checkpoints of the other kind
 are refused with one line, the folder left as it was: a serial --restart of an MPI run's, an MPI
---restart of a serial run's; so is a case with an unknown group under mpiexec (the serial error).
+--restart of a serial run's, a --restart (serial or MPI) of a checkpoint of another --refine; so is a
+case with an unknown group under mpiexec (the serial error).
 
 usage: check_flow_mpi.py STREAMSOLVE MPIEXEC CASE OUTDIR --backend gpu|cpu --ranks 1,2,3,4 --tol 1e-5 [--refine K]
 Reads the VTU files and pieces with meshio (Debian's python3-meshio: run with /usr/bin/python3)."""
@@ -180,6 +181,7 @@ def main():
     a = ap.parse_args()
     shutil.rmtree(a.outdir, ignore_errors=True)
     common = ["flow", a.case, "--backend", a.backend] + ([] if a.refine is None else ["--refine", str(a.refine)])
+    other_refine = ["flow", a.case, "--backend", a.backend, "--refine", str((a.refine or 0) + 1)]
     serial_out = os.path.join(a.outdir, "serial")
     run([a.streamsolve] + common + ["--no-png", "--out", serial_out])
     serial = json.load(open(os.path.join(serial_out, "flow.json")))
@@ -252,7 +254,12 @@ def main():
              "unknown boundary group"),
             ("mpi", last, [a.streamsolve] + common + ["--restart"], "written by a run over MPI ranks"),
             ("serial", serial_out, mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve] + common + ["--restart"],
-             "written by a serial run")]:
+             "written by a serial run"),
+            # A checkpoint of another refinement level: refused before the folder changes, both ways.
+            ("serial other refine", serial_out, [a.streamsolve] + other_refine + ["--restart"],
+             "(another mesh or --refine?)"),
+            ("mpi other refine", last, mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve] + other_refine + ["--restart"],
+             "(another mesh or --refine?)")]:
         other = os.path.join(a.outdir, f"refused_{kind.replace(' ', '_')}")
         shutil.copytree(source, other)
         before = {f: open(os.path.join(other, f), "rb").read() for f in sorted(os.listdir(other))}
