@@ -23,6 +23,7 @@ struct CpuScatterList {
 class CpuBackend {
 public:
   using ScatterList = CpuScatterList;
+  using Value = double;  // an element as stored (GpuBackend: float)
   using Vector = std::vector<double>;
   using IndexVector = std::vector<std::int32_t>;
   using PreciseVector = std::vector<double>;         // already double: precise = working

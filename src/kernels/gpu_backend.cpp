@@ -433,7 +433,9 @@ void GpuBackend::draw_listed_points(Vector& z, const std::vector<std::int32_t>& 
   glBindBuffer(GL_ARRAY_BUFFER, scatter_indices_.id());
   glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(indices.size() * sizeof(std::int32_t)), indices.data(), GL_STREAM_DRAW);
   glBindBuffer(GL_ARRAY_BUFFER, 0);
-  draw_points(z, scatter_indices_, values, add, what);
+  scatter_floats_.resize(values.size());
+  std::transform(values.begin(), values.end(), scatter_floats_.begin(), [](double v) { return float(v); });
+  draw_points(z, scatter_indices_, scatter_floats_, add, what);
 }
 
 ScatterList GpuBackend::make_scatter_list(const std::vector<std::int32_t>& indices) {
@@ -449,24 +451,23 @@ ScatterList GpuBackend::make_scatter_list(const std::vector<std::int32_t>& indic
   return list;
 }
 
-void GpuBackend::scatter(Vector& z, const ScatterList& at, const std::vector<double>& values) {
-  require_scatter_fits(z, at, values, "scatter");
+void GpuBackend::scatter(Vector& z, const ScatterList& at, const std::vector<float>& values) {
+  require_scatter_fits(z, at, values.size(), "scatter");
   draw_points(z, at.indices_, values, false, "scatter");
 }
 
-void GpuBackend::scatter_add(Vector& z, const ScatterList& at, const std::vector<double>& values) {
-  require_scatter_fits(z, at, values, "scatter_add");
+void GpuBackend::scatter_add(Vector& z, const ScatterList& at, const std::vector<float>& values) {
+  require_scatter_fits(z, at, values.size(), "scatter_add");
   draw_points(z, at.indices_, values, true, "scatter_add");
 }
 
-void GpuBackend::require_scatter_fits(const Vector& z, const ScatterList& at, const std::vector<double>& values,
-                                      const char* what) const {
-  SS_REQUIRE(at.count_ == std::int64_t(values.size()), what << ": " << at.count_ << " indices but " << values.size() << " values");
+void GpuBackend::require_scatter_fits(const Vector& z, const ScatterList& at, std::size_t values, const char* what) const {
+  SS_REQUIRE(at.count_ == std::int64_t(values), what << ": " << at.count_ << " indices but " << values << " values");
   SS_REQUIRE(at.max_index_ < z.size(),
              what << ": index " << at.max_index_ << " is outside the field of " << z.size() << " elements");
 }
 
-void GpuBackend::draw_points(Vector& z, const BufferName& indices, const std::vector<double>& values, bool add,
+void GpuBackend::draw_points(Vector& z, const BufferName& indices, const std::vector<float>& values, bool add,
                              const char* what) {
   if (values.empty()) return;
   if (!scatter_program_) {
@@ -478,13 +479,11 @@ void GpuBackend::draw_points(Vector& z, const BufferName& indices, const std::ve
     glEnableVertexAttribArray(1);
     glBindVertexArray(0);
   }
-  // The values as floats into a fresh store of the value buffer (the previous draw may still read
-  // the old one); the indices stay where they are.
-  scatter_floats_.resize(values.size());
-  std::transform(values.begin(), values.end(), scatter_floats_.begin(), [](double v) { return float(v); });
+  // The values into a fresh store of the value buffer (the previous draw may still read the old
+  // one); the indices stay where they are.
   glBindVertexArray(scatter_vao_.id());
   glBindBuffer(GL_ARRAY_BUFFER, scatter_values_.id());
-  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(scatter_floats_.size() * sizeof(float)), scatter_floats_.data(), GL_STREAM_DRAW);
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(values.size() * sizeof(float)), values.data(), GL_STREAM_DRAW);
   glVertexAttribPointer(1, 1, GL_FLOAT, GL_FALSE, 0, nullptr);
   glBindBuffer(GL_ARRAY_BUFFER, indices.id());
   glVertexAttribIPointer(0, 1, GL_INT, 0, nullptr);
@@ -561,7 +560,7 @@ void GpuBackend::begin_download(const Vector& x, PendingDownload& pending) {
   SS_GL_CHECK("asynchronous read-back of " + std::to_string(layout.n) + " values");
 }
 
-const std::vector<double>& GpuBackend::end_download(PendingDownload& pending) {
+const std::vector<float>& GpuBackend::end_download(PendingDownload& pending) {
   SS_REQUIRE(pending.fence_, "end_download: no read-back was begun");
   for (;;) {  // wait in slices of 0.1 s (a lost device makes the wait fail, not hang)
     const GLenum status = glClientWaitSync(pending.fence_, GL_SYNC_FLUSH_COMMANDS_BIT, 100'000'000);

@@ -28,7 +28,9 @@
 //   gather(x, idx, z)                     z[i] = x[idx[i]]
 //   dots(pairs, count)                    the dot products over the first `count` elements only
 //   begin_download(x, pending)            queue a copy of x to the host and return at once
-//   end_download(pending)                 wait for that copy (not for work queued after it)
+//   end_download(pending)                 wait for that copy (not for work queued after it); its
+//                                         values are Value (GPU: float, as stored; CPU: double), the
+//                                         type a listed scatter takes: a halo moves them unconverted
 //
 // Outputs may alias inputs (z = y in axpy): the backend renders into a ping-pong partner and swaps.
 //
@@ -63,7 +65,7 @@ private:
   std::size_t buffer_bytes_ = 0;
   GLsync fence_ = nullptr;
   std::int64_t n_ = 0;
-  std::vector<double> values_;
+  std::vector<float> values_;  // the device's floats as they are
 };
 
 // Element indices a scatter writes to, checked (≥ 0) and uploaded once: a halo's ghost entries, the
@@ -106,6 +108,7 @@ public:
   using PreciseVector = PreciseField;
   using PendingDownload = ss::PendingDownload;
   using ScatterList = ss::ScatterList;
+  using Value = float;  // an element as stored: what end_download returns and a listed scatter takes
   static constexpr bool asynchronous_download = true;  // begin_download returns before the copy is done
   static constexpr bool working_is_precise = false;  // float32: refinement needs several corrections
   static constexpr const char* name = "gpu";
@@ -157,15 +160,15 @@ public:
   void scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
   void scatter_add(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
   ScatterList make_scatter_list(const std::vector<std::int32_t>& indices);
-  void scatter(Vector& z, const ScatterList& at, const std::vector<double>& values);
-  void scatter_add(Vector& z, const ScatterList& at, const std::vector<double>& values);
+  void scatter(Vector& z, const ScatterList& at, const std::vector<float>& values);
+  void scatter_add(Vector& z, const ScatterList& at, const std::vector<float>& values);
   void gather(const Vector& x, const IndexVector& indices, Vector& z);
 
   // Asynchronous read-back: begin_download queues the copy of x into `pending`'s pixel buffer and a
   // fence, flushes, and returns; end_download waits for that fence only (kernels queued after
-  // begin_download keep running) and returns x's values.
+  // begin_download keep running) and returns x's values (the floats as stored: no conversion).
   void begin_download(const Vector& x, PendingDownload& pending);
-  const std::vector<double>& end_download(PendingDownload& pending);
+  const std::vector<float>& end_download(PendingDownload& pending);
 
   // Runs kernel `file` (shaders/) once per texel of `outputs` (same layout; several = MRT).
   // Inputs are any textures (fields, index fields, mesh tables); an output that is also an input is
@@ -201,12 +204,11 @@ private:
   void set_uniforms(Program& program, const std::vector<KernelUniform>& uniforms);
   // z[indices[k]] = values[k], or += with `add` (additive blending): GL_POINTS, one per value, the
   // indices read from `indices` (a buffer of ints, each in [0, z.size()): checked by the caller).
-  void draw_points(Vector& z, const BufferName& indices, const std::vector<double>& values, bool add, const char* what);
+  void draw_points(Vector& z, const BufferName& indices, const std::vector<float>& values, bool add, const char* what);
   // The same from host indices, each checked against z.
   void draw_listed_points(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values,
                           bool add, const char* what);
-  void require_scatter_fits(const Vector& z, const ScatterList& at, const std::vector<double>& values,
-                            const char* what) const;
+  void require_scatter_fits(const Vector& z, const ScatterList& at, std::size_t values, const char* what) const;
 
   LayoutOptions options_;
   GpuOptions gpu_options_;

@@ -101,12 +101,12 @@ public:
     halo_.finish();  // waits for the read-back (not for the interior pass), then for the messages
     const auto t0 = std::chrono::steady_clock::now();
     if (!boundary_rows_.empty()) {
-      const std::vector<double>& received = halo_.received();
+      const auto& received = halo_.received();
       for (size_t r = 0; r < boundary_rows_.size(); ++r) {
         double sum = 0.0;
         for (std::int32_t k = coupling_offsets_[r]; k < coupling_offsets_[r + 1]; ++k)
-          sum += coupling_values_[size_t(k)] * received[size_t(coupling_columns_[size_t(k)])];
-        correction_[r] = s * sum;
+          sum += coupling_values_[size_t(k)] * double(received[size_t(coupling_columns_[size_t(k)])]);
+        correction_[r] = typename Backend::Value(s * sum);
       }
       backend_.scatter_add(y, *boundary_list_, correction_);
     }
@@ -188,7 +188,8 @@ private:
   std::vector<double> values_;
   std::vector<std::int32_t> boundary_rows_, coupling_offsets_, coupling_columns_;
   std::optional<typename Backend::ScatterList> boundary_list_;  // boundary_rows_ on the device
-  std::vector<double> coupling_values_, correction_;
+  std::vector<double> coupling_values_;
+  std::vector<typename Backend::Value> correction_;  // the halo term of the boundary rows, as the device stores it
   Vector free_owned_, owner_;
 };
 

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include <mpi.h>
@@ -35,6 +36,7 @@ class HaloExchange {
 public:
   using Vector = typename Backend::Vector;
   using IndexVector = typename Backend::IndexVector;
+  using Value = typename Backend::Value;  // as the device stores it (GPU: float): sent unconverted
 
   HaloExchange(Backend& backend, const std::vector<HaloLink>& links, MPI_Comm comm)
       : backend_(backend), links_(links), comm_(comm) {
@@ -105,7 +107,7 @@ public:
   void update(Vector& x) { update({&x}); }
 
   // The values received for the j-th vector of the last begin(), in recv_indices() order.
-  const std::vector<double>& received(int j = 0) const { return slots_[size_t(j)].received; }
+  const std::vector<Value>& received(int j = 0) const { return slots_[size_t(j)].received; }
   const std::vector<std::int32_t>& recv_indices() const { return recv_indices_; }
   std::int64_t values_sent() const { return send_count_; }
   std::int64_t values_received() const { return recv_count_; }
@@ -125,7 +127,7 @@ private:
   struct Slot {
     std::optional<Vector> send_field;
     typename Backend::PendingDownload pending;
-    std::vector<double> received;
+    std::vector<Value> received;
   };
 
   // Waits for the read-backs of the send values, then posts MPI_Irecv/MPI_Isend per neighbour. With
@@ -133,13 +135,13 @@ private:
   void post() {
     const auto t0 = Clock::now();
     const int m = in_flight_;
-    std::vector<const std::vector<double>*> sent(size_t(m), &no_values_);
+    std::vector<const std::vector<Value>*> sent(size_t(m), &no_values_);
     if (send_count_ > 0)
       for (int j = 0; j < m; ++j) sent[size_t(j)] = &backend_.end_download(slots_[size_t(j)].pending);
     const auto t1 = Clock::now();
     readback_seconds_ += seconds_between(t0, t1);
-    const double* send = sent[0]->data();
-    double* recv = slots_[0].received.data();
+    const Value* send = sent[0]->data();
+    Value* recv = slots_[0].received.data();
     if (m > 1) {  // pack: neighbour by neighbour, vector by vector
       send_buffer_.resize(size_t(m * send_count_));
       recv_buffer_.resize(size_t(m * recv_count_));
@@ -153,10 +155,10 @@ private:
     }
     for (size_t k = 0; k < links_.size(); ++k) {
       const HaloLink& l = links_[k];
-      mpi_check(MPI_Irecv(recv + m * recv_offsets_[k], m * int(l.recv.size()), MPI_DOUBLE, l.rank, tag, comm_,
+      mpi_check(MPI_Irecv(recv + m * recv_offsets_[k], m * int(l.recv.size()), value_type, l.rank, tag, comm_,
                           &requests_[2 * k]),
                 "MPI_Irecv (halo)");
-      mpi_check(MPI_Isend(send + m * send_offsets_[k], m * int(l.send.size()), MPI_DOUBLE, l.rank, tag, comm_,
+      mpi_check(MPI_Isend(send + m * send_offsets_[k], m * int(l.send.size()), value_type, l.rank, tag, comm_,
                           &requests_[2 * k + 1]),
                 "MPI_Isend (halo)");
     }
@@ -181,6 +183,8 @@ private:
   }
   static double since(Clock::time_point t0) { return seconds_between(t0, Clock::now()); }
   static constexpr int tag = 71;
+  static_assert(std::is_same_v<Value, float> || std::is_same_v<Value, double>, "halo values are float or double");
+  const MPI_Datatype value_type = std::is_same_v<Value, float> ? MPI_FLOAT : MPI_DOUBLE;
 
   Backend& backend_;
   std::vector<HaloLink> links_;
@@ -192,8 +196,8 @@ private:
   std::optional<typename Backend::ScatterList> recv_list_;
   std::vector<Slot> slots_;
   int in_flight_ = 0;
-  const std::vector<double> no_values_;
-  std::vector<double> send_buffer_, recv_buffer_;
+  const std::vector<Value> no_values_;
+  std::vector<Value> send_buffer_, recv_buffer_;
   std::vector<MPI_Request> requests_;
   bool posted_ = false;
   double readback_seconds_ = 0, mpi_seconds_ = 0, upload_seconds_ = 0;

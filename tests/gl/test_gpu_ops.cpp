@@ -250,11 +250,13 @@ TEST_P(GpuOps, AsyncDownloadIsEquivalentToDownload) {
   gpu.axpy(-1.0, x, y, z);  // queued after the copy: must not show in it
   std::vector<double> expect(static_cast<size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) expect[size_t(i)] = double(float(hy[size_t(i)] + 2.0 * hx[size_t(i)]));
-  std::vector<double> got = gpu.end_download(pending);
+  const std::vector<float>& floats = gpu.end_download(pending);  // as stored: no conversion
+  std::vector<double> got(floats.begin(), floats.end());
   std::vector<double> scale = magnitude(hx, 2.0, hy, 1.0);
   expect_close(got, expect, scale, 1.0, "async read-back");
   gpu.begin_download(x, pending);
-  EXPECT_EQ(gpu.end_download(pending), gpu.download(x));
+  const std::vector<float>& back = gpu.end_download(pending);
+  EXPECT_EQ(std::vector<double>(back.begin(), back.end()), gpu.download(x));
   CpuBackend::PendingDownload cpu_pending;
   cpu.begin_download(hx, cpu_pending);
   EXPECT_EQ(cpu.end_download(cpu_pending), hx);
@@ -467,9 +469,10 @@ TEST_P(GpuOps, ScatterListIsEquivalentToRef) {
   for (int call = 0; call < 3; ++call) {
     // New values each call, exact in float (the GPU stores floats; the comparison is exact).
     for (size_t k = 0; k < vals.size(); ++k) vals[k] = double(float(vals[k] * 0.5 + double(call)));
-    gpu.scatter(z, glist, vals);
+    const std::vector<float> fvals(vals.begin(), vals.end());  // exact: the values are floats
+    gpu.scatter(z, glist, fvals);
     cpu.scatter(cz, clist, vals);
-    gpu.scatter_add(za, glist, vals);
+    gpu.scatter_add(za, glist, fvals);
     cpu.scatter_add(cza, clist, vals);
     for (size_t k = 0; k < idx.size(); ++k) scale[size_t(idx[k])] += std::fabs(vals[k]);
     EXPECT_EQ(gpu.download(z), cz) << "scatter, call " << call;
@@ -491,7 +494,7 @@ TEST_F(GpuOpsSingle, ScatterListRejectsBadIndicesAndSizes) {
   for (auto* what : {"scatter", "scatter_add"}) {
     const bool add = std::string(what) == "scatter_add";
     try {
-      add ? gpu.scatter_add(z, glist, {1.0, 2.0}) : gpu.scatter(z, glist, {1.0, 2.0});
+      add ? gpu.scatter_add(z, glist, {1.0f, 2.0f}) : gpu.scatter(z, glist, {1.0f, 2.0f});
       FAIL() << "expected an error";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("index 10"), std::string::npos) << e.what();
@@ -499,11 +502,11 @@ TEST_F(GpuOpsSingle, ScatterListRejectsBadIndicesAndSizes) {
     EXPECT_THROW(add ? cpu.scatter_add(c, clist, {1.0, 2.0}) : cpu.scatter(c, clist, {1.0, 2.0}), Error);
   }
   auto big = gpu.make_vector(11);
-  EXPECT_THROW(gpu.scatter(big, glist, {1.0}), Error);  // one value for two indices
-  EXPECT_NO_THROW(gpu.scatter(big, glist, {1.0, 2.0}));
+  EXPECT_THROW(gpu.scatter(big, glist, {1.0f}), Error);  // one value for two indices
+  EXPECT_NO_THROW(gpu.scatter(big, glist, {1.0f, 2.0f}));
   EXPECT_EQ(gpu.download(big)[10], 2.0);
   const auto empty = gpu.make_scatter_list({});
-  EXPECT_NO_THROW(gpu.scatter(big, empty, {}));
+  EXPECT_NO_THROW(gpu.scatter(big, empty, std::vector<float>{}));
 }
 
 TEST_F(GpuOpsSingle, ScatterRejectsOutOfRangeIndices) {
