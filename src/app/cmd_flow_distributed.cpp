@@ -273,9 +273,8 @@ std::shared_ptr<const LanczosSpace> edge_space(const EntityHalo& edges) {
 }
 
 // The piece's operator coefficients, right on its ghosts too (from their owners).
-FlowOperatorData piece_operator_data(const LoadedMesh& local, const FlowProblem& problem, const EntityPiece& piece,
-                                     std::int64_t global_cells) {
-  const MeshOperatorTables tables = build_mesh_operator_tables(local.topology, local.geometry);
+FlowOperatorData piece_operator_data(const MeshOperatorTables& tables, const FlowProblem& problem,
+                                     const EntityPiece& piece, std::int64_t global_cells) {
   FlowOperatorData d = build_flow_operator_data(tables, problem.boundary_kinds());
   CpuBackend host;
   HaloExchange<CpuBackend> cells(host, piece.cells.links, MPI_COMM_WORLD);
@@ -484,7 +483,10 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
   SS_REQUIRE(std::int64_t(local.topology.num_faces) == std::int64_t(piece.faces.global.size()) &&
                  std::int64_t(local.topology.num_edges) == std::int64_t(piece.edges.global.size()),
              "flow: rank " << rank << "'s piece has other faces or edges than it numbered");
-  const FlowOperatorData data = piece_operator_data(local, problem, piece, fine.cells);
+  // The operator tables, built once: the coefficients here, the GPU's upload below, then freed.
+  std::optional<MeshOperatorTables> tables(build_mesh_operator_tables(local.topology, local.geometry));
+  const FlowOperatorData data = piece_operator_data(*tables, problem, piece, fine.cells);
+  if (o.backend != "gpu") tables.reset();  // CpuMeshOperators works from the mesh itself
   if (root) root->timings.add_since("prepare_rank0", t0);
 
   // Checkpoints at rank 0 from the gathered state; --restart sends each rank its part.
@@ -530,8 +532,8 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
   FlowRunResult result;
   if (o.backend == "gpu") {
     GpuBackend gpu(*context, LayoutOptions{}, globals.gpu_options());
-    const MeshOperatorTables tables = build_mesh_operator_tables(local.topology, local.geometry);
-    GpuMeshOperators mesh_ops(gpu, tables);
+    GpuMeshOperators mesh_ops(gpu, *tables);
+    tables.reset();  // on the device now
     GpuFlowOperators ops(gpu, mesh_ops, data);
     setup_done();
     result = run_piece(gpu, ops, piece, problem, local, data, initial ? &*initial : nullptr, hooks, figures);
