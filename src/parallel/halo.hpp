@@ -11,13 +11,13 @@
 //   (received()).
 // scatter(x): writes them into x's ghost entries (GPU: point sprites, thesis §5.3; the ghost
 //   indices sit on the device from the start, so only the values travel).
-// begin({&x, &y, ..}) / update({&x, &y, ..}) do the same for up to three vectors of the entity kind
-//   in one round trip: one fence wait, one message per neighbour carrying every vector.
+// begin({&x, &y, ..}) / update({&x, &y, ..}) do the same for several vectors of the entity kind in
+//   one round trip: one fence wait, one message per neighbour carrying every vector.
 // Host time inside each phase (what the interior work did not hide) is accumulated per component:
 // read-back (gather + waiting for the copy), MPI (posting + waiting), upload (scatter, and what the
 // caller adds with add_upload_seconds); seconds() is their sum.
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
