@@ -415,7 +415,8 @@ namespace {
 std::int32_t checked_max_index(const std::vector<std::int32_t>& indices, std::int64_t size, const char* what) {
   std::int32_t largest = -1;
   for (size_t k = 0; k < indices.size(); ++k) {
-    SS_REQUIRE(indices[k] >= 0 && (size < 0 || indices[k] < size),
+    SS_REQUIRE(indices[k] >= 0, what << ": index " << indices[k] << " (entry " << k << ") is negative");
+    SS_REQUIRE(size < 0 || indices[k] < size,
                what << ": index " << indices[k] << " (entry " << k << ") is outside the field of " << size << " elements");
     largest = std::max(largest, indices[k]);
   }
