@@ -206,7 +206,7 @@ def complete_files(folder):
 
 
 def scenario_kill():
-    steps = 60
+    steps = 20  # the kill comes at step 4: 16 more steps (seconds) leave it time to land
     straight = case("straight", steps=steps, every=2)
     ran(run("flow", straight, "--backend", "cpu", "--no-png"), f"{steps} steps straight")
     killed = case("killed", steps=steps, every=2)
