@@ -47,6 +47,8 @@
 #include "parallel/halo.hpp"
 #include "parallel/message.hpp"
 #include "parallel/mpi_env.hpp"
+#include "parallel/piece_assignment.hpp"
+#include "parallel/piece_files.hpp"
 #include "parallel/rank_report.hpp"
 #include "parallel/refined_entity_piece.hpp"
 #include "physics/flow_case_problem.hpp"
@@ -57,33 +59,6 @@ namespace ss {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr int piece_tag = 21;
-
-// What rank 0 sends each rank: its base piece, how often to refine it, the whole mesh's groups.
-struct Assignment {
-  BasePiece base;
-  std::int32_t levels = 0;
-  PresentGroups groups;
-};
-
-template <class Archive, class A>
-void transfer_fields(Archive& ar, A& a) {
-  transfer_each(ar, a.base, a.levels, a.groups.surface, a.groups.volume);
-}
-
-std::vector<char> pack(const Assignment& a) {
-  Packer p;
-  transfer_fields(p, a);
-  return std::move(p.bytes());
-}
-
-Assignment unpack(const std::vector<char>& bytes) {
-  Unpacker u(bytes);
-  Assignment a;
-  transfer_fields(u, a);
-  return a;
-}
 
 // Over ranks the pressure multigrid is replaced by Jacobi (the V-cycle is serial).
 void use_jacobi_pressure(FlowProblem& p) {
@@ -147,7 +122,7 @@ struct Root {
 };
 
 // Rank 0: read, check, partition, send. Returns rank 0's own assignment.
-Assignment read_and_distribute(const FlowOptions& o, Root& root) {
+PieceAssignment read_and_distribute(const FlowOptions& o, Root& root) {
   const int ranks = mpi::size();
   root.flow_case = read_flow_case(o.case_file);
   FlowCase& c = root.flow_case;
@@ -200,36 +175,22 @@ Assignment read_and_distribute(const FlowOptions& o, Root& root) {
     root.timings.add_since("base_levels", t0);
   }
 
-  t0 = StageTimings::now();
   const int levels = c.refine - root.base_levels;
-  BasePartition partition(root.base, partition_tets(root.base.mesh, ranks), ranks);
-  root.timings.add_since("partition", t0);
-  t0 = StageTimings::now();
-  const PresentGroups groups = present_groups(root.base);
-  Assignment mine;
-  for (int q = 0; q < ranks; ++q) {
-    Assignment a;
-    a.base = partition.piece(q);
-    a.levels = levels;
-    a.groups = groups;
-    if (q == 0) {
-      const FineCounts fine = refined_entity_counts(a.base, levels);
-      std::fprintf(stderr, "streamsolve: flow: %lld nodes, %lld cells, %lld faces (base mesh of %zu tets refined %d "
-                           "times on the ranks), %d ranks\n",
-                   static_cast<long long>(fine.nodes), static_cast<long long>(fine.cells),
-                   static_cast<long long>(fine.faces), root.base.mesh.tets.size(), levels, ranks);
-      if (root.checkpoint) {  // another mesh or --refine: refused before the folder changes
-        require_checkpoint_fits(*root.checkpoint, fine.faces, fine.cells, root.out_dir);
-        root.checkpoints->continue_from(*root.checkpoint);
-        std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", root.checkpoint->step,
-                     root.checkpoint->time);
-      }
-      mine = std::move(a);
-    } else {
-      send_bytes(pack(a), q, piece_tag, MPI_COMM_WORLD);
-    }
+  DistributeSeconds seconds;
+  PieceAssignment mine = send_piece_assignments(root.base, levels, c.path, MPI_COMM_WORLD, &seconds);
+  root.timings.add("partition", seconds.partition);
+  root.timings.add("distribute", seconds.send);
+  const FineCounts fine = refined_entity_counts(mine.base, levels);
+  std::fprintf(stderr, "streamsolve: flow: %lld nodes, %lld cells, %lld faces (base mesh of %zu tets refined %d "
+                       "times on the ranks), %d ranks\n",
+               static_cast<long long>(fine.nodes), static_cast<long long>(fine.cells),
+               static_cast<long long>(fine.faces), root.base.mesh.tets.size(), levels, ranks);
+  if (root.checkpoint) {  // another mesh or --refine: refused before the folder changes
+    require_checkpoint_fits(*root.checkpoint, fine.faces, fine.cells, root.out_dir);
+    root.checkpoints->continue_from(*root.checkpoint);
+    std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", root.checkpoint->step,
+                 root.checkpoint->time);
   }
-  root.timings.add_since("distribute", t0);
   if ((o.single_vtu && !o.no_vtu) || !root.problem.forces.empty()) {
     t0 = StageTimings::now();
     root.whole.emplace(root.base, levels, c);
@@ -349,12 +310,10 @@ public:
   // Every rank writes its piece (collective: a barrier, so that every piece is there when this
   // returns); the piece names, for rank 0's .pvtu.
   std::vector<std::string> write(const std::string& out_dir, const std::string& stem, const FlowFields& fields) {
-    write_flow_vtu((fs::path(out_dir) / piece_name(stem, mpi::rank())).string(), piece_,
-                   select_cells(fields, owned_cells_), mpi::rank());
-    mpi_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-    std::vector<std::string> names;
-    for (int q = 0; q < mpi::size(); ++q) names.push_back(piece_name(stem, q));
-    return names;
+    return write_rank_pieces(
+        out_dir, stem,
+        [&](const std::string& path) { write_flow_vtu(path, piece_, select_cells(fields, owned_cells_), mpi::rank()); },
+        MPI_COMM_WORLD);
   }
 
   // flow.json's summary of `fields` over every rank's owned cells (collective).
@@ -451,12 +410,12 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
 
   // 2. Rank 0 reads, checks, partitions and sends; the others receive their base piece.
   std::optional<Root> root;
-  Assignment a;
+  PieceAssignment a;
   if (rank == 0) {
     root.emplace();
     a = read_and_distribute(o, *root);
   } else {
-    a = unpack(recv_bytes(0, piece_tag, MPI_COMM_WORLD));
+    a = receive_piece_assignment(MPI_COMM_WORLD);
   }
   const std::string out_dir = broadcast_string(root ? root->out_dir : std::string());
   const int base_levels = root ? root->base_levels : 0;  // rank 0 writes the checkpoints
@@ -473,7 +432,7 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
   if (root) root->timings.add_since("refine_rank0", t0);
   t0 = StageTimings::now();
   const FlowCase flow_case = [&] {
-    FlowCase c = read_flow_case(o.case_file);
+    FlowCase c = parse_flow_case(a.case_text, a.case_path);
     if (o.refine) c.refine = *o.refine;
     return c;
   }();

@@ -1,8 +1,9 @@
 // The heat command over MPI ranks (`mpirun -np N streamsolve heat CASE.toml`), thesis ch. 8.
 //
-//   rank 0: read the case and the base mesh (unrefined), check the case against it, METIS k-way
-//           partition of the base tets, and send each rank its base tets plus one layer with the
-//           global ids and owners of their entities (src/parallel/refined_piece.hpp).
+//   rank 0: read the case and the base mesh (unrefined), check the case against it; then, as for
+//           flow (parallel/piece_assignment.hpp), METIS k-way partition of the base tets and each
+//           rank sent its base tets plus one layer with the global ids and owners of their
+//           entities (parallel/refined_piece.hpp) and the case file's text.
 //   every rank: open its GPU (local rank mod devices, --gpu overrides) or the CPU reference before
 //           anything else (a rank that cannot start stops the job at once); refine its base piece
 //           --refine times itself (partition, then refine: no rank holds the whole refined mesh),
@@ -20,8 +21,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -44,6 +43,8 @@
 #include "parallel/message.hpp"
 #include "parallel/mpi_env.hpp"
 #include "parallel/partition.hpp"
+#include "parallel/piece_assignment.hpp"
+#include "parallel/piece_files.hpp"
 #include "parallel/refined_piece.hpp"
 #include "parallel/rank_report.hpp"
 #include "physics/heat_case.hpp"
@@ -62,35 +63,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-constexpr int piece_tag = 11;
-
-// What rank 0 sends each rank: its base piece and how to build the heat problem on it.
-struct Assignment {
-  BasePiece base;
-  std::string case_text, case_path;
-  std::int32_t levels = 0;
-  std::int32_t output_every = 10;
-  PresentGroups groups;  // of the whole mesh: a piece may lack some
-};
-
-template <class Archive, class A>
-void transfer_fields(Archive& ar, A& a) {
-  transfer_each(ar, a.base, a.case_text, a.case_path, a.levels, a.output_every, a.groups.surface, a.groups.volume);
-}
-
-std::vector<char> pack(const Assignment& a) {
-  Packer p;
-  transfer_fields(p, a);
-  return std::move(p.bytes());
-}
-
-Assignment unpack(const std::vector<char>& bytes) {
-  Unpacker u(bytes);
-  Assignment a;
-  transfer_fields(u, a);
-  return a;
-}
-
 // A rank's refined piece and the heat problem's numbers on it.
 struct LocalHeat {
   RankPiece piece;  // the mesh moved into `mesh`; maps, owners and halo links stay
@@ -104,7 +76,7 @@ struct LocalHeat {
 };
 
 // Step 3 on every rank: refine, pair the halo, prepare the piece, build the problem and its operator.
-LocalHeat build_local(Assignment a, HeatOperatorData& data) {
+LocalHeat build_local(PieceAssignment a, const DistributedHeatOptions& o, HeatOperatorData& data) {
   const int rank = mpi::rank();
   LocalHeat h;
   auto t0 = Clock::now();
@@ -146,7 +118,7 @@ LocalHeat build_local(Assignment a, HeatOperatorData& data) {
   h.settings.inner_tolerance = problem.inner_tolerance;
   h.settings.variant = problem.variant;
   h.settings.time = problem.time;
-  h.output_every = a.output_every;
+  h.output_every = o.no_vtu ? 0 : o.every ? *o.every : heat_case.output_every;
   // The operator in double with the lumped heat capacity (the rows of owned nodes are exact).
   data = assemble_heat_system(h.mesh, problem, HeatTables::operator_only);
   h.conductivity = std::move(problem.conductivity);
@@ -267,7 +239,7 @@ LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const H
 
 // Rank 0: read the case and the base mesh, check the case on it, partition the base tets, send each
 // rank its assignment. Returns rank 0's own.
-Assignment read_and_distribute(const DistributedHeatOptions& o, Root& root) {
+PieceAssignment read_and_distribute(const DistributedHeatOptions& o, Root& root) {
   const int ranks = mpi::size();
   auto t0 = Clock::now();
   root.heat_case = read_heat_case(o.case_file);
@@ -286,29 +258,13 @@ Assignment read_and_distribute(const DistributedHeatOptions& o, Root& root) {
   const int levels = total_levels - base_levels;  // refined on the ranks
   root.levels_on_ranks = levels;
   build_heat_problem(root.heat_case, root.base);  // unknown groups, missing materials: one error, here
-  std::ifstream file(root.heat_case.path, std::ios::binary);
-  const std::string case_text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   root.fine_tets = std::int64_t(root.base.mesh.tets.size()) << (3 * levels);
   root.load_seconds = since(t0);
 
-  t0 = Clock::now();
-  BasePartition partition(root.base, partition_tets(root.base.mesh, ranks), ranks);
-  root.partition_seconds = since(t0);
-  t0 = Clock::now();
-  Assignment mine;
-  for (int q = 0; q < ranks; ++q) {
-    Assignment a;
-    a.base = partition.piece(q);
-    a.case_text = case_text;
-    a.case_path = root.heat_case.path;
-    a.levels = levels;
-    a.output_every = o.no_vtu ? 0 : o.every ? *o.every : root.heat_case.output_every;
-    a.groups = present_groups(root.base);
-    if (q == 0) root.fine_nodes = refined_node_count(a.base, levels);
-    if (q == 0) mine = std::move(a);
-    else send_bytes(pack(a), q, piece_tag, MPI_COMM_WORLD);
-  }
-  root.distribute_seconds = since(t0);
+  DistributeSeconds seconds;
+  PieceAssignment mine = send_piece_assignments(root.base, levels, root.heat_case.path, MPI_COMM_WORLD, &seconds);
+  root.partition_seconds = seconds.partition, root.distribute_seconds = seconds.send;
+  root.fine_nodes = refined_node_count(mine.base, levels);
   std::fprintf(stderr, "streamsolve: heat: %lld nodes, %lld tets (base mesh of %zu tets refined %d times on the ranks), %s, %d ranks\n",
                static_cast<long long>(root.fine_nodes), static_cast<long long>(root.fine_tets), root.base.mesh.tets.size(),
                levels, root.heat_case.time ? ("transient, " + std::to_string(root.heat_case.time->steps) + " steps").c_str() : "steady",
@@ -336,18 +292,6 @@ void write_heat_piece(const std::string& path, const LocalHeat& h, std::vector<d
 
 // The arrays of a heat piece, by name and type (what a .pvtu declares).
 const std::vector<VtuArray> kPiecePointArrays = {VtuArray::scalars("temperature", {}), VtuArray::integers("owner", {})};
-
-// Owned values placed at rank 0 by global id (`width` per entry), then in the order of rank 0's
-// entities `order` (global id per entity). Empty on the other ranks.
-std::vector<double> gather_in_order(const std::vector<std::int64_t>& ids, const std::vector<double>& values,
-                                    const std::vector<std::int64_t>* order, int width = 1) {
-  const std::vector<double> by_id = gather_by_id(ids, values, order ? order->size() : 0, width);
-  if (!order) return {};
-  std::vector<double> out(by_id.size());
-  for (size_t i = 0; i < order->size(); ++i)
-    for (int c = 0; c < width; ++c) out[i * size_t(width) + size_t(c)] = by_id[size_t((*order)[i]) * size_t(width) + size_t(c)];
-  return out;
-}
 
 // ||b̃ − (a·M + s·K̃) T|| / ||b̃|| over the owned rows of every rank, in double (T with its ghosts).
 double distributed_true_residual(const HeatOperatorData& data, const LocalHeat& h, const HeatSolveReport& report,
@@ -381,19 +325,19 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
 
   // 2. Rank 0 reads and partitions the base mesh and sends; the others receive their assignment.
   std::optional<Root> root;
-  Assignment assignment;
+  PieceAssignment assignment;
   if (rank == 0) {
     root.emplace();
     assignment = read_and_distribute(o, *root);
   } else {
-    assignment = unpack(recv_bytes(0, piece_tag, MPI_COMM_WORLD));
+    assignment = receive_piece_assignment(MPI_COMM_WORLD);
   }
   const std::string out_dir =
       broadcast_string(rank == 0 ? prepare_output_directory(o.out, root->heat_case.output_directory) : std::string());
 
   // 3. The piece: refined here, its halo paired, topology and geometry, the problem and operator.
   HeatOperatorData data;
-  const LocalHeat h = build_local(std::move(assignment), data);
+  const LocalHeat h = build_local(std::move(assignment), o, data);
   const MeshPartition& part = h.piece.part;
   const std::int32_t owned_nodes = part.owned_nodes, owned_tets = part.owned_tets;
   const std::vector<std::int64_t> owned_node_ids(part.node_global.begin(), part.node_global.begin() + owned_nodes);
@@ -408,12 +352,10 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   const bool root_has_whole = o.single_vtu && !o.no_vtu;  // rank 0 refined the whole mesh too
   SnapshotHook snapshot = [&](int step, double time, const std::vector<double>& T) {
     if (pieces) {
-      const std::string stem = series.snapshot_stem(step);
-      write_heat_piece((fs::path(out_dir) / piece_name(stem, rank)).string(), h, T, {});
-      mpi_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+      const std::vector<std::string> names = write_rank_pieces(
+          out_dir, series.snapshot_stem(step), [&](const std::string& path) { write_heat_piece(path, h, T, {}); },
+          MPI_COMM_WORLD);
       if (rank != 0) return;
-      std::vector<std::string> names;
-      for (int q = 0; q < ranks; ++q) names.push_back(piece_name(stem, q));
       series.add_pieces(step, time, names, kPiecePointArrays, {VtuArray::integers("rank", {})});
       return;
     }
@@ -453,11 +395,14 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   // The heat flux −k∇T per owned tet, in double on the host (as the serial command).
   std::vector<glm::dvec3> flux = cell_heat_flux(h.mesh, run.temperature, h.conductivity);
   flux.resize(size_t(owned_tets));
-  if (pieces && converged && !o.no_vtu) {
-    write_heat_piece((fs::path(out_dir) / piece_name(stem, rank)).string(), h, run.temperature,
-                     {VtuArray::float_vectors("heat_flux", flux)});
-    mpi_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-  }
+  std::vector<std::string> final_pieces;
+  if (pieces && converged && !o.no_vtu)
+    final_pieces = write_rank_pieces(
+        out_dir, stem,
+        [&](const std::string& path) {
+          write_heat_piece(path, h, run.temperature, {VtuArray::float_vectors("heat_flux", flux)});
+        },
+        MPI_COMM_WORLD);
 
   // 6. Whole-run figures: the true residual over the owned rows, the range of T, the per-rank table;
   //    the temperatures at the base mesh's nodes (the PNG); with --single-vtu the whole fields.
@@ -541,9 +486,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   // Fields first, the JSON summary last (as the serial command): heat.json means the run finished.
   if (converged) {
     if (pieces && !o.no_vtu) {
-      std::vector<std::string> names;
-      for (int q = 0; q < ranks; ++q) names.push_back(piece_name(stem, q));
-      write_pvtu((fs::path(out_dir) / (stem + ".pvtu")).string(), names, kPiecePointArrays,
+      write_pvtu((fs::path(out_dir) / (stem + ".pvtu")).string(), final_pieces, kPiecePointArrays,
                  {VtuArray::float_vectors("heat_flux", {}), VtuArray::integers("rank", {})});
     } else if (single) {
       std::vector<glm::dvec3> flux_cells(flux_whole.size() / 3);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "parallel/piece_files.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
 
@@ -22,8 +23,6 @@ bool is_piece_of(const std::string& name, const std::string& stem) {
 }
 
 }  // namespace
-
-std::string piece_name(const std::string& stem, int rank) { return stem + "_piece_" + std::to_string(rank) + ".vtu"; }
 
 void add_solve_options(CLI::App& command, SolveOptions& o, const std::string& name, const std::string& png_what) {
   command.add_option("case", o.case_file, "the case file (TOML)")->required();

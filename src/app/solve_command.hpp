@@ -98,9 +98,6 @@ private:
 // goes to "coarse_levels".
 void add_mesh_timings(StageTimings& timings, const LoadReport& report, double load_seconds, bool hierarchy);
 
-// "<stem>_piece_<rank>.vtu": a rank's piece of "<stem>.pvtu".
-std::string piece_name(const std::string& stem, int rank);
-
 // <dir>/<prefix>_NNNNNN.vtu snapshots and <dir>/<prefix>.pvd listing them, all written atomically.
 // Under MPI a snapshot may be a .pvtu over one piece per rank, "<prefix>_NNNNNN_piece_<rank>.vtu".
 class TimeSeries {

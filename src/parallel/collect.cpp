@@ -62,6 +62,16 @@ std::vector<double> gather_by_id(const std::vector<std::int64_t>& ids, const std
   return gather_to_root(values, rank == 0 ? &by_rank : nullptr, global_size, width);
 }
 
+std::vector<double> gather_in_order(const std::vector<std::int64_t>& ids, const std::vector<double>& values,
+                                    const std::vector<std::int64_t>* order, int width) {
+  const std::vector<double> by_id = gather_by_id(ids, values, order ? order->size() : 0, width);
+  if (!order) return {};
+  std::vector<double> out(by_id.size());
+  for (size_t i = 0; i < order->size(); ++i)
+    for (int c = 0; c < width; ++c) out[i * size_t(width) + size_t(c)] = by_id[size_t((*order)[i]) * size_t(width) + size_t(c)];
+  return out;
+}
+
 std::vector<double> scatter_from_root(const std::vector<double>& global, const std::vector<std::vector<std::int64_t>>* ids) {
   constexpr int tag = 12;
   const int rank = mpi::rank(), ranks = mpi::size();

@@ -17,6 +17,11 @@ std::vector<double> gather_to_root(const std::vector<double>& owned, const std::
 std::vector<double> gather_by_id(const std::vector<std::int64_t>& ids, const std::vector<double>& values,
                                  size_t global_size, int width = 1);
 
+// gather_by_id, then at rank 0 in the order of its entities `order` (the global id of each; `width`
+// values per entry). Empty on the other ranks (pass `order` null there).
+std::vector<double> gather_in_order(const std::vector<std::int64_t>& ids, const std::vector<double>& values,
+                                    const std::vector<std::int64_t>* order, int width = 1);
+
 // The inverse for whole pieces: rank 0 holds `global` (one value per global entity) and `ids`
 // (every rank's local entities' global ids); each rank gets its local entities' values.
 std::vector<double> scatter_from_root(const std::vector<double>& global, const std::vector<std::vector<std::int64_t>>* ids);
