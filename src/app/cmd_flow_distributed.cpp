@@ -39,16 +39,12 @@
 #include "cpu/cpu_backend.hpp"
 #include "gl/context.hpp"
 #include "mesh/refine.hpp"
-#include "operators/curl_curl_viscous.hpp"
 #include "operators/flow_operators.hpp"
 #include "parallel/collect.hpp"
-#include "parallel/distributed_backend.hpp"
-#include "parallel/distributed_flow_operators.hpp"
-#include "parallel/halo.hpp"
+#include "parallel/distributed_flow.hpp"
 #include "parallel/message.hpp"
 #include "parallel/mpi_env.hpp"
 #include "parallel/piece_assignment.hpp"
-#include "parallel/piece_files.hpp"
 #include "parallel/rank_report.hpp"
 #include "parallel/refined_entity_piece.hpp"
 #include "physics/flow_case_problem.hpp"
@@ -200,200 +196,6 @@ PieceAssignment read_and_distribute(const FlowOptions& o, Root& root) {
   return mine;
 }
 
-std::vector<double> owner_marker(const EntityHalo& h) { return std::vector<double>(h.owned.begin(), h.owned.end()); }
-
-template <class T>
-std::vector<T> owned_entries(const std::vector<T>& v, const EntityHalo& h) {
-  std::vector<T> out;
-  for (size_t i = 0; i < h.owned.size(); ++i)
-    if (h.owned[i]) out.push_back(v[i]);
-  return out;
-}
-
-// The edges of the whole mesh as seen from this piece, for the curl–curl viscous term's Lanczos
-// interval (eigen_estimate.hpp): ghosts from their owners, dot products over the owned edges of
-// every rank (the start values come from the edges' midpoints). So every rank count finds the
-// serial run's interval.
-std::shared_ptr<const LanczosSpace> edge_space(const EntityHalo& edges) {
-  struct Halo {
-    CpuBackend host;
-    HaloExchange<CpuBackend> exchange;
-    explicit Halo(const std::vector<HaloLink>& links) : exchange(host, links, MPI_COMM_WORLD) {}
-  };
-  auto halo = std::make_shared<Halo>(edges.links);
-  auto space = std::make_shared<LanczosSpace>();
-  space->update_ghosts = [halo](std::vector<double>& v) { halo->exchange.update(v); };
-  space->dot = [owned = edges.owned](const std::vector<double>& x, const std::vector<double>& y) {
-    double local = 0, sum = 0;
-    for (size_t i = 0; i < owned.size(); ++i)
-      if (owned[i]) local += x[i] * y[i];
-    mpi_check(MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
-    return sum;
-  };
-  return space;
-}
-
-// The piece's operator coefficients, right on its ghosts too (from their owners).
-FlowOperatorData piece_operator_data(const MeshOperatorTables& tables, const FlowProblem& problem,
-                                     const EntityPiece& piece, std::int64_t global_cells) {
-  FlowOperatorData d = build_flow_operator_data(tables, problem.boundary_kinds());
-  CpuBackend host;
-  HaloExchange<CpuBackend> cells(host, piece.cells.links, MPI_COMM_WORLD);
-  HaloExchange<CpuBackend> faces(host, piece.faces.links, MPI_COMM_WORLD);
-  for (std::vector<double>* v : {&d.free_mask, &d.face_mass, &d.area_over_distance, &d.pressure_weight,
-                                 &d.laplacian_diagonal})
-    faces.update(*v);
-  for (std::vector<double>* v : {&d.inverse_volume, &d.pressure_diagonal}) cells.update(*v);
-  // An outlet anywhere makes P definite on every rank (cut faces are walls: they add none).
-  int fixed = d.pressure_fixed ? 1 : 0, any = 0;
-  mpi_check(MPI_Allreduce(&fixed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD), "MPI_Allreduce");
-  d.pressure_fixed = any != 0;
-  d.global_cells = global_cells;
-  d.edge_space = edge_space(piece.edges);
-  return d;
-}
-
-// A rank's state by global id at rank 0 (owned entries gathered; empty elsewhere), marked with the
-// ids' base level for the checkpoint.
-FlowState gather_state(const FlowState& s, const EntityPiece& piece, const FineCounts& fine, int base_levels) {
-  FlowState g{s.step, s.time, s.dt, {}, {}, {}, {}};
-  g.base_levels = base_levels;
-  const bool root = mpi::rank() == 0;
-  const std::vector<std::int64_t> faces = owned_entries(piece.faces.global, piece.faces);
-  const std::vector<std::int64_t> cells = owned_entries(piece.cells.global, piece.cells);
-  g.flux = gather_by_id(faces, owned_entries(s.flux, piece.faces), root ? size_t(fine.faces) : 0);
-  g.pressure = gather_by_id(cells, owned_entries(s.pressure, piece.cells), root ? size_t(fine.cells) : 0);
-  if (!s.previous_flux.empty())  // every rank has one or none
-    g.previous_flux = gather_by_id(faces, owned_entries(s.previous_flux, piece.faces), root ? size_t(fine.faces) : 0);
-  return g;
-}
-
-// --restart: rank 0's checkpoint (by global id), each rank's entries of it (cut faces 0).
-FlowState scatter_state(const std::optional<FlowState>& whole, const EntityPiece& piece, const FineCounts& fine) {
-  double head[4] = {0, 0, 0, 0};
-  if (whole) {
-    SS_REQUIRE(std::int64_t(whole->flux.size()) == fine.faces && std::int64_t(whole->pressure.size()) == fine.cells,
-               "--restart: the checkpoint of step " << whole->step << " does not fit this mesh");  // checked at reading
-    head[0] = whole->step, head[1] = whole->time, head[2] = whole->dt, head[3] = !whole->previous_flux.empty();
-  }
-  mpi_check(MPI_Bcast(head, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  FlowState s;
-  s.step = int(head[0]), s.time = head[1], s.dt = head[2];
-  const std::vector<double> none;
-  s.flux = scatter_by_id(whole ? whole->flux : none, piece.faces.global);
-  s.pressure = scatter_by_id(whole ? whole->pressure : none, piece.cells.global);
-  if (head[3] != 0) s.previous_flux = scatter_by_id(whole ? whole->previous_flux : none, piece.faces.global);
-  return s;
-}
-
-// The fields of a rank's piece, right on its owned cells and their nodes (cell and node halos);
-// its piece file "<stem>_piece_<rank>.vtu": the owned cells, every local node, the cell array `rank`.
-class PieceFields {
-public:
-  PieceFields(const LoadedMesh& local, const FlowProblem& problem, const EntityPiece& piece)
-      : local_(local), problem_(problem), ops_(local), cell_halo_(host_, piece.cells.links, MPI_COMM_WORLD),
-        node_halo_(host_, piece.nodes.links, MPI_COMM_WORLD) {
-    for (size_t c = 0; c < piece.cells.owned.size(); ++c)
-      if (piece.cells.owned[c]) owned_cells_.push_back(std::int32_t(c));
-    piece_.nodes = local.mesh.nodes;
-    for (std::int32_t c : owned_cells_) piece_.tets.push_back(local.mesh.tets[size_t(c)]);
-  }
-
-  // Collective (halo updates).
-  FlowFields compute(const FlowState& state) {
-    FlowFieldGhosts ghosts;
-    ghosts.cells = [&](std::vector<double>& v) { cell_halo_.update(v); };
-    ghosts.nodes = [&](std::vector<double>& v) { node_halo_.update(v); };
-    return compute_flow_fields(ops_, local_, problem_, state, &ghosts);
-  }
-
-  // Every rank writes its piece (collective: a barrier, so that every piece is there when this
-  // returns); the piece names, for rank 0's .pvtu.
-  std::vector<std::string> write(const std::string& out_dir, const std::string& stem, const FlowFields& fields) {
-    return write_rank_pieces(
-        out_dir, stem,
-        [&](const std::string& path) { write_flow_vtu(path, piece_, select_cells(fields, owned_cells_), mpi::rank()); },
-        MPI_COMM_WORLD);
-  }
-
-  // flow.json's summary of `fields` over every rank's owned cells (collective).
-  FlowFieldSummary summary(const FlowFields& fields, double time) const {
-    double max[3] = {0, -std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
-    for (std::int32_t c : owned_cells_) {  // max |u|, max p, max −p
-      max[0] = std::max(max[0], glm::length(fields.cell_velocity[size_t(c)]));
-      max[1] = std::max(max[1], fields.pressure[size_t(c)]);
-      max[2] = std::max(max[2], -fields.pressure[size_t(c)]);
-    }
-    mpi_check(MPI_Allreduce(MPI_IN_PLACE, max, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-    FlowFieldSummary s;
-    s.max_speed = max[0];
-    s.pressure_range = max[1] + max[2];
-    if (problem_.exact_velocity) {
-      FlowExactSums e = velocity_error_sums(local_, fields, problem_.exact_velocity, time, owned_cells_);
-      double sums[2] = {e.error2, e.norm2}, maxima[2] = {e.max_error, e.max_speed};
-      mpi_check(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
-      mpi_check(MPI_Allreduce(MPI_IN_PLACE, maxima, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-      e.error2 = sums[0], e.norm2 = sums[1], e.max_error = maxima[0], e.max_speed = maxima[1];
-      s.exact = velocity_error(e, time);
-    }
-    return s;
-  }
-
-private:
-  const LoadedMesh& local_;
-  const FlowProblem& problem_;
-  CpuMeshOperators ops_;
-  CpuBackend host_;
-  HaloExchange<CpuBackend> cell_halo_, node_halo_;
-  std::vector<std::int32_t> owned_cells_;
-  TetMesh piece_;
-};
-
-// The node velocity at the base mesh's nodes (the lattice numbers them first), at rank 0.
-std::vector<glm::dvec3> base_node_velocity(const FlowFields& fields, const EntityPiece& piece, std::int64_t base_nodes) {
-  std::vector<std::int64_t> ids;
-  std::vector<double> values;
-  for (size_t i = 0; i < piece.nodes.global.size(); ++i)
-    if (piece.nodes.owned[i] && piece.nodes.global[i] < base_nodes) {
-      ids.push_back(piece.nodes.global[i]);
-      for (int k = 0; k < 3; ++k) values.push_back(fields.node_velocity[i][k]);
-    }
-  const std::vector<double> all = gather_by_id(ids, values, mpi::rank() == 0 ? size_t(base_nodes) : 0, 3);
-  std::vector<glm::dvec3> u(all.size() / 3);
-  for (size_t n = 0; n < u.size(); ++n) u[n] = {all[3 * n], all[3 * n + 1], all[3 * n + 2]};
-  return u;
-}
-
-// Step 4 on one backend: halos of the three entity kinds, the distributed backend and operators,
-// the unchanged time loop.
-template <class Backend, class FlowOps>
-FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, const FlowProblem& problem,
-                        const LoadedMesh& mesh, const FlowOperatorData& data, const FlowState* initial,
-                        const FlowRunHooks& hooks, RankFigures& figures) {
-  HaloExchange<Backend> cells(local, piece.cells.links, MPI_COMM_WORLD);
-  HaloExchange<Backend> faces(local, piece.faces.links, MPI_COMM_WORLD);
-  HaloExchange<Backend> edges(local, piece.edges.links, MPI_COMM_WORLD);
-  DistributedBackend<Backend> dist(
-      local, {owner_marker(piece.cells), owner_marker(piece.faces), owner_marker(piece.edges)}, MPI_COMM_WORLD);
-  dist.attach_halo(std::int64_t(piece.cells.global.size()), cells);
-  dist.attach_halo(std::int64_t(piece.faces.global.size()), faces);
-  dist.attach_halo(std::int64_t(piece.edges.global.size()), edges);
-  DistributedFlowOperators<Backend, FlowOps> dops(dist, ops);
-  FlowRunResult r = run_flow(dist, dops, problem, mesh, data, initial, hooks, "rank " + std::to_string(mpi::rank()));
-  // Host seconds of the halo not hidden by GPU work, per component (HaloExchange), and round trips.
-  figures.add("halo_seconds", cells.seconds() + faces.seconds() + edges.seconds());
-  figures.add("halo_readback_seconds", cells.readback_seconds() + faces.readback_seconds() + edges.readback_seconds());
-  figures.add("halo_mpi_seconds", cells.mpi_seconds() + faces.mpi_seconds() + edges.mpi_seconds());
-  figures.add("halo_upload_seconds", cells.upload_seconds() + faces.upload_seconds() + edges.upload_seconds());
-  figures.add_count("halo_exchanges", double(cells.exchanges() + faces.exchanges() + edges.exchanges()));
-  figures.add_count("halo_values_received",
-                    double(cells.values_received() + faces.values_received() + edges.values_received()));
-  figures.add("allreduce_seconds", dist.allreduce_seconds());
-  figures.add_count("allreduces", double(dist.allreduces()));
-  figures.add("run_seconds", r.seconds);
-  return r;
-}
-
 }  // namespace
 
 void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
@@ -495,13 +297,13 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
     tables.reset();  // on the device now
     GpuFlowOperators ops(gpu, mesh_ops, data);
     setup_done();
-    result = run_piece(gpu, ops, piece, problem, local, data, initial ? &*initial : nullptr, hooks, figures);
+    result = run_flow_piece(gpu, ops, piece, problem, local, data, initial ? &*initial : nullptr, hooks, figures);
   } else {
     CpuBackend cpu;
     CpuMeshOperators mesh_ops(local);
     CpuFlowOperators ops(mesh_ops, data);
     setup_done();
-    result = run_piece(cpu, ops, piece, problem, local, data, initial ? &*initial : nullptr, hooks, figures);
+    result = run_flow_piece(cpu, ops, piece, problem, local, data, initial ? &*initial : nullptr, hooks, figures);
   }
   if (root) root->timings.add_since("solve", t0);
   figures.add_count("peak_host_memory_bytes", double(peak_host_memory_bytes()));  // this rank's peak RSS

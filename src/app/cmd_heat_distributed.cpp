@@ -37,21 +37,19 @@
 #include "mesh/vtu.hpp"
 #include "operators/heat_operator.hpp"
 #include "parallel/collect.hpp"
-#include "parallel/distributed_backend.hpp"
+#include "parallel/distributed_heat.hpp"
 #include "parallel/distributed_heat_operator.hpp"
-#include "parallel/halo.hpp"
 #include "parallel/message.hpp"
 #include "parallel/mpi_env.hpp"
 #include "parallel/partition.hpp"
 #include "parallel/piece_assignment.hpp"
 #include "parallel/piece_files.hpp"
-#include "parallel/refined_piece.hpp"
 #include "parallel/rank_report.hpp"
+#include "parallel/refined_piece.hpp"
 #include "physics/heat_case.hpp"
 #include "physics/heat_problem.hpp"
 #include "physics/heat_solver.hpp"
 #include "render/render_surface.hpp"
-#include "solver/cg.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
@@ -63,78 +61,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// A rank's refined piece and the heat problem's numbers on it.
-struct LocalHeat {
-  RankPiece piece;  // the mesh moved into `mesh`; maps, owners and halo links stay
-  LoadedMesh mesh;  // the piece prepared (topology, geometry; no renumbering: owned nodes first)
-  std::vector<double> conductivity;               // per local tet
-  std::vector<double> load, fixed_values, initial;  // per local node (initial: transient only)
-  std::vector<char> fixed;                        // per local node: Dirichlet
-  HeatSolveSettings settings;
-  int output_every = 10;
-  double refine_seconds = 0, prepare_seconds = 0;
-};
-
-// Step 3 on every rank: refine, pair the halo, prepare the piece, build the problem and its operator.
-LocalHeat build_local(PieceAssignment a, const DistributedHeatOptions& o, HeatOperatorData& data) {
-  const int rank = mpi::rank();
-  LocalHeat h;
-  auto t0 = Clock::now();
-  h.piece = refine_base_piece(a.base, a.levels, rank);
-  a.base = {};
-  h.piece.links = exchange_node_links(h.piece, MPI_COMM_WORLD);
-  h.refine_seconds = since(t0);
-
-  t0 = Clock::now();
-  LoadOptions load;
-  load.renumber = false;
-  load.tables = TopologyTables::boundary;  // the node graph and the boundary faces are all heat needs
-  h.mesh = prepare_mesh(std::move(h.piece.part.mesh), load);
-  const HeatCase heat_case = parse_heat_case(a.case_text, a.case_path);
-  HeatProblem problem = build_heat_problem(heat_case, h.mesh, &a.groups);
-  // The owned nodes' numbers are exact (their tets and boundary faces are all local); a ghost's
-  // boundary faces may lie outside the piece, so ghosts take their owner's.
-  const size_t n = h.mesh.mesh.nodes.size();
-  std::vector<double> fixed(n, 0.0), fixed_values(n, 0.0);
-  for (size_t k = 0; k < problem.dirichlet_nodes.size(); ++k) {
-    fixed[size_t(problem.dirichlet_nodes[k])] = 1.0;
-    fixed_values[size_t(problem.dirichlet_nodes[k])] = problem.dirichlet_values[k];
-  }
-  CpuBackend host;
-  HaloExchange<CpuBackend> halo(host, h.piece.links, MPI_COMM_WORLD);
-  halo.update(fixed);
-  halo.update(fixed_values);
-  halo.update(problem.load);
-  if (!problem.initial.empty()) halo.update(problem.initial);
-  h.fixed.resize(n);
-  for (size_t i = 0; i < n; ++i) h.fixed[i] = fixed[i] != 0.0;
-  h.fixed_values = std::move(fixed_values);
-  h.load = std::move(problem.load);
-  h.initial = std::move(problem.initial);
-  h.settings.tolerance = problem.tolerance;
-  h.settings.max_iterations = problem.max_iterations;
-  h.settings.jacobi = problem.jacobi || problem.multigrid;  // multigrid is serial only: Jacobi across ranks
-  h.settings.mixed = problem.mixed;
-  h.settings.inner_tolerance = problem.inner_tolerance;
-  h.settings.variant = problem.variant;
-  h.settings.time = problem.time;
-  h.output_every = o.no_vtu ? 0 : o.every ? *o.every : heat_case.output_every;
-  // The operator in double with the lumped heat capacity (the rows of owned nodes are exact).
-  data = assemble_heat_system(h.mesh, problem, HeatTables::operator_only);
-  h.conductivity = std::move(problem.conductivity);
-  release_assembly_tables(h.mesh);  // the pieces need the mesh only
-  h.prepare_seconds = since(t0);
-  return h;
-}
-
-// T with its ghost entries taken from their owners (exchanged in double on the host).
-std::vector<double> with_ghosts(const LocalHeat& h, std::vector<double> T) {
-  CpuBackend host;
-  HaloExchange<CpuBackend> halo(host, h.piece.links, MPI_COMM_WORLD);
-  halo.update(T);
-  return T;
-}
-
 // Rank 0's view of the whole run.
 struct Root {
   HeatCase heat_case;
@@ -144,98 +70,6 @@ struct Root {
   int levels_on_ranks = 0;  // of the case's refine levels (rank 0 refines a coarse mesh's first ones)
   double load_seconds = 0, partition_seconds = 0, distribute_seconds = 0;
 };
-
-struct LocalRun {
-  HeatSolveReport report;
-  std::vector<double> temperature, last_rhs;  // local (temperature: ghosts from their owners)
-  RankFigures figures;                                    // this rank's part of the summary's per_rank
-};
-
-using SnapshotHook = std::function<void(int, double, const std::vector<double>&)>;
-
-template <class Backend, class Operator>
-LocalRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const HeatOperatorData& data,
-                     const SnapshotHook& snapshot) {
-  using Vector = typename Backend::Vector;
-  const MeshPartition& part = h.piece.part;
-  const std::int32_t n = data.num_nodes, owned = part.owned_nodes;
-  HaloExchange<Backend> halo(backend, h.piece.links, MPI_COMM_WORLD);
-  DistributedHeatOperator<Backend, Operator> dop(backend, op, halo, data, owned, h.fixed, h.fixed_values);
-  std::vector<double> marker(size_t(n), 0.0);
-  std::fill(marker.begin(), marker.begin() + owned, 1.0);
-  DistributedBackend<Backend> dist(backend, marker, MPI_COMM_WORLD);
-
-  LocalRun run;
-  HeatSolveReport& report = run.report;
-  using Precise = typename Backend::PreciseVector;
-  Precise T = backend.upload_precise(!h.initial.empty() ? h.initial : std::vector<double>(size_t(n), 0.0));
-
-  // The piece's eliminated system for solve_heat_system: the distributed operator (halo overlapped
-  // with interior rows in the inner CG; halo refreshed before each double residual); reductions go
-  // through `dist` (owner-marked MPI_Allreduce; single-sync CG: one per iteration).
-  struct DistributedSystem {
-    DistributedHeatOperator<Backend, Operator>& dop;
-    Vector system_diagonal(double a, double s) { return dop.system_diagonal(a, s); }
-    void apply_system(double a, double s, const Vector& x, Vector& y) { dop.apply_system(a, s, x, y); }
-    void prepare_solution_precise(Precise& X) { dop.prepare_solution_precise(X); }
-    void residual_precise(double a, double s, const Precise& f, const Precise& X, Precise& out, bool fixed_rows) {
-      dop.residual_precise(a, s, f, const_cast<Precise&>(X), out, fixed_rows);  // refreshes X's ghosts only
-    }
-  } system{dop};
-
-  HeatSolveHooks hooks;
-  ProgressThrottle throttle;
-  if (mpi::rank() == 0)
-    hooks.progress = [&](int k, double r, double s) {
-      if (!throttle.due(false)) return;
-      std::fprintf(stderr, "streamsolve: %d ranks: CG iteration %d, relative residual %.3e, %.2f s\n", mpi::size(), k, r, s);
-    };
-  hooks.snapshot = snapshot;
-  hooks.every = h.output_every;
-  // Communication inside the solves only (the transient right-hand side, set-up norms and the final
-  // gradient excluded, as in solve_seconds): the halo per component (read-back, MPI, upload) and the
-  // allreduces.
-  double before[4] = {0, 0, 0, 0}, in_solves[4] = {0, 0, 0, 0};  // read-back, MPI, upload, allreduce
-  const auto clocks = [&](double* c) {
-    c[0] = halo.readback_seconds(), c[1] = halo.mpi_seconds(), c[2] = halo.upload_seconds();
-    c[3] = dist.allreduce_seconds();
-  };
-  hooks.before_solve = [&] { clocks(before); };
-  hooks.after_solve = [&] {
-    double now[4];
-    clocks(now);
-    for (int k = 0; k < 4; ++k) in_solves[k] += now[k] - before[k];
-  };
-  solve_heat_system(dist, system, h.load, T, h.settings, report, hooks);
-  run.last_rhs = report.last_rhs;
-  run.temperature = with_ghosts(h, backend.download_precise(T));
-
-  RankFigures& f = run.figures;
-  f.add_count("owned_nodes", owned);
-  f.add_count("ghost_nodes", n - owned);
-  f.add_count("owned_tets", part.owned_tets);
-  f.add_count("ghost_tets", double(part.tet_global.size()) - part.owned_tets);
-  f.add("refine_seconds", h.refine_seconds);    // the base piece refined, the halo paired
-  f.add("prepare_seconds", h.prepare_seconds);  // topology, geometry, problem, operator
-  f.add_count("neighbours", double(h.piece.links.size()));
-  f.add_count("halo_values_sent", double(halo.values_sent()));
-  f.add_count("boundary_rows", double(dop.boundary_rows()));
-  f.add("solve_seconds", report.solve_seconds);
-  // Communication inside CG: the halo exchanges of the operator (gather, read-back, posting,
-  // waiting, boundary completion) not hidden behind the interior pass, by component, and the
-  // allreduces of the reductions.
-  const double cg_halo = in_solves[0] + in_solves[1] + in_solves[2];
-  f.add("halo_seconds", cg_halo);
-  f.add("halo_readback_seconds", in_solves[0]);
-  f.add("halo_mpi_seconds", in_solves[1]);
-  f.add("halo_upload_seconds", in_solves[2]);
-  f.add("halo_seconds_total", halo.seconds());
-  f.add("allreduce_seconds", in_solves[3]);
-  f.add("communication_seconds", cg_halo + in_solves[3]);
-  f.add_count("halo_exchanges", double(halo.exchanges()));
-  f.add_count("allreduces", double(dist.allreduces()));
-  return run;
-}
 
 // Rank 0: read the case and the base mesh, check the case on it, partition the base tets, send each
 // rank its assignment. Returns rank 0's own.
@@ -276,39 +110,8 @@ PieceAssignment read_and_distribute(const DistributedHeatOptions& o, Root& root)
   return mine;
 }
 
-// This rank's piece of a field: its owned tets with every local node; the ghost nodes' temperatures
-// come from their owners (exchanged in double on the host, so a node has the same value in every
-// piece). Point data: temperature, owner; cell data: `cell_data` (one value per owned tet), rank.
-void write_heat_piece(const std::string& path, const LocalHeat& h, std::vector<double> T, std::vector<VtuArray> cell_data) {
-  T = with_ghosts(h, std::move(T));
-  const std::int32_t owned_tets = h.piece.part.owned_tets;
-  TetMesh piece;
-  piece.nodes = h.mesh.mesh.nodes;
-  piece.tets.assign(h.mesh.mesh.tets.begin(), h.mesh.mesh.tets.begin() + owned_tets);
-  cell_data.push_back(VtuArray::integers("rank", std::vector<std::int32_t>(size_t(owned_tets), mpi::rank())));
-  write_vtu(path, piece, {VtuArray::scalars("temperature", std::move(T)), VtuArray::integers("owner", h.piece.node_owner)},
-            cell_data);
-}
-
 // The arrays of a heat piece, by name and type (what a .pvtu declares).
 const std::vector<VtuArray> kPiecePointArrays = {VtuArray::scalars("temperature", {}), VtuArray::integers("owner", {})};
-
-// ||b̃ − (a·M + s·K̃) T|| / ||b̃|| over the owned rows of every rank, in double (T with its ghosts).
-double distributed_true_residual(const HeatOperatorData& data, const LocalHeat& h, const HeatSolveReport& report,
-                                 const std::vector<double>& T) {
-  std::vector<std::int32_t> fixed;
-  for (size_t i = 0; i < h.fixed.size(); ++i)
-    if (h.fixed[i]) fixed.push_back(std::int32_t(i));
-  const std::vector<double> r =
-      eliminated_system_residual(data, fixed, report.mass_coefficient, report.stiffness_coefficient, report.last_rhs, T);
-  double sums[2] = {0, 0};  // r², b²
-  for (size_t i = 0; i < size_t(h.piece.part.owned_nodes); ++i) {
-    sums[0] += r[i] * r[i];
-    sums[1] += report.last_rhs[i] * report.last_rhs[i];
-  }
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
-  return sums[1] > 0 ? std::sqrt(sums[0] / sums[1]) : std::sqrt(sums[0]);
-}
 
 }  // namespace
 
@@ -337,7 +140,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
 
   // 3. The piece: refined here, its halo paired, topology and geometry, the problem and operator.
   HeatOperatorData data;
-  const LocalHeat h = build_local(std::move(assignment), o, data);
+  const LocalHeat h = build_heat_piece(std::move(assignment), o.no_vtu ? std::optional<int>(0) : o.every, data);
   const MeshPartition& part = h.piece.part;
   const std::int32_t owned_nodes = part.owned_nodes, owned_tets = part.owned_tets;
   const std::vector<std::int64_t> owned_node_ids(part.node_global.begin(), part.node_global.begin() + owned_nodes);
@@ -366,7 +169,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   if (!h.settings.time || o.no_vtu) snapshot = nullptr;
 
   // 4. Solve.
-  LocalRun run;
+  HeatPieceRun run;
   double setup_seconds = 0;
   // The local operator eliminates the ghosts and the Dirichlet nodes once, here (no copy of the tables).
   const auto shared = std::make_shared<const HeatOperatorData>(std::move(data));
@@ -377,12 +180,12 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
     GpuBackend gpu(*context, layout, o.gpu);
     GpuHeatOperator op(gpu, shared, eliminated);
     setup_seconds = since(t_start);
-    run = solve_local(gpu, op, h, *shared, snapshot);
+    run = solve_heat_piece(gpu, op, h, *shared, snapshot);
   } else {
     CpuBackend cpu;
     CpuHeatOperator op(shared, eliminated);
     setup_seconds = since(t_start);
-    run = solve_local(cpu, op, h, *shared, snapshot);
+    run = solve_heat_piece(cpu, op, h, *shared, snapshot);
   }
   // From the start to the operator on the device (device, piece, tables, upload); the rank's peak RSS.
   run.figures.add("setup_seconds", setup_seconds);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
+#include "util/progress_throttle.hpp"
 #include "mesh/load_mesh.hpp"
 #include "mesh/vtu.hpp"
 
@@ -50,26 +51,6 @@ std::string output_path(const std::string& option, const std::string& out_dir, c
 // summary["backend"], ["device"] and, for the GPU, ["launch"].
 void describe_backend(nlohmann::json& summary, const std::string& backend, const std::string& device,
                       const GlobalOptions& globals);
-
-// Decides when a progress line is worth printing: at most four a second, and always when forced
-// (first and last lines, output steps).
-class ProgressThrottle {
-public:
-  // At most one line per 0.25 s of wall time, whatever clock the caller's solves keep (a transient
-  // run of many one-iteration solves must not flood stderr), unless `force`; the first line is due.
-  bool due(bool force) {
-    const auto now = std::chrono::steady_clock::now();
-    if (!force && printed_ && now - last_ < std::chrono::milliseconds(250)) return false;
-    last_ = now;
-    printed_ = true;
-    return true;
-  }
-  void reset() { printed_ = false; }
-
-private:
-  std::chrono::steady_clock::time_point last_;
-  bool printed_ = false;
-};
 
 // Where a run's wall time went, stage by stage in run order (read, refine, ..., solve, write), and
 // its peak host memory: the JSON's "timings" and "peak_host_memory_bytes", printed with -v.
