@@ -1,9 +1,13 @@
 // streamsolve — PDE solvers on unstructured tetrahedral meshes with OpenGL fragment shaders.
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
 #include <sys/resource.h>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 
@@ -40,6 +44,22 @@ std::string out_of_memory_message() {
     limit = "address-space limit " + std::to_string(as.rlim_cur >> 20) + " MB (ulimit -v)";
   return "out of memory: an allocation failed (peak resident " + std::to_string(ss::peak_host_memory_bytes() >> 20) + " MB, " +
          limit + "); use a coarser mesh or a smaller refine, or run where more memory is available";
+}
+
+// The one error line of a failed run. Under MPI the failing rank names itself and ends every rank
+// (MPI_Abort: no rank waits forever). When several ranks fail alike (a --gpu no rank has, a case
+// every rank parses), rank r speaks only after r × 0.2 s (at most 2 s): the lowest failing rank's
+// abort ends the others first, so the job prints one line.
+void report_error(bool parallel, const std::string& message) {
+  if (!parallel) {
+    std::fprintf(stderr, "streamsolve: error: %s\n", message.c_str());
+    return;
+  }
+  const int rank = mpi::rank();
+  if (rank > 0) std::this_thread::sleep_for(std::chrono::milliseconds(200 * std::min(rank, 10)));
+  std::fprintf(stderr, "streamsolve: error: rank %d of %d: %s\n", rank, mpi::size(), message.c_str());
+  std::fflush(stderr);
+  mpi::abort(1);
 }
 
 }  // namespace ss
@@ -92,24 +112,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     code = ss::mpi::rank() == 0 ? app.exit(e) : e.get_exit_code();  // every rank has the same argv: print once
   } catch (const ss::Error& e) {
-    if (parallel)  // the failing rank says why; MPI_Abort then stops every rank (no rank waits forever)
-      std::fprintf(stderr, "streamsolve: error: rank %d of %d: %s (%s:%d)\n", ss::mpi::rank(), ss::mpi::size(), e.what(),
-                   e.file(), e.line());
-    else
-      std::fprintf(stderr, "streamsolve: error: %s (%s:%d)\n", e.what(), e.file(), e.line());
-    if (parallel) ss::mpi::abort(1);
+    ss::report_error(parallel, std::string(e.what()) + " (" + e.file() + ":" + std::to_string(e.line()) + ")");
     code = 1;
   } catch (const std::bad_alloc&) {
-    const std::string message = ss::out_of_memory_message();
-    if (parallel)
-      std::fprintf(stderr, "streamsolve: error: rank %d of %d: %s\n", ss::mpi::rank(), ss::mpi::size(), message.c_str());
-    else
-      std::fprintf(stderr, "streamsolve: error: %s\n", message.c_str());
-    if (parallel) ss::mpi::abort(1);
+    ss::report_error(parallel, ss::out_of_memory_message());
     code = 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "streamsolve: error: %s\n", e.what());
-    if (parallel) ss::mpi::abort(1);
+    ss::report_error(parallel, e.what());
     code = 1;
   }
   ss::mpi::finalize();
