@@ -1,6 +1,8 @@
 #pragma once
 // Helpers for flow tests: problems built in code (group name -> condition) and solver runs on
 // either backend.
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -62,6 +64,14 @@ struct CpuFlowRun {
         ops(mesh_ops, data),
         solver(cpu, ops, p, m, data) {}
 };
+
+// max |after − before| / max |before|: how far a restart's projection moved a flux.
+inline double largest_change(const std::vector<double>& before, const std::vector<double>& after) {
+  double largest = 0, moved = 0;
+  for (size_t f = 0; f < before.size(); ++f)
+    largest = std::max(largest, std::fabs(before[f])), moved = std::max(moved, std::fabs(after[f] - before[f]));
+  return moved / largest;
+}
 
 // Runs p on the CPU reference (double) to its end and returns the last state; `each(info)` sees the
 // start's diagnostics (step 0) and every step's report. A failed step is a test failure and ends
