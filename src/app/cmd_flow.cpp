@@ -243,6 +243,7 @@ void write_flow_results(const FlowOptions& o, const GlobalOptions& globals, cons
   describe_backend(summary, primary.backend, primary.device, globals);
   const auto solver_json = [](const FlowLinearSolver& s) {
     return nlohmann::json{{"preconditioner", s.multigrid ? "multigrid" : s.jacobi ? "jacobi" : "none"},
+                          {"variant", to_string(s.variant)},
                           {"tolerance", s.tolerance},
                           {"max_iterations", s.max_iterations}};
   };

@@ -30,6 +30,7 @@ FlowSolverSettings read_solver(TableReader& t, const FlowSolverSettings& default
   t.require_at_least("max_iterations", s.max_iterations, 1);
   s.preconditioner = pressure ? t.choice("preconditioner", s.preconditioner, {"multigrid", "jacobi", "none"})
                               : t.choice("preconditioner", s.preconditioner, {"jacobi", "none"});
+  s.variant = t.choice("variant", s.variant, {"textbook", "single_sync"});
   return s;
 }
 

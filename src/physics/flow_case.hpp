@@ -15,7 +15,8 @@
 //   [solver.pressure], [solver.momentum], [solver.streamfunction]  tolerance = 1e-6, max_iterations = 5000
 //                 (streamfunction: 20000),
 //                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" (the
-//                 momentum default) | "none"; streamfunction only: gauge = "grad_div" (default) | "none"
+//                 momentum default) | "none"; variant = "textbook" (default) | "single_sync" (one
+//                 reduction per CG iteration); streamfunction only: gauge = "grad_div" (default) | "none"
 //   [[force]]     group = "cylinder" | 3, reference_velocity = U, reference_area = A — the force on
 //                 that boundary group at every output step (forces.csv, flow.json); with U and A, the
 //                 coefficients 2F/(U²A) too (physics/flow_forces.hpp)
@@ -64,6 +65,7 @@ struct FlowSolverSettings {
   double tolerance = 1e-6;
   int max_iterations = 5000;
   std::string preconditioner = "jacobi";
+  std::string variant = "textbook";  // CG variant (solver/cg.hpp): "textbook" | "single_sync"
   std::string gauge = "grad_div";  // streamfunction only
 };
 

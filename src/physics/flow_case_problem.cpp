@@ -82,7 +82,7 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
   p.time.max_dt = c.time.max_dt > 0 ? c.time.max_dt : c.time.dt;
   const auto solver = [](const FlowSolverSettings& s) {
     return FlowLinearSolver{s.tolerance, s.max_iterations, s.preconditioner == "jacobi",
-                            s.preconditioner == "multigrid"};
+                            s.preconditioner == "multigrid", parse_cg_variant(s.variant)};
   };
   p.momentum = solver(c.momentum);
   p.pressure = solver(c.pressure);

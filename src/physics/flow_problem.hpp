@@ -11,6 +11,7 @@
 
 #include "mesh/load_mesh.hpp"
 #include "operators/flow_operators.hpp"
+#include "solver/cg.hpp"
 
 namespace ss {
 
@@ -31,6 +32,7 @@ struct FlowLinearSolver {
   int max_iterations = 5000;
   bool jacobi = true;      // Jacobi (diag of the operator); false and not multigrid: none
   bool multigrid = false;  // pressure only: one algebraic V-cycle of P (overrides jacobi)
+  CgVariant variant = CgVariant::textbook;  // single_sync: one reduction (one MPI_Allreduce) per iteration
 };
 
 struct FlowTimeSettings {

@@ -238,9 +238,7 @@ public:
       backend_.copy(U_, Ustar_);
     }
     if (dt != momentum_diagonal_dt_) update_momentum_inverse_diagonal(dt);
-    CgOptions momentum_options;
-    momentum_options.tolerance = problem_.momentum.tolerance;
-    momentum_options.max_iterations = problem_.momentum.max_iterations;
+    const CgOptions momentum_options = cg_options(problem_.momentum);
     const auto apply = [&](const Vector& x, Vector& y) { momentum_apply(1.0 / dt, nu * theta, x, y); };
     const CgResult momentum = conjugate_gradient(backend_, apply, rhs_, Ustar_,
                                                  problem_.momentum.jacobi ? &momentum_inverse_diagonal_ : nullptr, momentum_options);
@@ -325,6 +323,7 @@ private:
     CgOptions options;
     options.tolerance = s.tolerance;
     options.max_iterations = s.max_iterations;
+    options.variant = s.variant;
     return options;
   }
 
@@ -451,9 +450,7 @@ private:
     const double cells = double(data_.global_cells);  // all ranks' cells
     if (singular) backend_.axpy(-backend_.sum(rhs_p_) / cells, ones_c_, rhs_p_, rhs_p_);
     backend_.fill(phi_, 0.0);
-    CgOptions options;
-    options.tolerance = problem_.pressure.tolerance;
-    options.max_iterations = problem_.pressure.max_iterations;
+    const CgOptions options = cg_options(problem_.pressure);
     const auto apply = [&](const Vector& x, Vector& y) { ops_.pressure_apply(x, y); };
     CgResult r;
     if (pressure_multigrid_) {

@@ -21,7 +21,11 @@ are refused with one line, the folder left as it was: a serial --restart of an M
 --restart of a serial run's, a --restart (serial or MPI) of a checkpoint of another --refine; so is a
 case with an unknown group under mpiexec (the serial error).
 
+With --max-allreduces-per-iteration X: each rank's MPI_Allreduce calls over the run per CG iteration
+(flow.json's per_rank allreduces over steps x (momentum + pressure mean iterations)) are at most X.
+
 usage: check_flow_mpi.py STREAMSOLVE MPIEXEC CASE OUTDIR --backend gpu|cpu --ranks 1,2,3,4 --tol 1e-5 [--refine K]
+                         [--max-allreduces-per-iteration X]
 Reads the VTU files and pieces with meshio (Debian's python3-meshio: run with /usr/bin/python3)."""
 import argparse, glob, json, os, shutil, subprocess, sys
 import xml.etree.ElementTree as ET
@@ -178,6 +182,9 @@ def main():
     ap.add_argument("streamsolve"), ap.add_argument("mpiexec"), ap.add_argument("case"), ap.add_argument("outdir")
     ap.add_argument("--backend", default="cpu"), ap.add_argument("--ranks", default="1,2,3,4")
     ap.add_argument("--tol", type=float, default=1e-5), ap.add_argument("--refine", type=int)
+    # The MPI_Allreduce calls of each rank over the run, per CG iteration (momentum and pressure):
+    # the single-sync CG makes one a iteration, plus a few a solve and a step.
+    ap.add_argument("--max-allreduces-per-iteration", type=float)
     a = ap.parse_args()
     shutil.rmtree(a.outdir, ignore_errors=True)
     common = ["flow", a.case, "--backend", a.backend] + ([] if a.refine is None else ["--refine", str(a.refine)])
@@ -210,6 +217,13 @@ def main():
         elif sum(r["owned_cells"] for r in j["per_rank"]) != serial["mesh"]["cells"]:
             failures.append(f"{n} ranks: the ranks own {sum(r['owned_cells'] for r in j['per_rank'])} cells, "
                             f"the mesh has {serial['mesh']['cells']}")
+        if a.max_allreduces_per_iteration:
+            iterations = j["steps"] * (j["iterations"]["momentum"]["mean"] + j["iterations"]["pressure"]["mean"])
+            per_iteration = max(r["allreduces"] for r in j["per_rank"]) / iterations
+            print(f"{n} ranks: {per_iteration:.3f} MPI_Allreduce calls per CG iteration")
+            if per_iteration > a.max_allreduces_per_iteration:
+                failures.append(f"{n} ranks: {per_iteration:.3f} MPI_Allreduce calls per CG iteration "
+                                f"(> {a.max_allreduces_per_iteration})")
         if j["solver"]["pressure"] != serial["solver"]["pressure"]:
             failures.append(f"{n} ranks: pressure solver {j['solver']['pressure']} != serial {serial['solver']['pressure']}")
         for solve in ("momentum", "pressure"):

@@ -92,6 +92,27 @@ TEST_F(FlowSolverGpu, CavityTenStepsIsEquivalentToRef) {
   expect_gpu_run_equals_cpu(m, cavity_problem(m), gpu);
 }
 
+// Both solves by the single-sync CG (one reduction, one MPI_Allreduce over ranks, per iteration):
+// the GPU run equals the CPU reference's, and the reference equals its textbook-CG run to the
+// solvers' tolerance (the same iterates in exact arithmetic).
+TEST_F(FlowSolverGpu, CavitySingleSyncIsEquivalentToRef) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  FlowProblem p = cavity_problem(m);
+  p.time.steps = 5;
+  p.momentum.variant = p.pressure.variant = CgVariant::single_sync;
+  GpuBackend gpu = make_gpu();
+  expect_gpu_run_equals_cpu(m, p, gpu);
+
+  FlowProblem textbook = p;
+  textbook.momentum.variant = textbook.pressure.variant = CgVariant::textbook;
+  CpuBackend cpu;
+  const std::vector<double> a = run_flow<CpuBackend, CpuMesh, CpuFlow>(cpu, m, p);
+  const std::vector<double> b = run_flow<CpuBackend, CpuMesh, CpuFlow>(cpu, m, textbook);
+  const double change = largest_change(b, a);
+  EXPECT_LE(change, 1e-4);
+  ::testing::Test::RecordProperty("max_flux_change_from_textbook", ::testing::PrintToString(change));
+}
+
 // The same with the pressure solve preconditioned by the algebraic V-cycle of P (walls only: the
 // constants are P's null space).
 TEST_F(FlowSolverGpu, CavityTenStepsWithMultigridIsEquivalentToRef) {

@@ -39,6 +39,8 @@ TEST(FlowCase, TheCavitySampleParses) {
   EXPECT_EQ(c.pressure.max_iterations, 5000);
   EXPECT_EQ(c.pressure.preconditioner, "multigrid");
   EXPECT_EQ(c.momentum.preconditioner, "jacobi");
+  EXPECT_EQ(c.pressure.variant, "textbook");
+  EXPECT_EQ(c.momentum.variant, "textbook");
   EXPECT_EQ(c.output_directory, std::string(SS_SOURCE_DIR) + "/out/cavity_flow");
   EXPECT_EQ(c.output_every, 50);
   EXPECT_FALSE(c.slice_origin.has_value());
@@ -79,9 +81,11 @@ theta = 0.5
 tolerance = 1e-8
 max_iterations = 800
 preconditioner = "none"
+variant = "single_sync"
 [solver.momentum]
 tolerance = 1e-7
 preconditioner = "none"
+variant = "single_sync"
 [solver.streamfunction]
 tolerance = 1e-7
 gauge = "none"
@@ -120,6 +124,9 @@ slice_normal = [0, 0, 2]
   EXPECT_EQ(c.momentum.tolerance, 1e-7);
   EXPECT_EQ(c.momentum.max_iterations, 5000);
   EXPECT_EQ(c.momentum.preconditioner, "none");
+  EXPECT_EQ(c.pressure.variant, "single_sync");
+  EXPECT_EQ(c.momentum.variant, "single_sync");
+  EXPECT_EQ(c.streamfunction.variant, "textbook");
   EXPECT_EQ(c.streamfunction.tolerance, 1e-7);
   EXPECT_EQ(c.streamfunction.max_iterations, 20000);
   EXPECT_EQ(c.streamfunction.gauge, "none");
@@ -233,6 +240,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"preconditioner", kBase + "[solver.pressure]\npreconditioner = \"ilu\"\n",
                 "test.toml:9: [solver.pressure] preconditioner must be \"multigrid\", \"jacobi\" or \"none\" (got "
                 "\"ilu\")"},
+        BadCase{"variant", kBase + "[solver.momentum]\nvariant = \"pipelined\"\n",
+                "test.toml:9: [solver.momentum] variant must be \"textbook\" or \"single_sync\" (got \"pipelined\")"},
         BadCase{"momentum_multigrid", kBase + "[solver.momentum]\npreconditioner = \"multigrid\"\n",
                 "test.toml:9: [solver.momentum] preconditioner must be \"jacobi\" or \"none\" (got \"multigrid\")"},
         BadCase{"gauge", kBase + "[solver.streamfunction]\ngauge = \"tree\"\n",
