@@ -4,7 +4,7 @@
 //   2. rank 0 reads the case and the base mesh (the file's, refined at rank 0 only when it has fewer
 //      than 64 tets per rank: coarse_partition_levels), checks the case on it (every case mistake
 //      stops here), partitions its tets (METIS) and sends each rank its base tets plus one layer
-//      (parallel/refined_piece.hpp's BasePiece).
+//      and the case file's text (parallel/piece_assignment.hpp, as for heat).
 //   3. every rank refines its base piece the remaining --refine times itself, for every entity kind
 //      (parallel/refined_entity_piece.hpp: partition, then refine; no rank holds the whole refined
 //      mesh), builds its piece's problem (the case's conditions; cut faces a placeholder), mesh
@@ -12,7 +12,9 @@
 //      the curl–curl term's interval comes from one Lanczos run over all ranks (edge_space).
 //   4. every rank runs the unchanged FlowSolver over a DistributedBackend (owner-marked reductions,
 //      one marker per entity kind) and DistributedFlowOperators (every operator output's ghosts
-//      exchanged): the same steps, reductions and iterations as the serial run.
+//      exchanged): the same steps, reductions and iterations as the serial run. What each rank does
+//      with its piece (coefficients, state by global id, fields, the time loop) is
+//      parallel/distributed_flow.hpp; this file keeps parsing, rank 0's checks, dispatch, the report.
 //   5. the fields: every rank writes its piece (its owned cells) of each snapshot and of the final
 //      state, flow_NNNNNN_piece_<rank>.vtu and flow_piece_<rank>.vtu, and rank 0 the .pvtu over them.
 //      Checkpoints are gathered at rank 0 by the pieces' global ids (the state file records that

@@ -1,5 +1,6 @@
 #include "parallel/distributed_heat.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -34,7 +35,7 @@ std::vector<double> with_ghosts(const LocalHeat& h, std::vector<double> T) {
 
 template <class Backend, class Operator>
 HeatPieceRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, const HeatOperatorData& data,
-                     const SnapshotHook& snapshot) {
+                         const SnapshotHook& snapshot) {
   using Vector = typename Backend::Vector;
   const MeshPartition& part = h.piece.part;
   const std::int32_t n = data.num_nodes, owned = part.owned_nodes;
