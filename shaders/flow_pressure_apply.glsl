@@ -1,19 +1,7 @@
-// Pressure operator P = Gᵀ W G (operators/flow_operators.hpp), per cell:
-//   (P φ)_c = Σ_f W_f (φ_c − φ_nb),  φ_nb = 0 beyond the boundary (W_f = 0 on prescribed faces)
+// y = P φ on every cell (flow_pressure_element.glsl).
 uniform sampler2D phi, pressure_weight;
 uniform isampler2D cell_face0, cell_face1, cell_face2, cell_face3, face_cell0, face_cell1;
 
 #include "flow_neighbor.glsl"
-
-float face_term(int code, float pc) {
-  int nb = flow_neighbor(code);
-  return ss_element(pressure_weight, ss_signed_index1(code)) * (pc - (nb >= 0 ? ss_element(phi, nb) : 0.0));
-}
-
-float element(int c) {
-  float pc = ss_element(phi, c);
-  return face_term(ss_index_element(cell_face0, c), pc) + face_term(ss_index_element(cell_face1, c), pc) +
-         face_term(ss_index_element(cell_face2, c), pc) + face_term(ss_index_element(cell_face3, c), pc);
-}
-
+#include "flow_pressure_element.glsl"
 #include "per_element.glsl"

@@ -10,6 +10,6 @@ uniform int has_add;
 #include "sparse_rows.glsl"
 SS_VALUE kernel(ivec2 texel) {
   SS_VALUE result = sparse_rows(texel, x, sub, has_sub != 0);
-  if (has_add != 0) result += ss_load(add, texel);
+  if (has_add != 0) result += row_value(add, texel);
   return result;
 }

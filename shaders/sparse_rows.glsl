@@ -8,6 +8,12 @@ uniform isampler2D slice_start;  // slices + 1 entries
 uniform isampler2D columns;
 uniform sampler2D weights;
 uniform int slice_rows;
+uniform int has_row_map;        // the rows of a larger matrix (select_rows): output row k is its row
+uniform isampler2D row_map;     // row_map[k]; per-row inputs are read there
+// A per-row input (b, d, x, the added vector) at the rows held by output texel `texel`.
+SS_VALUE row_value(sampler2D v, ivec2 texel) {
+  return has_row_map != 0 ? ss_elements(v, ss_load_index(row_map, texel)) : ss_load(v, texel);
+}
 // Σ_k w_k (x[column_k] − sub[column_k]) for the rows held by output texel `texel` (0 past ss_n);
 // sub is read only when has_sub.
 SS_VALUE sparse_rows(ivec2 texel, sampler2D x, sampler2D sub, bool has_sub) {

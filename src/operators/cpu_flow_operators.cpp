@@ -109,20 +109,31 @@ void CpuFlowOperators::momentum_rhs(double inv_dt, double s, const Vector& U, co
   }
 }
 
-void CpuFlowOperators::pressure_apply(const Vector& x, Vector& y) {
+double CpuFlowOperators::pressure_at(std::int64_t c, const Vector& x) const {
   const MeshOperatorTables& t = mesh_.tables();
+  double sum = 0.0;
+  for (size_t k = 0; k < 4; ++k) {
+    const std::int32_t code = t.cell_faces[k][size_t(c)];
+    const size_t f = size_t(decode_index(code));
+    const std::int32_t nb = decode_sign(code) > 0 ? t.face_cell1[f] : t.face_cell0[f];
+    sum += data_.pressure_weight[f] * (x[size_t(c)] - (nb >= 0 ? x[size_t(nb)] : 0.0));
+  }
+  return sum;
+}
+
+void CpuFlowOperators::pressure_apply(const Vector& x, Vector& y) {
   const std::int64_t nc = data_.num_cells;
   y.resize(size_t(nc));
 #pragma omp parallel for schedule(static)
-  for (std::int64_t c = 0; c < nc; ++c) {
-    double sum = 0.0;
-    for (size_t k = 0; k < 4; ++k) {
-      const std::int32_t code = t.cell_faces[k][size_t(c)];
-      const size_t f = size_t(decode_index(code));
-      const std::int32_t nb = decode_sign(code) > 0 ? t.face_cell1[f] : t.face_cell0[f];
-      sum += data_.pressure_weight[f] * (x[size_t(c)] - (nb >= 0 ? x[size_t(nb)] : 0.0));
-    }
-    y[size_t(c)] = sum;
+  for (std::int64_t c = 0; c < nc; ++c) y[size_t(c)] = pressure_at(c, x);
+}
+
+void CpuFlowOperators::pressure_rows(const std::vector<std::int32_t>& rows, const Vector& x, Vector& y) {
+  y.resize(rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    SS_REQUIRE(rows[k] >= 0 && rows[k] < data_.num_cells, "pressure operator: row " << rows[k] << " of "
+                                                                                     << data_.num_cells << " cells");
+    y[k] = pressure_at(rows[k], x);
   }
 }
 

@@ -84,6 +84,7 @@ FlowOperatorData build_flow_operator_data(const MeshOperatorTables& tables, cons
 //   momentum_rhs(inv_dt, s, U, TF, Gp, Y, Ub, out)
 //        out = m (H/Δt U + TF − Gp + s Y) + (1 − m) Ub   (Y = K Ub: fixed columns moved right)
 //   pressure_apply(x, y)                    y = P x
+//   pressure_rows(rows, x, y)               y_k = (P x)_{rows[k]}: the same values at listed cells
 //   pressure_diagonal()                     diag P
 //   project(Ustar, phi, dt, U)              U = U* − Δt W G φ (φ = 0 beyond the boundary)
 //   courant(U, out)                         (1/2V_c) Σ_f |U_f| per cell (CFL = Δt · max)
@@ -108,11 +109,13 @@ public:
   void momentum_rhs(double inv_dt, double s, const Vector& U, const Vector& TF, const Vector& Gp, const Vector& Y,
                     const Vector& Ub, Vector& out);
   void pressure_apply(const Vector& x, Vector& y);
+  void pressure_rows(const std::vector<std::int32_t>& rows, const Vector& x, Vector& y);
   const Vector& pressure_diagonal() const { return data_.pressure_diagonal; }
   void project(const Vector& Ustar, const Vector& phi, double dt, Vector& U);
   void courant(const Vector& U, Vector& out);
 
 private:
+  double pressure_at(std::int64_t c, const Vector& x) const;  // (P x)_c
   CpuMeshOperators& mesh_;
   FlowOperatorData data_;
   Vector masked_, ux_, uy_, uz_, lx_, ly_, lz_, lap_;  // momentum_apply scratch
@@ -137,6 +140,7 @@ public:
   void momentum_rhs(double inv_dt, double s, const Vector& U, const Vector& TF, const Vector& Gp, const Vector& Y,
                     const Vector& Ub, Vector& out);
   void pressure_apply(const Vector& x, Vector& y);
+  void pressure_rows(const GpuBackend::IndexVector& rows, const Vector& x, Vector& y);
   const Vector& pressure_diagonal() const { return pressure_diagonal_; }
   void project(const Vector& Ustar, const Vector& phi, double dt, Vector& U);
   void courant(const Vector& U, Vector& out);

@@ -100,6 +100,18 @@ void GpuFlowOperators::pressure_apply(const Vector& x, Vector& y) {
                   {&y});
 }
 
+void GpuFlowOperators::pressure_rows(const GpuBackend::IndexVector& rows, const Vector& x, Vector& y) {
+  SS_REQUIRE(&x != &y && x.size() == num_cells_ && y.size() == rows.size(),
+             "pressure operator at listed cells: " << rows.size() << " rows, output of " << y.size());
+  backend_.launch("flow_pressure_rows.glsl",
+                  {GpuBackend::in("phi", x), GpuBackend::in("pressure_weight", pressure_weight_),
+                   GpuBackend::in("cell_face0", mesh_.cell_faces(0)), GpuBackend::in("cell_face1", mesh_.cell_faces(1)),
+                   GpuBackend::in("cell_face2", mesh_.cell_faces(2)), GpuBackend::in("cell_face3", mesh_.cell_faces(3)),
+                   GpuBackend::in("face_cell0", mesh_.face_cell0()), GpuBackend::in("face_cell1", mesh_.face_cell1()),
+                   GpuBackend::in("rows", rows)},
+                  {&y});
+}
+
 void GpuFlowOperators::project(const Vector& Ustar, const Vector& phi, double dt, Vector& U) {
   prepare(U, num_faces_);
   backend_.launch("flow_project.glsl",

@@ -8,7 +8,18 @@
 
 namespace ss {
 
-GpuSparseMatrix::GpuSparseMatrix(GpuBackend& gpu, const SparseMatrix& m) : gpu_(gpu), rows_(m.rows), cols_(m.cols) {
+GpuSparseMatrix::GpuSparseMatrix(GpuBackend& gpu, const SparseMatrix& m)
+    : gpu_(gpu), rows_(m.rows), cols_(m.cols), full_rows_(m.rows) {
+  upload_tables(m);
+}
+
+GpuSparseMatrix::GpuSparseMatrix(GpuBackend& gpu, const SparseMatrix& m, const std::vector<std::int32_t>& rows)
+    : gpu_(gpu), rows_(std::int32_t(rows.size())), cols_(m.cols), full_rows_(m.rows) {
+  upload_tables(select_rows(m, rows));
+  row_map_ = gpu_.upload_indices(rows.empty() ? std::vector<std::int32_t>{0} : rows);
+}
+
+void GpuSparseMatrix::upload_tables(const SparseMatrix& m) {
   const std::int32_t S = kSliceRows, slices = (m.rows + S - 1) / S;
   std::vector<std::int32_t> slice_start(size_t(slices) + 1, 0);
   std::int64_t total = 0;
@@ -43,32 +54,45 @@ GpuSparseMatrix::GpuSparseMatrix(GpuBackend& gpu, const SparseMatrix& m) : gpu_(
 }
 
 std::vector<KernelInput> GpuSparseMatrix::table_inputs() const {
+  // Without a row map the sampler still needs an integer texture: the columns stand in, unread.
   return {GpuBackend::in("slice_start", slice_start_), GpuBackend::in("columns", columns_),
-          GpuBackend::in("weights", weights_)};
+          GpuBackend::in("weights", weights_), GpuBackend::in("row_map", row_map_ ? *row_map_ : columns_)};
+}
+
+std::vector<KernelUniform> GpuSparseMatrix::table_uniforms() const {
+  return {uniform_int("slice_rows", kSliceRows), uniform_int("has_row_map", row_map_.has_value())};
 }
 
 void GpuSparseMatrix::apply(const Vector& x, Vector& y, const Vector* sub, const Vector* add) {
-  SS_REQUIRE(x.size() == cols_ && y.size() == rows_ && (!sub || sub->size() == cols_) && (!add || add->size() == rows_),
+  SS_REQUIRE(x.size() == cols_ && y.size() == rows_ && (!sub || sub->size() == cols_) && (!add || add->size() == full_rows_),
              "sparse matrix " << rows_ << "x" << cols_ << ": vector sizes do not match (x " << x.size() << ", y "
                               << y.size() << ")");
   std::vector<KernelInput> inputs = table_inputs();
   inputs.insert(inputs.end(), {GpuBackend::in("x", x), GpuBackend::in("sub", sub ? *sub : x),
                                GpuBackend::in("add", add ? *add : y)});
-  gpu_.launch("mg_sparse_apply.glsl", inputs, {&y},
-              {uniform_int("slice_rows", kSliceRows), uniform_int("has_sub", sub != nullptr),
-               uniform_int("has_add", add != nullptr)});
+  std::vector<KernelUniform> uniforms = table_uniforms();
+  uniforms.insert(uniforms.end(), {uniform_int("has_sub", sub != nullptr), uniform_int("has_add", add != nullptr)});
+  gpu_.launch("mg_sparse_apply.glsl", inputs, {&y}, uniforms);
 }
 
 void GpuSparseMatrix::chebyshev_step(const Vector& b, const Vector& inverse_diagonal, double c_d, double c_r,
                                      Vector& x, Vector& d) {
-  SS_REQUIRE(rows_ == cols_ && b.size() == rows_ && x.size() == rows_ && d.size() == rows_ &&
-                 inverse_diagonal.size() == rows_,
-             "sparse chebyshev step: matrix " << rows_ << "x" << cols_ << ", vectors " << b.size() << ", " << x.size());
+  SS_REQUIRE(!row_map_, "sparse chebyshev step: a matrix of selected rows computes them with chebyshev_rows");
+  chebyshev_rows(b, inverse_diagonal, c_d, c_r, x, d, x, d);
+}
+
+void GpuSparseMatrix::chebyshev_rows(const Vector& b, const Vector& inverse_diagonal, double c_d, double c_r,
+                                     const Vector& x, const Vector& d, Vector& x_out, Vector& d_out) {
+  SS_REQUIRE(full_rows_ == cols_ && b.size() == cols_ && x.size() == cols_ && d.size() == cols_ &&
+                 inverse_diagonal.size() == cols_ && x_out.size() == rows_ && d_out.size() == rows_,
+             "sparse chebyshev step: matrix " << full_rows_ << "x" << cols_ << ", vectors " << b.size() << ", "
+                                              << x.size() << ", outputs " << x_out.size());
   std::vector<KernelInput> inputs = table_inputs();
   inputs.insert(inputs.end(), {GpuBackend::in("b", b), GpuBackend::in("x", x), GpuBackend::in("d", d),
                                GpuBackend::in("inverse_diagonal", inverse_diagonal)});
-  gpu_.launch("mg_sparse_chebyshev.glsl", inputs, {&x, &d},
-              {uniform_int("slice_rows", kSliceRows), uniform_float("c_d", c_d), uniform_float("c_r", c_r)});
+  std::vector<KernelUniform> uniforms = table_uniforms();
+  uniforms.insert(uniforms.end(), {uniform_float("c_d", c_d), uniform_float("c_r", c_r)});
+  gpu_.launch("mg_sparse_chebyshev.glsl", inputs, {&x_out, &d_out}, uniforms);
 }
 
 void chebyshev_step(GpuBackend& gpu, const Field& b, const Field* ax, const Field& inverse_diagonal, double c_d,

@@ -5,7 +5,10 @@
 //                            (GPU storage: sliced ELLPACK, see GpuSparseMatrix; CPU: the CSR itself)
 //   chebyshev_step           r = b − Ax, d = c_d d + c_r D⁻¹ r, x = x + d   (one pass, two outputs;
 //                            the matrix's own chebyshev_step forms Ax in the same pass)
+// A matrix of selected rows of a larger one (the rows a halo sends, computed ahead of the rest so
+// the exchange overlaps the full pass) reads the per-row inputs at the rows' own positions.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "cpu/cpu_backend.hpp"
@@ -25,6 +28,10 @@ public:
   using Vector = GpuBackend::Vector;
   static constexpr std::int32_t kSliceRows = 32;  // a multiple of 4 (RGBA: a texel's four rows share a slice)
   GpuSparseMatrix(GpuBackend& gpu, const SparseMatrix& m);
+  // The rows `rows` of m only (select_rows; a halo's send rows): rows() is rows.size(), and the
+  // per-row inputs (apply's `add`, chebyshev_rows' b, D⁻¹, x, d) keep m's length and are read at
+  // row rows[k] for output k.
+  GpuSparseMatrix(GpuBackend& gpu, const SparseMatrix& m, const std::vector<std::int32_t>& rows);
   std::int32_t rows() const { return rows_; }
   std::int32_t cols() const { return cols_; }
   std::int64_t stored_entries() const { return stored_entries_; }  // nonzeros plus slice padding
@@ -32,13 +39,21 @@ public:
   void apply(const Vector& x, Vector& y, const Vector* sub = nullptr, const Vector* add = nullptr);
   // The free chebyshev_step with Ax = M x formed in the same pass (M square).
   void chebyshev_step(const Vector& b, const Vector& inverse_diagonal, double c_d, double c_r, Vector& x, Vector& d);
+  // The same step's new x and d at the selected rows only (a matrix of selected rows of a square
+  // one): x_out, d_out get rows() values; b, inverse_diagonal, x, d are read, not written.
+  void chebyshev_rows(const Vector& b, const Vector& inverse_diagonal, double c_d, double c_r, const Vector& x,
+                      const Vector& d, Vector& x_out, Vector& d_out);
 
 private:
+  void upload_tables(const SparseMatrix& m);
   std::vector<KernelInput> table_inputs() const;
+  std::vector<KernelUniform> table_uniforms() const;
   GpuBackend& gpu_;
   std::int32_t rows_ = 0, cols_ = 0;
+  std::int32_t full_rows_ = 0;  // rows of the matrix the rows were selected from (= rows_ without a map)
   std::int64_t stored_entries_ = 0;
   IndexField slice_start_, columns_;
+  std::optional<IndexField> row_map_;
   Field weights_;
 };
 
@@ -46,14 +61,20 @@ class CpuSparseMatrix {
 public:
   using Vector = CpuBackend::Vector;
   CpuSparseMatrix(CpuBackend& cpu, const SparseMatrix& m);
+  CpuSparseMatrix(CpuBackend& cpu, const SparseMatrix& m, const std::vector<std::int32_t>& rows);  // as GpuSparseMatrix's
   std::int32_t rows() const { return m_.rows; }
   std::int32_t cols() const { return m_.cols; }
   void apply(const Vector& x, Vector& y, const Vector* sub = nullptr, const Vector* add = nullptr);
   void chebyshev_step(const Vector& b, const Vector& inverse_diagonal, double c_d, double c_r, Vector& x, Vector& d);
+  void chebyshev_rows(const Vector& b, const Vector& inverse_diagonal, double c_d, double c_r, const Vector& x,
+                      const Vector& d, Vector& x_out, Vector& d_out);
 
 private:
+  std::int32_t row_of(std::int32_t k) const { return row_map_.empty() ? k : row_map_[size_t(k)]; }
   CpuBackend& cpu_;
   SparseMatrix m_;
+  std::vector<std::int32_t> row_map_;  // empty: every row
+  std::int32_t full_rows_ = 0;
   Vector ax_;  // scratch: A x of chebyshev_step
 };
 

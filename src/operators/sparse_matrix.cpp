@@ -83,6 +83,20 @@ SparseMatrix from_triplets(std::int32_t rows, std::int32_t cols, std::vector<Tri
   return m;
 }
 
+SparseMatrix select_rows(const SparseMatrix& a, const std::vector<std::int32_t>& rows) {
+  SparseMatrix s;
+  s.rows = std::int32_t(rows.size());
+  s.cols = a.cols;
+  for (const std::int32_t r : rows) {
+    SS_REQUIRE(r >= 0 && r < a.rows, "select_rows: row " << r << " of a matrix with " << a.rows << " rows");
+    const auto begin = size_t(a.offsets[size_t(r)]), end = size_t(a.offsets[size_t(r) + 1]);
+    s.columns.insert(s.columns.end(), a.columns.begin() + std::ptrdiff_t(begin), a.columns.begin() + std::ptrdiff_t(end));
+    s.values.insert(s.values.end(), a.values.begin() + std::ptrdiff_t(begin), a.values.begin() + std::ptrdiff_t(end));
+    s.offsets.push_back(std::int32_t(s.values.size()));
+  }
+  return s;
+}
+
 SparseMatrix transpose(const SparseMatrix& a) {
   SparseMatrix t;
   t.rows = a.cols;

@@ -17,6 +17,7 @@
 
 #include <mpi.h>
 
+#include "parallel/gpu_select.hpp"
 #include "parallel/halo.hpp"
 #include "parallel/message.hpp"
 #include "util/error.hpp"
@@ -60,8 +61,34 @@ public:
       if (k.size == length) return void(k.halo = &halo);
     SS_THROW("distributed vectors: no entity kind has " << length << " local entries");
   }
+  // The halo of the entity kind with `length` local entries.
+  HaloExchange<Backend>& halo(std::int64_t length) {
+    for (Kind& k : kinds_)
+      if (k.size == length) {
+        SS_REQUIRE(k.halo, "distributed vectors: no halo for the kind with " << length << " entries");
+        return *k.halo;
+      }
+    SS_THROW("distributed vectors: no entity kind has " << length << " local entries");
+  }
   // x's ghost entries from their owners (the halo of x's entity kind).
   void update_ghosts(Vector& x) { halo_of(x).update(x); }
+  // The outputs' ghost entries from their owners, the exchange overlapped with the work that makes
+  // them (thesis §8.3): send(fields) computes the outputs' values at the halo's send entries (owned
+  // rows, exact from the inputs alone) straight into its send fields, one per output; full() then
+  // computes every local row while those values are read back and the messages fly; the received
+  // values go into the outputs' ghost entries last.
+  template <class Send, class Full>
+  void overlapped_update(std::initializer_list<Vector*> outputs, Send&& send, Full&& full) {
+    HaloExchange<Backend>& h = halo_of(**outputs.begin());
+    for (Vector* y : outputs)
+      SS_REQUIRE(&halo_of(*y) == &h, "distributed vectors: an overlapped halo update mixes entity kinds");
+    h.begin_computed(int(outputs.size()), send);
+    full();
+    if constexpr (Backend::asynchronous_download) gl_flush();  // the full pass starts now, not at the next wait
+    h.finish();
+    int j = 0;
+    for (Vector* y : outputs) h.scatter(*y, j++);
+  }
   // The same for several vectors of one kind, in one round trip (one message per neighbour).
   void update_ghosts(std::initializer_list<Vector*> xs) {
     HaloExchange<Backend>& halo = halo_of(**xs.begin());

@@ -8,8 +8,18 @@
 // vector the solver makes is right on owned and ghost entries alike, and FlowSolver runs unchanged
 // over DistributedBackend + these. Pointwise work inside the solver (vector updates, masks) needs
 // no exchange. An operator with several outputs of one kind (the three velocity components, the
-// Chebyshev step's x and d) updates them in one round trip. The exchanges here are not overlapped
-// with interior work (heat's operator is).
+// Chebyshev step's x and d) updates them in one round trip.
+//
+// The operators that make most of the round trips — the pressure operator (one per pressure CG
+// iteration) and the sparse matrices of the curl–curl term (the edge mass's Chebyshev steps, the
+// vorticity source, the viscous force: most of a momentum iteration's) — overlap their exchange
+// with their own work (DistributedBackend::overlapped_update): a matrix of the halo's send rows
+// only (select_rows) computes the values the neighbours need first, their read-back and messages
+// go while the full pass computes every local row; the pressure operator computes its send rows
+// with its own kernel at the listed cells (pressure_rows). Either way the values sent are the
+// owner's own bit for bit (tested): ghost copies that differ from their owners by rounding break
+// the float pressure CG (p·Ap <= 0 seen on llvmpipe). The other operators' exchanges wait for their
+// pass.
 #include <type_traits>
 #include <utility>
 
@@ -59,7 +69,8 @@ public:
   using LocalMeshOps = std::remove_reference_t<decltype(std::declval<FlowOps&>().mesh())>;
 
   DistributedFlowOperators(DistributedBackend<Backend>& dist, FlowOps& ops)
-      : dist_(dist), ops_(ops), mesh_(dist, ops.mesh()) {}
+      : dist_(dist), ops_(ops), mesh_(dist, ops.mesh()),
+        cell_sends_(dist.local().upload_indices(non_empty(dist.halo(ops.mesh().num_cells()).send_list()))) {}
 
   DistributedMeshOperators<Backend, LocalMeshOps>& mesh() { return mesh_; }
 
@@ -88,7 +99,10 @@ public:
     ops_.momentum_rhs(inv_dt, s, U, TF, Gp, Y, Ub, out);
     dist_.update_ghosts(out);
   }
-  void pressure_apply(const Vector& x, Vector& y) { ops_.pressure_apply(x, y), dist_.update_ghosts(y); }
+  void pressure_apply(const Vector& x, Vector& y) {
+    dist_.overlapped_update({&y}, [&](const std::vector<Vector*>& send) { ops_.pressure_rows(cell_sends_, x, *send[0]); },
+                            [&] { ops_.pressure_apply(x, y); });
+  }
   const Vector& pressure_diagonal() const { return ops_.pressure_diagonal(); }
   void project(const Vector& Ustar, const Vector& phi, double dt, Vector& U) {
     ops_.project(Ustar, phi, dt, U);
@@ -97,32 +111,45 @@ public:
   void courant(const Vector& U, Vector& out) { ops_.courant(U, out), dist_.update_ghosts(out); }
 
 private:
+  // An index list to upload: one unused 0 when nothing is sent (no exchange computes then).
+  static std::vector<std::int32_t> non_empty(const std::vector<std::int32_t>& v) {
+    return v.empty() ? std::vector<std::int32_t>{0} : v;
+  }
   DistributedBackend<Backend>& dist_;
   FlowOps& ops_;
   DistributedMeshOperators<Backend, LocalMeshOps> mesh_;
+  typename Backend::IndexVector cell_sends_;  // the cell halo's send entries (pressure_rows)
 };
 
-// A sparse matrix over a piece (the curl–curl viscous term, the streamfunction gauge): the local
-// matrix's rows, outputs brought up to date by the halo of their entity kind.
+// A sparse matrix over a piece (the curl–curl viscous term): the local matrix's rows, outputs
+// brought up to date by the halo of their entity kind, overlapped: the rows the halo sends are
+// computed first by a matrix of those rows alone, then every row while the values travel.
 template <class Backend>
 class DistributedSparseMatrix {
 public:
   using Vector = typename Backend::Vector;
-  DistributedSparseMatrix(DistributedBackend<Backend>& dist, const SparseMatrix& m) : dist_(dist), m_(dist.local(), m) {}
+  DistributedSparseMatrix(DistributedBackend<Backend>& dist, const SparseMatrix& m)
+      : dist_(dist), m_(dist.local(), m), send_(dist.local(), m, dist.halo(m.rows).send_list()) {}
   std::int32_t rows() const { return m_.rows(); }
   std::int32_t cols() const { return m_.cols(); }
   void apply(const Vector& x, Vector& y, const Vector* sub = nullptr, const Vector* add = nullptr) {
-    m_.apply(x, y, sub, add);
-    dist_.update_ghosts(y);
+    dist_.overlapped_update({&y}, [&](const std::vector<Vector*>& send) { send_.apply(x, *send[0], sub, add); },
+                            [&] { m_.apply(x, y, sub, add); });
   }
   void chebyshev_step(const Vector& b, const Vector& inverse_diagonal, double c_d, double c_r, Vector& x, Vector& d) {
-    m_.chebyshev_step(b, inverse_diagonal, c_d, c_r, x, d);
-    dist_.update_ghosts({&x, &d});
+    dist_.overlapped_update(
+        {&x, &d},
+        [&](const std::vector<Vector*>& send) {
+          send_.chebyshev_rows(b, inverse_diagonal, c_d, c_r, x, d, *send[0], *send[1]);
+        },
+        [&] { m_.chebyshev_step(b, inverse_diagonal, c_d, c_r, x, d); });
   }
 
 private:
+  using Local = typename SparseMatrixOn<Backend>::type;
   DistributedBackend<Backend>& dist_;
-  typename SparseMatrixOn<Backend>::type m_;
+  Local m_;
+  Local send_;  // the rows the halo of the output's kind sends, in its send order
 };
 
 template <class Backend>

@@ -52,6 +52,7 @@ public:
     send_count_ = std::int64_t(send.size());
     recv_count_ = std::int64_t(recv.size());
     recv_indices_ = recv;
+    send_list_ = send;
     if (send_count_ > 0) send_indices_.emplace(backend_.upload_indices(send));
     recv_list_.emplace(backend_.make_scatter_list(recv));
     requests_.resize(2 * links_.size());
@@ -61,17 +62,31 @@ public:
   void begin(std::initializer_list<const Vector*> xs) { begin(std::vector<const Vector*>(xs)); }
   void begin(const Vector& x) { begin({&x}); }
   void begin(const std::vector<const Vector*>& xs) {
+    begin_computed(int(xs.size()), [&](const std::vector<Vector*>& send) {
+      for (size_t j = 0; j < xs.size(); ++j) backend_.gather(*xs[j], *send_indices_, *send[j]);
+    });
+  }
+
+  // begin() for send values the caller computes itself: compute(send) writes m vectors' values
+  // straight into the send fields (send_list() order: no gather; not called when nothing is sent),
+  // whose read-backs are then queued. An operator computes its send rows this way ahead of its full
+  // pass, and the exchange overlaps that pass (distributed_flow_operators.hpp).
+  template <class Compute>
+  void begin_computed(int m, Compute&& compute) {
     const auto t0 = Clock::now();
-    in_flight_ = int(xs.size());
+    in_flight_ = m;
     while (int(slots_.size()) < in_flight_) slots_.emplace_back();
-    int j = 0;
-    for (const Vector* x : xs) {
-      Slot& slot = slots_[size_t(j++)];
+    std::vector<Vector*> send;
+    for (int j = 0; j < m; ++j) {
+      Slot& slot = slots_[size_t(j)];
       slot.received.resize(size_t(recv_count_));
       if (send_count_ == 0) continue;
       if (!slot.send_field) slot.send_field.emplace(backend_.make_vector(send_count_));
-      backend_.gather(*x, *send_indices_, *slot.send_field);
-      backend_.begin_download(*slot.send_field, slot.pending);
+      send.push_back(&*slot.send_field);
+    }
+    if (send_count_ > 0) {
+      compute(send);
+      for (int j = 0; j < m; ++j) backend_.begin_download(*slots_[size_t(j)].send_field, slots_[size_t(j)].pending);
     }
     readback_seconds_ += since(t0);
     // A host backend has the values already: send them now, so they fly during the interior work.
@@ -109,6 +124,8 @@ public:
   // The values received for the j-th vector of the last begin(), in recv_indices() order.
   const std::vector<Value>& received(int j = 0) const { return slots_[size_t(j)].received; }
   const std::vector<std::int32_t>& recv_indices() const { return recv_indices_; }
+  // The local entries sent, neighbour by neighbour (an entry sent to two neighbours appears twice).
+  const std::vector<std::int32_t>& send_list() const { return send_list_; }
   std::int64_t values_sent() const { return send_count_; }
   std::int64_t values_received() const { return recv_count_; }
   // Host seconds not hidden behind interior work, per component, and their sum.
@@ -191,7 +208,7 @@ private:
   MPI_Comm comm_;
   std::vector<std::int64_t> send_offsets_, recv_offsets_;
   std::int64_t send_count_ = 0, recv_count_ = 0;
-  std::vector<std::int32_t> recv_indices_;
+  std::vector<std::int32_t> recv_indices_, send_list_;
   std::optional<IndexVector> send_indices_;
   std::optional<typename Backend::ScatterList> recv_list_;
   std::vector<Slot> slots_;

@@ -149,6 +149,63 @@ TEST_P(MultigridGl, SparseChebyshevStepIsEquivalentToRef) {
   }
 }
 
+// A matrix of selected rows (a halo's send rows: parallel/distributed_flow_operators.hpp) gives
+// exactly the full matrix's rows there, on both backends: apply with sub and add, and the
+// Chebyshev step's new x and d (its inputs untouched). Rows in any order, repeated, one or many.
+std::vector<std::int32_t> some_rows(std::int32_t n, std::int32_t count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::int32_t> rows;
+  for (std::int32_t k = 0; k < count; ++k) rows.push_back(k == 0 ? n - 1 : std::int32_t(rng() % std::uint64_t(n)));
+  return rows;
+}
+
+template <class T>
+std::vector<T> at_rows(const std::vector<T>& v, const std::vector<std::int32_t>& rows) {
+  std::vector<T> out;
+  for (std::int32_t r : rows) out.push_back(v[size_t(r)]);
+  return out;
+}
+
+TEST_P(MultigridGl, SelectedRowsAreTheFullRows) {
+  GpuBackend g = gpu();
+  CpuBackend cpu;
+  for (const auto& [n, count] : {std::pair{1, 1}, std::pair{2, 3}, std::pair{31, 5}, std::pair{33, 33},
+                                 std::pair{1025, 7}, std::pair{65537, 1023}}) {
+    const SparseMatrix m = random_matrix(n, n, std::uint64_t(n) * 5 + 3);
+    const std::vector<std::int32_t> rows = some_rows(n, count, std::uint64_t(n + count));
+    const std::vector<double> x = mixed_values(n, 21), sub = mixed_values(n, 22), add = mixed_values(n, 23),
+                              d = mixed_values(n, 24), inv = positive_values(n, 25);
+    GpuSparseMatrix gfull(g, m), gsel(g, m, rows);
+    CpuSparseMatrix cfull(cpu, m), csel(cpu, m, rows);
+    ASSERT_EQ(gsel.rows(), count);
+    ASSERT_EQ(csel.rows(), count);
+    // apply: y = add + M (x − sub)
+    Field gx = g.upload(x), gs = g.upload(sub), ga = g.upload(add), gy = g.make_vector(n), gys = g.make_vector(count);
+    gfull.apply(gx, gy, &gs, &ga);
+    gsel.apply(gx, gys, &gs, &ga);
+    EXPECT_EQ(g.download(gys), at_rows(g.download(gy), rows)) << "GPU apply, n " << n;
+    std::vector<double> cy, cys;
+    cfull.apply(x, cy, &sub, &add);
+    csel.apply(x, cys, &sub, &add);
+    EXPECT_EQ(cys, at_rows(cy, rows)) << "CPU apply, n " << n;
+    // The Chebyshev step at the rows (into separate outputs), against the full step.
+    Field gb = g.upload(add), gd = g.upload(d), ginv = g.upload(inv), gxs = g.make_vector(count),
+          gds = g.make_vector(count);
+    const std::vector<double> x_before = g.download(gx), d_before = g.download(gd);
+    gsel.chebyshev_rows(gb, ginv, 0.75, -1.25, gx, gd, gxs, gds);
+    EXPECT_EQ(g.download(gx), x_before) << "x untouched, n " << n;
+    EXPECT_EQ(g.download(gd), d_before) << "d untouched, n " << n;
+    gfull.chebyshev_step(gb, ginv, 0.75, -1.25, gx, gd);
+    EXPECT_EQ(g.download(gxs), at_rows(g.download(gx), rows)) << "GPU chebyshev x, n " << n;
+    EXPECT_EQ(g.download(gds), at_rows(g.download(gd), rows)) << "GPU chebyshev d, n " << n;
+    std::vector<double> cx = x, cd = d, cxs, cds;
+    csel.chebyshev_rows(add, inv, 0.75, -1.25, cx, cd, cxs, cds);
+    cfull.chebyshev_step(add, inv, 0.75, -1.25, cx, cd);
+    EXPECT_EQ(cxs, at_rows(cx, rows)) << "CPU chebyshev x, n " << n;
+    EXPECT_EQ(cds, at_rows(cd, rows)) << "CPU chebyshev d, n " << n;
+  }
+}
+
 MultigridOptions small_coarse() {
   MultigridOptions o;
   o.coarse_size = 60;

@@ -1,6 +1,7 @@
 // Fractional-step flow operators (operators/flow_operators.hpp):
 //  - GPU vs CPU (*IsEquivalentToRef) for every kernel on the project meshes, both packings and
-//    launch paths: max |gpu − cpu| / max |cpu| ≤ 1e-5 (float inputs, a few dozen float terms each).
+//    launch paths: max |gpu − cpu| / max |cpu| ≤ 1e-5 (float inputs, a few dozen float terms each);
+//    the pressure operator at listed cells equals its full pass exactly on each backend.
 //  - identities on the CPU in double: K = Iᵀ V Λ₀ I is symmetric and negative semi-definite with
 //    the diagonal the data gives; P is symmetric, P·1 = 0 without an outlet; a projection leaves
 //    D U = 0 up to the pressure tolerance; central convection does no work on a divergence-free
@@ -96,6 +97,20 @@ TEST_P(FlowOperatorsGpu, EveryKernelIsEquivalentToRef) {
   s.cpu.pressure_apply(cells, c_out);
   g.pressure_apply(gcells, g_out);
   EXPECT_LE(max_rel_diff(gpu.download(g_out), c_out), kGpuTolerance) << "pressure apply";
+  // At listed cells (a halo's send rows; any order, repeats; 1, 2, 7 and a prime count of them):
+  // the full pass's own values bit for bit on both backends, as an MPI ghost copy must be.
+  const std::vector<double> g_full = gpu.download(g_out);
+  for (std::int64_t count : {std::int64_t(1), std::int64_t(2), std::int64_t(7), std::int64_t(1021)}) {
+    std::vector<std::int32_t> rows;
+    for (std::int64_t k = 0; k < count; ++k) rows.push_back(std::int32_t(k == 0 ? nc - 1 : (k * 7919) % nc));
+    std::vector<double> c_rows, g_expected, c_expected;
+    s.cpu.pressure_rows(rows, cells, c_rows);
+    Field g_rows = gpu.make_vector(count);
+    g.pressure_rows(gpu.upload_indices(rows), gcells, g_rows);
+    for (std::int32_t r : rows) g_expected.push_back(g_full[size_t(r)]), c_expected.push_back(c_out[size_t(r)]);
+    EXPECT_EQ(gpu.download(g_rows), g_expected) << "pressure at " << count << " listed cells, GPU";
+    EXPECT_EQ(c_rows, c_expected) << "pressure at " << count << " listed cells, CPU";
+  }
   s.cpu.project(U, cells, 0.5, c_out);
   g.project(gU, gcells, 0.5, g_out);
   EXPECT_LE(max_rel_diff(gpu.download(g_out), c_out), kGpuTolerance) << "projection";
