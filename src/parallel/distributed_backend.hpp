@@ -83,6 +83,7 @@ public:
     for (Vector* y : outputs)
       SS_REQUIRE(&halo_of(*y) == &h, "distributed vectors: an overlapped halo update mixes entity kinds");
     h.begin_computed(int(outputs.size()), send);
+    ++overlapped_updates_;
     full();
     if constexpr (Backend::asynchronous_download) gl_flush();  // the full pass starts now, not at the next wait
     h.finish();
@@ -157,6 +158,8 @@ public:
   // Seconds inside MPI_Allreduce (waiting for the slowest rank included) and how many.
   double allreduce_seconds() const { return allreduce_seconds_; }
   std::int64_t allreduces() const { return allreduces_; }
+  // Round trips made by overlapped_update (the halos' exchanges() count every round trip).
+  std::int64_t overlapped_updates() const { return overlapped_updates_; }
 
 private:
   // Ghost entries of max/min inputs move to ∓kFar (finite in float32).
@@ -215,6 +218,7 @@ private:
   std::optional<Vector> scratch_[4];
   double allreduce_seconds_ = 0;
   std::int64_t allreduces_ = 0;
+  std::int64_t overlapped_updates_ = 0;
 };
 
 }  // namespace ss

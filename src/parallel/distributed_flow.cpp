@@ -73,6 +73,7 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
   figures.add("halo_mpi_seconds", cells.mpi_seconds() + faces.mpi_seconds() + edges.mpi_seconds());
   figures.add("halo_upload_seconds", cells.upload_seconds() + faces.upload_seconds() + edges.upload_seconds());
   figures.add_count("halo_exchanges", double(cells.exchanges() + faces.exchanges() + edges.exchanges()));
+  figures.add_count("halo_overlapped_exchanges", double(dist.overlapped_updates()));  // of those, overlapped
   figures.add_count("halo_values_received",
                     double(cells.values_received() + faces.values_received() + edges.values_received()));
   figures.add("allreduce_seconds", dist.allreduce_seconds());

@@ -11,7 +11,8 @@
     count gathers one VTU (--single-vtu);
   - the momentum and pressure iterations of every step (mean, max, last) are within +-2,
   - flow.json says the rank count, the serial run's mesh counts, and the pressure preconditioner is
-    the same as the serial run's;
+    the same as the serial run's; each rank overlapped at least one halo round trip per pressure CG
+    iteration with the operator's own pass, and at most all of them;
   - with [[force]] groups, every forces.csv value is the serial one to <= TOL of the largest |F|;
   - the first rank count draws flow.png (on the base mesh).
 Then a restart across rank counts: the last rank count's output without its final checkpoint,
@@ -217,6 +218,18 @@ def main():
         elif sum(r["owned_cells"] for r in j["per_rank"]) != serial["mesh"]["cells"]:
             failures.append(f"{n} ranks: the ranks own {sum(r['owned_cells'] for r in j['per_rank'])} cells, "
                             f"the mesh has {serial['mesh']['cells']}")
+        # Every pressure CG iteration's operator overlaps its halo exchange with its own pass
+        # (DistributedBackend::overlapped_update), and so do the curl–curl term's matrices.
+        pressure_applies = j["steps_this_run"] * j["iterations"]["pressure"]["mean"]
+        for r in j.get("per_rank", []):
+            overlapped, trips = r.get("halo_overlapped_exchanges", -1), r.get("halo_exchanges", 0)
+            if not pressure_applies <= overlapped <= trips:
+                failures.append(f"{n} ranks: rank {r['rank']} overlapped {overlapped} of {trips} halo round trips "
+                                f"(at least the {pressure_applies:.0f} pressure operator applications)")
+        if j.get("per_rank"):
+            r = j["per_rank"][0]
+            print(f"{n} ranks: {r.get('halo_overlapped_exchanges')} of {r.get('halo_exchanges')} halo round trips "
+                  f"overlapped with their operator's pass")
         if a.max_allreduces_per_iteration:
             iterations = j["steps"] * (j["iterations"]["momentum"]["mean"] + j["iterations"]["pressure"]["mean"])
             per_iteration = max(r["allreduces"] for r in j["per_rank"]) / iterations
