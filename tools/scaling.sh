@@ -2,7 +2,7 @@
 # Strong and weak scaling of the parallel heat CG (`mpiexec -n N streamsolve heat`, one GPU per rank).
 #   tools/scaling.sh [--ranks "1 2 4"] [--strong-refine 5] [--weak-target 1000000] [--backend gpu|cpu]
 #                    [--launch fragment|compute] [--build build] [--out /tmp/scaling] [--tolerance 1e-6]
-#                    [--skip-weak] [--flow-refine K [--flow-mesh FILE] [--flow-steps 3] [--skip-heat]]
+#                    [--skip-weak] [--flow-refine K [--flow-mesh FILE] [--flow-steps 3] [--flow-dt DT] [--skip-heat]]
 # Case: tests/parallel/crank.toml (crankshaft, two journals fixed, flux into the pin).
 # Strong: the crankshaft refined --strong-refine times (5: about 8.8M nodes; 4: about 1.1M) on every rank count; efficiency t1 / (N tN)
 #   per CG iteration.
@@ -17,14 +17,14 @@
 # the large fragment-path runs affordable.
 # Flow (--flow-refine K): the lid-driven cavity of tests/parallel/cavity_flow.toml (classical method,
 # Jacobi pressure) on --flow-mesh (default meshes/cavity.msh; refine 3: 2.56M cells) refined K times,
-# --flow-steps fixed steps on every rank count: seconds per step (momentum, pressure), speed-up and
+# with the case's Δt 0.01 or --flow-dt, --flow-steps fixed steps on every rank count: seconds per step (momentum, pressure), speed-up and
 # efficiency against the first row, halo round trips per step (all, and those overlapped with their
 # operator's pass) and the halo's components per step (read-back wait, MPI, upload), each the
 # slowest rank's. --skip-heat runs the flow table only.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 ranks="1 2 4"; strong_refine=5; weak_target=1000000; backend=gpu; launch=fragment; build="$here/build"; out=/tmp/scaling; skip_weak=0
-tolerance=""; flow_refine=""; flow_mesh="$here/meshes/cavity.msh"; flow_steps=3; skip_heat=0
+tolerance=""; flow_refine=""; flow_mesh="$here/meshes/cavity.msh"; flow_steps=3; flow_dt=""; skip_heat=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --ranks) ranks="$2"; shift 2 ;;
@@ -39,6 +39,7 @@ while [ $# -gt 0 ]; do
     --flow-refine) flow_refine="$2"; shift 2 ;;
     --flow-mesh) flow_mesh="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
     --flow-steps) flow_steps="$2"; shift 2 ;;
+    --flow-dt) flow_dt="$2"; shift 2 ;;
     --skip-heat) skip_heat=1; shift ;;
     *) echo "scaling.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -105,6 +106,7 @@ if [ -n "$flow_refine" ]; then
   flow_case="$out/cavity_scaling.toml"
   sed -e "s#^file = .*#file = \"$flow_mesh\"#" -e "s#^steps = .*#steps = $flow_steps#" -e "s#^every = .*#every = 1000000#" \
     "$here/tests/parallel/cavity_flow.toml" >"$flow_case"
+  [ -z "$flow_dt" ] || sed -i "s#^dt = .*#dt = $flow_dt#" "$flow_case"
   flow=()
   for n in $ranks; do
     run "flow_$n" "$n" "$flow_case" "$flow_refine" flow
