@@ -163,6 +163,7 @@ def main():
             print(f"{n} ranks: {summary['iterations']} iterations but {extra} more allreduces (allowed {allowed}): FAIL")
             failures.append(f"{n} allreduces")
         ok = len(T) == len(T0) and diff <= 1e-4 and abs(di) <= 2 and summary["ranks"] == n and \
+            summary["preconditioner"] == "jacobi" and \
             0 <= summary["communication_share"] <= 1 and \
             summary.get("peak_host_memory_bytes", 0) > (1 << 20) and \
             all(r["setup_seconds"] > 0 and r["refine_seconds"] >= 0 and r["prepare_seconds"] > 0 and
