@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 tools/install_deps.sh --test --fuzz
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+# SS_TEST_SHARDS=4: each GoogleTest program runs as 4 processes, not one per test (tests/CMakeLists.txt).
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSS_TEST_SHARDS=4 >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs" --timeout 900)
 if [ "${SS_SKIP_ASAN:-0}" != 1 ]; then
@@ -17,7 +18,7 @@ if [ "${SS_SKIP_ASAN:-0}" != 1 ]; then
   # line tables only (a report still names file and line), 2-3.5x faster to compile than -g.
   # Only what the unit and gl tests run is built (target ss_sanitizer_tests).
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-    -DSS_SANITIZE=ON >/dev/null
+    -DSS_SANITIZE=ON -DSS_TEST_SHARDS=4 >/dev/null
   cmake --build build-asan -j"$jobs" --target ss_sanitizer_tests
   # UBSAN halt_on_error: a report fails the test (by default UBSan prints and goes on).
   # Leak reports from the GL driver and Open MPI: the sanitizer build keeps every library loaded
