@@ -103,8 +103,10 @@ PieceAssignment read_and_distribute(const DistributedHeatOptions& o, Root& root)
                static_cast<long long>(root.fine_nodes), static_cast<long long>(root.fine_tets), root.base.mesh.tets.size(),
                levels, root.heat_case.time ? ("transient, " + std::to_string(root.heat_case.time->steps) + " steps").c_str() : "steady",
                ranks);
-  if (root.heat_case.multigrid)
-    std::fprintf(stderr, "streamsolve: heat: %d ranks: the multigrid preconditioner is serial; the CG uses Jacobi\n", ranks);
+  // The multigrid over the ranks coarsens along the ranks' own refinement, down to the base mesh.
+  if (root.heat_case.multigrid && levels == 0)
+    std::fprintf(stderr, "streamsolve: heat: %d ranks: the multigrid over ranks needs the base mesh refined "
+                 "(--refine >= 1); the CG uses Jacobi\n", ranks);
   // --single-vtu: rank 0 also refines the whole mesh (as one part: the serial run's node order).
   if (o.single_vtu && !o.no_vtu)
     root.whole = refine_base_piece(BasePartition(root.base, std::vector<std::int32_t>(root.base.mesh.tets.size(), 0), 1).piece(0),
@@ -261,7 +263,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   summary["inner_iterations"] = report.inner_iterations;    // per correction of the last solve
   summary["precision"] = h.settings.mixed ? "mixed" : "float";
   summary["variant"] = to_string(h.settings.variant);
-  summary["preconditioner"] = h.settings.jacobi ? "jacobi" : "none";  // multigrid is serial: Jacobi over ranks
+  summary["preconditioner"] = h.coarser ? "multigrid" : h.settings.jacobi ? "jacobi" : "none";
   summary["converged"] = report.converged;
   summary["stop_reason"] = report.stop_reason;
   summary["solve_seconds"] = report.solve_seconds;

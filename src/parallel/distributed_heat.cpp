@@ -10,6 +10,7 @@
 
 #include "parallel/distributed_backend.hpp"
 #include "parallel/distributed_heat_operator.hpp"
+#include "parallel/distributed_multigrid.hpp"
 #include "parallel/halo.hpp"
 #include "parallel/message.hpp"
 #include "parallel/mpi_env.hpp"
@@ -55,13 +56,31 @@ HeatPieceRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, con
   // through `dist` (owner-marked MPI_Allreduce; single-sync CG: one per iteration).
   struct DistributedSystem {
     DistributedHeatOperator<Backend, Operator>& dop;
+    PreconditionerFactory<Vector> preconditioner;
     Vector system_diagonal(double a, double s) { return dop.system_diagonal(a, s); }
     void apply_system(double a, double s, const Vector& x, Vector& y) { dop.apply_system(a, s, x, y); }
     void prepare_solution_precise(Precise& X) { dop.prepare_solution_precise(X); }
     void residual_precise(double a, double s, const Precise& f, const Precise& X, Precise& out, bool fixed_rows) {
       dop.residual_precise(a, s, f, const_cast<Precise&>(X), out, fixed_rows);  // refreshes X's ghosts only
     }
-  } system{dop};
+  } system{dop, {}};
+  // The multigrid over the ranks: one V-cycle of every level's pieces per iteration.
+  std::unique_ptr<DistributedMultigrid<Backend, Operator>> multigrid;
+  double multigrid_seconds = 0;
+  if (h.coarser) {
+    const auto t0 = Clock::now();
+    multigrid = std::make_unique<DistributedMultigrid<Backend, Operator>>(
+        backend, typename DistributedMultigrid<Backend, Operator>::Finest{dop, halo, data, h.piece, h.fixed}, *h.coarser,
+        MultigridOptions{}, MPI_COMM_WORLD);
+    multigrid_seconds += since(t0);
+    system.preconditioner = [&](double a, double s) {
+      const auto t1 = Clock::now();
+      multigrid->prepare(a, s);
+      multigrid_seconds += since(t1);
+      DistributedMultigrid<Backend, Operator>* mg = multigrid.get();
+      return std::function<void(const Vector&, Vector&)>([mg](const Vector& r, Vector& z) { (*mg)(r, z); });
+    };
+  }
 
   HeatSolveHooks hooks;
   ProgressThrottle throttle;
@@ -101,6 +120,10 @@ HeatPieceRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, con
   f.add_count("halo_values_sent", double(halo.values_sent()));
   f.add_count("boundary_rows", double(dop.boundary_rows()));
   f.add("solve_seconds", report.solve_seconds);
+  if (multigrid) {
+    f.add("multigrid_setup_seconds", multigrid_seconds);  // levels on the device, smoothers, the base system
+    f.add_count("multigrid_levels", multigrid->num_levels());
+  }
   // Communication inside CG: the halo exchanges of the operator (gather, read-back, posting,
   // waiting, boundary completion) not hidden behind the interior pass, by component, and the
   // allreduces of the reductions.
@@ -119,45 +142,86 @@ HeatPieceRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, con
 
 }  // namespace
 
-// Step 3 on every rank: refine, pair the halo, prepare the piece, build the problem and its operator.
-LocalHeat build_heat_piece(PieceAssignment a, std::optional<int> output_every, HeatOperatorData& data) {
-  const int rank = mpi::rank();
-  LocalHeat h;
-  auto t0 = Clock::now();
-  h.piece = refine_base_piece(a.base, a.levels, rank);
-  a.base = {};
-  h.piece.links = exchange_node_links(h.piece, MPI_COMM_WORLD);
-  h.refine_seconds = since(t0);
+namespace {
 
-  t0 = Clock::now();
+LoadedMesh prepare_piece_mesh(RankPiece& piece) {
   LoadOptions load;
   load.renumber = false;
   load.tables = TopologyTables::boundary;  // the node graph and the boundary faces are all heat needs
-  h.mesh = prepare_mesh(std::move(h.piece.part.mesh), load);
-  const HeatCase heat_case = parse_heat_case(a.case_text, a.case_path);
-  HeatProblem problem = build_heat_problem(heat_case, h.mesh, &a.groups);
-  // The owned nodes' numbers are exact (their tets and boundary faces are all local); a ghost's
-  // boundary faces may lie outside the piece, so ghosts take their owner's.
-  const size_t n = h.mesh.mesh.nodes.size();
+  return prepare_mesh(std::move(piece.part.mesh), load);
+}
+
+// The Dirichlet flag of every local node. The owned nodes' are exact (their tets and boundary faces
+// are all local); a ghost's boundary faces may lie outside the piece, so ghosts take their owner's
+// (exchanged, as `values`: the fixed nodes' temperatures, when given).
+std::vector<char> piece_dirichlet(const HeatProblem& problem, size_t n, HaloExchange<CpuBackend>& halo,
+                                  std::vector<double>* values) {
   std::vector<double> fixed(n, 0.0), fixed_values(n, 0.0);
   for (size_t k = 0; k < problem.dirichlet_nodes.size(); ++k) {
     fixed[size_t(problem.dirichlet_nodes[k])] = 1.0;
     fixed_values[size_t(problem.dirichlet_nodes[k])] = problem.dirichlet_values[k];
   }
+  halo.update(fixed);
+  if (values) {
+    halo.update(fixed_values);
+    *values = std::move(fixed_values);
+  }
+  std::vector<char> flags(n);
+  for (size_t i = 0; i < n; ++i) flags[i] = fixed[i] != 0.0;
+  return flags;
+}
+
+// A coarser level of the multigrid over the ranks: its piece's halo, problem and operator.
+PieceHeatLevel coarser_heat_level(RankPiece piece, const HeatCase& heat_case, const PresentGroups& groups) {
+  PieceHeatLevel level;
+  piece.links = exchange_node_links(piece, MPI_COMM_WORLD);
+  LoadedMesh mesh = prepare_piece_mesh(piece);
+  const HeatProblem problem = build_heat_problem(heat_case, mesh, &groups);
+  CpuBackend host;
+  HaloExchange<CpuBackend> halo(host, piece.links, MPI_COMM_WORLD);
+  level.fixed = piece_dirichlet(problem, mesh.mesh.nodes.size(), halo, nullptr);
+  level.data = std::make_shared<const HeatOperatorData>(
+      light_heat_operator(assemble_heat_system(mesh, problem, HeatTables::operator_only)));
+  level.piece = std::move(piece);
+  return level;
+}
+
+}  // namespace
+
+// Step 3 on every rank: refine, pair the halo, prepare the piece, build the problem and its operator.
+LocalHeat build_heat_piece(PieceAssignment a, std::optional<int> output_every, HeatOperatorData& data) {
+  const int rank = mpi::rank();
+  LocalHeat h;
+  auto t0 = Clock::now();
+  const HeatCase heat_case = parse_heat_case(a.case_text, a.case_path);
+  // The multigrid over the ranks needs every level's piece (refined once, each level kept).
+  const bool multigrid = heat_case.multigrid && a.levels > 0;
+  std::optional<PieceHierarchy> hierarchy;
+  if (multigrid) {
+    hierarchy = refine_base_hierarchy(a.base, a.levels, rank);
+    h.piece = std::move(hierarchy->levels.back());
+    hierarchy->levels.pop_back();
+  } else {
+    h.piece = refine_base_piece(a.base, a.levels, rank);
+  }
+  a.base = {};
+  h.piece.links = exchange_node_links(h.piece, MPI_COMM_WORLD);
+  h.refine_seconds = since(t0);
+
+  t0 = Clock::now();
+  h.mesh = prepare_piece_mesh(h.piece);
+  HeatProblem problem = build_heat_problem(heat_case, h.mesh, &a.groups);
+  const size_t n = h.mesh.mesh.nodes.size();
   CpuBackend host;
   HaloExchange<CpuBackend> halo(host, h.piece.links, MPI_COMM_WORLD);
-  halo.update(fixed);
-  halo.update(fixed_values);
+  h.fixed = piece_dirichlet(problem, n, halo, &h.fixed_values);
   halo.update(problem.load);
   if (!problem.initial.empty()) halo.update(problem.initial);
-  h.fixed.resize(n);
-  for (size_t i = 0; i < n; ++i) h.fixed[i] = fixed[i] != 0.0;
-  h.fixed_values = std::move(fixed_values);
   h.load = std::move(problem.load);
   h.initial = std::move(problem.initial);
   h.settings.tolerance = problem.tolerance;
   h.settings.max_iterations = problem.max_iterations;
-  h.settings.jacobi = problem.jacobi || problem.multigrid;  // multigrid is serial only: Jacobi across ranks
+  h.settings.jacobi = problem.jacobi || problem.multigrid;  // the multigrid comes as the system's preconditioner
   h.settings.mixed = problem.mixed;
   h.settings.inner_tolerance = problem.inner_tolerance;
   h.settings.variant = problem.variant;
@@ -167,6 +231,12 @@ LocalHeat build_heat_piece(PieceAssignment a, std::optional<int> output_every, H
   data = assemble_heat_system(h.mesh, problem, HeatTables::operator_only);
   h.conductivity = std::move(problem.conductivity);
   release_assembly_tables(h.mesh);  // the pieces need the mesh only
+  if (multigrid) {
+    h.coarser.emplace();
+    for (RankPiece& piece : hierarchy->levels)
+      h.coarser->levels.push_back(coarser_heat_level(std::move(piece), heat_case, a.groups));
+    h.coarser->maps = std::move(hierarchy->maps);
+  }
   h.prepare_seconds = since(t0);
   return h;
 }

@@ -16,6 +16,7 @@
 #include "mesh/vtu.hpp"
 #include "operators/heat_operator.hpp"
 #include "parallel/piece_assignment.hpp"
+#include "parallel/piece_multigrid_setup.hpp"
 #include "parallel/rank_report.hpp"
 #include "parallel/refined_piece.hpp"
 #include "physics/heat_solver.hpp"
@@ -30,6 +31,9 @@ struct LocalHeat {
   std::vector<double> load, fixed_values, initial;  // per local node (initial: transient only)
   std::vector<char> fixed;                        // per local node: Dirichlet
   HeatSolveSettings settings;
+  // The multigrid over the ranks (the case asks for it and the base is refined at least once):
+  // every coarser level's piece (distributed_multigrid.hpp).
+  std::optional<PieceHeatHierarchy> coarser;
   int output_every = 10;
   double refine_seconds = 0, prepare_seconds = 0;
 };

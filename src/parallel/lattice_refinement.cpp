@@ -57,11 +57,16 @@ void refine_level(RefiningPiece& r, int rank) {
   const Topology topo = build_topology(r.mesh, TopologyTables::edges);
   const std::vector<i32> id = refined_node_ids(topo, RefineNumbering::interleaved);
   std::vector<LatticePoint> next(size_t(topo.num_nodes) + size_t(topo.num_edges));
-  for (i32 v = 0; v < topo.num_nodes; ++v) next[size_t(id[size_t(v)])] = r.point[size_t(v)];
+  r.parent.resize(next.size());
+  for (i32 v = 0; v < topo.num_nodes; ++v) {
+    next[size_t(id[size_t(v)])] = r.point[size_t(v)];
+    r.parent[size_t(id[size_t(v)])] = {v, v};
+  }
   i32 bad = -1;
 #pragma omp parallel for schedule(static) reduction(max : bad)
   for (i32 e = 0; e < topo.num_edges; ++e) {
     const auto& ends = topo.edge_nodes[size_t(e)];
+    r.parent[size_t(id[size_t(topo.num_nodes + e)])] = {ends[0], ends[1]};
     if (!midpoint(r.point[size_t(ends[0])], r.point[size_t(ends[1])], next[size_t(id[size_t(topo.num_nodes + e)])]))
       bad = std::max(bad, e);
   }
@@ -144,10 +149,12 @@ void keep_tets(RefiningPiece& r, const std::vector<char>& keep) {
     if (local[v] == 0) {
       local[v] = kept_nodes;
       m.nodes[size_t(kept_nodes)] = m.nodes[v];
+      if (!r.parent.empty()) r.parent[size_t(kept_nodes)] = r.parent[v];
       r.point[size_t(kept_nodes++)] = r.point[v];
     }
   m.nodes.resize(size_t(kept_nodes));
   r.point.resize(size_t(kept_nodes));
+  if (!r.parent.empty()) r.parent.resize(size_t(kept_nodes));
   size_t kept = 0;
   for (size_t t = 0; t < nt; ++t) {
     if (!keep[t]) continue;
@@ -190,7 +197,8 @@ void keep_tets(RefiningPiece& r, const std::vector<char>& keep) {
   m.triangle_groups.resize(kept_triangles);
 }
 
-RefiningPiece refine_base_levels(const BasePiece& b, int levels, int rank) {
+RefiningPiece refine_base_levels(const BasePiece& b, int levels, int rank,
+                                 const std::function<void(RefiningPiece&, int)>& at_level) {
   SS_REQUIRE(levels >= 0 && levels <= 12, "refinement level must be in 0..12, got " << levels);
   SS_REQUIRE(std::is_sorted(b.node_global.begin(), b.node_global.end()), "partition: base piece nodes out of order");
   const i64 m = i64(1) << levels;
@@ -204,6 +212,7 @@ RefiningPiece refine_base_levels(const BasePiece& b, int levels, int rank) {
   std::vector<char> own_corner(b.node_global.size(), 0);
   for (i32 c = 0; c < b.owned_tets; ++c)
     for (NodeId v : b.mesh.tets[size_t(c)]) own_corner[size_t(v)] = 1;
+  if (at_level) at_level(r, 0);
   for (int level = 0; level < levels; ++level) {
     refine_level(r, rank);
     std::vector<char> near(r.mesh.nodes.size());
@@ -222,6 +231,7 @@ RefiningPiece refine_base_levels(const BasePiece& b, int levels, int rank) {
                         near[size_t(tet[2])] || near[size_t(tet[3])];
     }
     keep_tets(r, keep);
+    if (at_level) at_level(r, level + 1);
   }
   return r;
 }

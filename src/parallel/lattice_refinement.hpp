@@ -5,6 +5,7 @@
 // The lattice and the id blocks are explained in refined_piece.hpp.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "parallel/refined_piece.hpp"
@@ -47,12 +48,15 @@ private:
 
 // A piece being refined: the mesh, each node's lattice point, and per tet its global fine id (base
 // tet g at level L: g·8^L + its index among g's descendants, in refine_once's child order) and the
-// local base tet it descends from (owned when below the piece's owned_tets).
+// local base tet it descends from (owned when below the piece's owned_tets). After a refinement
+// `parent` gives each node's parents in the previous level's piece: (v, v) for a node that was
+// there, the edge's ends for a midpoint (the multigrid's transfers, refine_base_hierarchy).
 struct RefiningPiece {
   TetMesh mesh;
   std::vector<LatticePoint> point;
   std::vector<std::int64_t> tet_id;
   std::vector<std::int32_t> base;
+  std::vector<std::array<std::int32_t, 2>> parent;
 };
 
 // Keeps the tets marked in `keep` (order kept), their nodes (order kept, lattice points along) and
@@ -61,8 +65,10 @@ void keep_tets(RefiningPiece& r, const std::vector<char>& keep);
 
 // `b` refined `levels` times. After each level a layer tet is dropped unless one of its nodes lies
 // on the rank's own base tets (all its base corners are corners of own tets): only such tets have
-// descendants that touch a node of an own fine tet.
-RefiningPiece refine_base_levels(const BasePiece& b, int levels, int rank);
+// descendants that touch a node of an own fine tet. `at_level(r, l)`, when given, sees the piece
+// after level l = 0 .. levels (lattice weights in units of 2^-levels; it may take the last one).
+RefiningPiece refine_base_levels(const BasePiece& b, int levels, int rank,
+                                 const std::function<void(RefiningPiece&, int)>& at_level = {});
 
 // Global id and owner of every node of `r` (a refinement of `b` by `levels`): its base entity's
 // block, owner and lattice index (refined_piece.hpp).

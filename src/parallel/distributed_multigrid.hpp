@@ -1,0 +1,277 @@
+#pragma once
+// The multigrid preconditioner over MPI ranks: the serial V-cycle (multigrid/multigrid.hpp) on
+// every level's pieces (piece_multigrid_setup.hpp says what each level holds):
+//
+//   vcycle(l, b → x):
+//     l coarsest:  x = A_l⁻¹ b                (owned b gathered whole on every rank, solved there; the
+//                                             base mesh, or the first level of ≤ coarse_size nodes)
+//     otherwise:   x = S_l(b, from 0)         (Chebyshev; each A_l x one halo-overlapped apply)
+//                  b_{l−1} = R_l (b − A_l x)   (owned coarse rows; the fine ghosts' b − A x by halo)
+//                  vcycle(l − 1, b_{l−1} → x_{l−1})
+//                  x = x + P_l x_{l−1}         (owned fine rows; the coarse ghosts' x by halo)
+//                  x = x + S_l(b − A_l x)
+//
+// Vectors keep their ghost entries 0, as the distributed CG's (distributed_heat_operator.hpp).
+// A transfer (DistributedTransfer) runs its owned columns on the device while its source's halo
+// is in flight, then adds the ghost columns' term into its rows with a point scatter.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <mpi.h>
+
+#include "multigrid/multigrid.hpp"
+#include "parallel/distributed_heat_operator.hpp"
+#include "parallel/halo.hpp"
+#include "parallel/piece_multigrid_setup.hpp"
+
+namespace ss {
+
+// y = add + M (x − sub) over all ranks, for M with this rank's owned target entities as rows and
+// the source level's local entities (owned first, then ghosts) as columns; the rows of target
+// ghosts stay empty (y = add there).
+template <class Backend>
+class DistributedTransfer {
+public:
+  using Vector = typename Backend::Vector;
+  using Value = typename Backend::Value;
+
+  DistributedTransfer(Backend& backend, HaloExchange<Backend>& source_halo, const SparseMatrix& m,
+                      std::int32_t target_owned, std::int32_t source_owned)
+      : backend_(backend), halo_(source_halo) {
+    std::vector<std::int32_t> recv_position(size_t(m.cols), -1);
+    const std::vector<std::int32_t>& recv = halo_.recv_indices();
+    for (size_t k = 0; k < recv.size(); ++k) recv_position[size_t(recv[k])] = std::int32_t(k);
+    SparseMatrix local;  // the owned columns, on the device
+    local.rows = m.rows, local.cols = m.cols;
+    local.offsets.assign(size_t(m.rows) + 1, 0);
+    offsets_.push_back(0);
+    for (std::int32_t i = 0; i < m.rows; ++i) {
+      const size_t before = columns_.size();
+      for (std::int32_t k = m.offsets[size_t(i)]; i < target_owned && k < m.offsets[size_t(i) + 1]; ++k) {
+        const std::int32_t j = m.columns[size_t(k)];
+        if (j < source_owned) {
+          local.columns.push_back(j), local.values.push_back(m.values[size_t(k)]);
+          continue;
+        }
+        SS_REQUIRE(recv_position[size_t(j)] >= 0, "multigrid: ghost node " << j << " is received from no rank");
+        columns_.push_back(recv_position[size_t(j)]);
+        values_.push_back(m.values[size_t(k)]);
+      }
+      local.offsets[size_t(i) + 1] = std::int32_t(local.values.size());
+      if (columns_.size() > before) {
+        rows_.push_back(i);
+        offsets_.push_back(std::int32_t(columns_.size()));
+      }
+    }
+    local_.emplace(backend_, local);
+    term_.resize(rows_.size());
+    rows_list_.emplace(backend_.make_scatter_list(rows_));
+  }
+
+  void apply(const Vector& x, Vector& y, const Vector* sub = nullptr, const Vector* add = nullptr) {
+    if (sub) halo_.begin({&x, sub});
+    else halo_.begin(x);
+    local_->apply(x, y, sub, add);
+    if constexpr (std::is_same_v<Backend, GpuBackend>) gl_flush();
+    halo_.finish();
+    if (rows_.empty()) return;
+    const auto& xs = halo_.received(0);
+    for (size_t r = 0; r < rows_.size(); ++r) {
+      double sum = 0.0;
+      for (std::int32_t k = offsets_[r]; k < offsets_[r + 1]; ++k) {
+        const size_t at = size_t(columns_[size_t(k)]);
+        sum += values_[size_t(k)] * (double(xs[at]) - (sub ? double(halo_.received(1)[at]) : 0.0));
+      }
+      term_[r] = Value(sum);
+    }
+    backend_.scatter_add(y, *rows_list_, term_);
+  }
+
+private:
+  Backend& backend_;
+  HaloExchange<Backend>& halo_;
+  std::optional<typename SparseMatrixOn<Backend>::type> local_;
+  std::vector<std::int32_t> rows_, offsets_, columns_;  // the ghost columns' term: rows, CSR into the received values
+  std::vector<double> values_;
+  std::vector<Value> term_;
+  std::optional<typename Backend::ScatterList> rows_list_;
+};
+
+// The V-cycle over the ranks. `finest` is the CG's own distributed operator (with its halo and
+// data), `coarser` the levels below it (coarse first, down to the base mesh's piece).
+template <class Backend, class Operator>
+class DistributedMultigrid {
+public:
+  using Vector = typename Backend::Vector;
+  using DistOp = DistributedHeatOperator<Backend, Operator>;
+
+  struct Finest {
+    DistOp& op;
+    HaloExchange<Backend>& halo;
+    const HeatOperatorData& data;
+    const RankPiece& piece;
+    const std::vector<char>& fixed;
+  };
+
+  DistributedMultigrid(Backend& backend, Finest finest, const PieceHeatHierarchy& coarser, const MultigridOptions& options,
+                       MPI_Comm comm)
+      : backend_(backend), options_(options), comm_(comm) {
+    SS_REQUIRE(!coarser.levels.empty() && coarser.maps.size() == coarser.levels.size(),
+               "multigrid: " << coarser.levels.size() << " coarser levels and " << coarser.maps.size() << " maps");
+    // Levels finest first: index k is coarser.levels[K − k] (k ≥ 1), K = coarser.levels.size(), down
+    // to the first whose whole mesh has at most coarse_size nodes (as the serial set-up), else the base.
+    const size_t K = coarser.levels.size();
+    for (size_t k = 0; k <= K; ++k) {
+      Level v;
+      if (k == 0) {
+        v.halo = &finest.halo;
+        v.op = &finest.op;
+        v.data = &finest.data, v.piece = &finest.piece, v.fixed = &finest.fixed;
+      } else {
+        const PieceHeatLevel& p = coarser.levels[K - k];
+        v.data = p.data.get(), v.piece = &p.piece, v.fixed = &p.fixed;
+      }
+      v.size = v.data->num_nodes;
+      v.owned = v.piece->part.owned_nodes;
+      std::int64_t whole = v.owned;
+      mpi_check(MPI_Allreduce(MPI_IN_PLACE, &whole, 1, MPI_INT64_T, MPI_SUM, comm_), "MPI_Allreduce");
+      const bool coarsest = k == K || whole <= options_.coarse_size || int(k) + 1 >= options_.max_levels;
+      if (k > 0) {
+        v.own_halo = std::make_unique<HaloExchange<Backend>>(backend_, v.piece->links, comm_);
+        v.halo = v.own_halo.get();
+        if (!coarsest) {  // the coarsest is solved whole: no operator on the device
+          const PieceHeatLevel& p = coarser.levels[K - k];
+          v.local = std::make_unique<Operator>(make_local(p));
+          std::vector<double> any(p.fixed.size(), 0.0);
+          v.own_op = std::make_unique<DistOp>(backend_, *v.local, *v.halo, *p.data, p.owned(), p.fixed, any);
+          v.op = v.own_op.get();
+        }
+      }
+      v.b = backend_.make_vector(v.size);
+      v.x = backend_.make_vector(v.size);
+      v.ax = backend_.make_vector(v.size);
+      v.d = backend_.make_vector(v.size);
+      levels_.push_back(std::move(v));
+      if (coarsest) break;
+    }
+    const Level& last = levels_.back();
+    whole_.emplace(*last.data, *last.fixed, *last.piece, comm_);
+    // Transfers between k (fine) and k + 1 (coarse): P from coarser.maps[K − 1 − k].
+    for (size_t k = 0; k + 1 < levels_.size(); ++k) {
+      Level& fine = levels_[k];
+      Level& coarse = levels_[k + 1];
+      const SparseMatrix p = piece_prolongation(coarser.maps[K - 1 - k], *coarse.fixed, *fine.fixed);
+      fine.prolongation = std::make_unique<DistributedTransfer<Backend>>(backend_, *coarse.halo, p, fine.owned, coarse.owned);
+      fine.restriction =
+          std::make_unique<DistributedTransfer<Backend>>(backend_, *fine.halo, transpose(p), coarse.owned, fine.owned);
+    }
+  }
+
+  // For the system a·M + s·K̃: the smoothers' numbers and the base mesh's solver (again only when
+  // (a, s) changes; collective).
+  void prepare(double a, double s) {
+    if (prepared_ && a == a_ && s == s_) return;
+    for (size_t k = 0; k + 1 < levels_.size(); ++k) {
+      Level& v = levels_[k];
+      const PieceSmoother sm = piece_smoother(*v.data, *v.fixed, *v.piece, a, s, options_.lanczos_steps, comm_);
+      v.inverse_diagonal = backend_.upload(sm.inverse_diagonal);
+      const double hi = options_.smoother_upper * sm.lambda_max, lo = hi / options_.smoother_ratio;
+      v.theta = 0.5 * (hi + lo);
+      v.delta = 0.5 * (hi - lo);
+    }
+    coarse_.reset();
+    coarse_ = std::make_unique<Multigrid<CpuBackend>>(host_, whole_->matrix(a, s), false, typename Multigrid<CpuBackend>::LevelApply{},
+                                                     options_);
+    a_ = a, s_ = s, prepared_ = true;
+  }
+
+  // z = M⁻¹ r (one V-cycle from zero); prepare(a, s) first.
+  void operator()(const Vector& r, Vector& z) { cycle(0, r, z); }
+
+  int num_levels() const { return int(levels_.size()); }
+  std::int32_t coarsest_size() const { return whole_->size(); }  // the level solved whole
+
+private:
+  struct Level {
+    std::int32_t size = 0, owned = 0;
+    HaloExchange<Backend>* halo = nullptr;
+    std::unique_ptr<HaloExchange<Backend>> own_halo;
+    DistOp* op = nullptr;
+    std::unique_ptr<Operator> local;
+    std::unique_ptr<DistOp> own_op;
+    const HeatOperatorData* data = nullptr;
+    const RankPiece* piece = nullptr;
+    const std::vector<char>* fixed = nullptr;
+    std::unique_ptr<DistributedTransfer<Backend>> prolongation, restriction;  // to and from the next coarser level
+    Vector inverse_diagonal, b, x, ax, d;
+    double theta = 1, delta = 0;
+  };
+
+  Operator make_local(const PieceHeatLevel& p) {
+    const std::vector<std::int32_t> eliminated = piece_fixed_nodes(p.data->num_nodes, p.owned(), p.fixed);
+    if constexpr (std::is_same_v<Backend, CpuBackend>) return Operator(p.data, eliminated);
+    else return Operator(backend_, p.data, eliminated);
+  }
+
+  // x = x + p(D⁻¹A) D⁻¹ (b − A x), or from x = 0 (zero_start): multigrid.hpp's Chebyshev smoother.
+  void smooth(Level& v, const Vector& b, Vector& x, bool zero_start) {
+    const double sigma = v.theta / v.delta;
+    double rho = 1.0 / sigma;
+    for (int k = 0; k < options_.smoother_degree; ++k) {
+      double c_d = 0.0, c_r = 1.0 / v.theta;
+      if (k > 0) {
+        const double rho_next = 1.0 / (2.0 * sigma - rho);
+        c_d = rho_next * rho, c_r = 2.0 * rho_next / v.delta;
+        rho = rho_next;
+      }
+      if (zero_start && k == 0) {
+        chebyshev_step(backend_, b, nullptr, v.inverse_diagonal, c_d, c_r, x, v.d);
+      } else {
+        v.op->apply_system(a_, s_, x, v.ax);
+        chebyshev_step(backend_, b, &v.ax, v.inverse_diagonal, c_d, c_r, x, v.d);
+      }
+    }
+  }
+
+  // x = A_coarsest⁻¹ b: the owned values gathered whole, solved on every rank, the owned part kept.
+  void base_solve(Level& v, const Vector& b, Vector& x) {
+    const std::vector<double> local = backend_.download(b);
+    std::vector<double> whole = whole_->gather(std::vector<double>(local.begin(), local.begin() + v.owned));
+    std::vector<double> solution(whole.size(), 0.0);
+    (*coarse_)(whole, solution);
+    std::vector<double> mine(size_t(v.size), 0.0);
+    for (std::int32_t i = 0; i < v.owned; ++i) mine[size_t(i)] = solution[size_t(v.piece->part.node_global[size_t(i)])];
+    set_values(backend_, x, mine);
+  }
+
+  void cycle(size_t k, const Vector& b, Vector& x) {
+    Level& v = levels_[k];
+    if (k + 1 == levels_.size()) {
+      base_solve(v, b, x);
+      return;
+    }
+    Level& c = levels_[k + 1];
+    smooth(v, b, x, true);
+    v.op->apply_system(a_, s_, x, v.ax);
+    v.restriction->apply(b, c.b, &v.ax);  // b_c = R (b − A x)
+    cycle(k + 1, c.b, c.x);
+    v.prolongation->apply(c.x, x, nullptr, &x);  // x = x + P x_c
+    smooth(v, b, x, false);
+  }
+
+  Backend& backend_;
+  MultigridOptions options_;
+  MPI_Comm comm_;
+  std::optional<WholeBaseSystem> whole_;  // the coarsest level, whole on every rank
+  CpuBackend host_;
+  std::unique_ptr<Multigrid<CpuBackend>> coarse_;
+  std::vector<Level> levels_;
+  double a_ = 0, s_ = 0;
+  bool prepared_ = false;
+};
+
+}  // namespace ss
