@@ -170,6 +170,77 @@ INSTANTIATE_TEST_SUITE_P(ProjectMeshes, RefinedPartition,
                                             ::testing::Values(1, 2, 3, 5)),
                          case_name);
 
+// The multigrid over the ranks (distributed_multigrid.hpp) takes every level of a rank's
+// refinement at once: each level is the piece refine_base_piece makes for it, each fine node's
+// parents are the coarse nodes it is the midpoint of (or the same point), present for every owned
+// fine node, and a rank finds every fine node whose parent it owns with that parent (what the
+// restriction's owned rows sum over).
+class PieceHierarchyLevels : public ::testing::TestWithParam<std::tuple<std::string, int, int>> {};
+
+TEST_P(PieceHierarchyLevels, AreTheLevelsPiecesWithTheirParents) {
+  const auto& [file, levels, parts] = GetParam();
+  const LoadedMesh& base = test::project_mesh(file, 0);
+  const BasePartition partition(base, partition_tets(base.mesh, parts), parts);
+  // Per level: (fine global id, coarse global parent) pairs seen on any rank, and the owner of each coarse node.
+  std::vector<std::set<std::pair<std::int64_t, std::int64_t>>> child_of(static_cast<size_t>(levels));
+  std::vector<std::map<std::int64_t, int>> coarse_owner(static_cast<size_t>(levels));
+  std::vector<std::vector<std::set<std::pair<std::int64_t, std::int64_t>>>> found(
+      static_cast<size_t>(parts), std::vector<std::set<std::pair<std::int64_t, std::int64_t>>>(static_cast<size_t>(levels)));
+  for (int q = 0; q < parts; ++q) {
+    const BasePiece b = partition.piece(q);
+    const PieceHierarchy h = refine_base_hierarchy(b, levels, q);
+    ASSERT_EQ(h.levels.size(), size_t(levels) + 1);
+    ASSERT_EQ(h.maps.size(), size_t(levels));
+    for (int l = 0; l <= levels; ++l) {
+      const RankPiece alone = refine_base_piece(b, l, q);
+      const MeshPartition& x = h.levels[size_t(l)].part;
+      ASSERT_EQ(x.node_global, alone.part.node_global) << "level " << l << ", rank " << q;
+      ASSERT_EQ(x.tet_global, alone.part.tet_global) << "level " << l << ", rank " << q;
+      ASSERT_EQ(x.owned_nodes, alone.part.owned_nodes);
+      ASSERT_EQ(x.owned_tets, alone.part.owned_tets);
+      ASSERT_EQ(x.mesh.tets, alone.part.mesh.tets);
+      ASSERT_EQ(x.mesh.nodes, alone.part.mesh.nodes);
+    }
+    for (int l = 0; l < levels; ++l) {
+      const RankPiece& coarse = h.levels[size_t(l)];
+      const RankPiece& fine = h.levels[size_t(l) + 1];
+      const LevelMap& map = h.maps[size_t(l)];
+      ASSERT_EQ(map.coarse_nodes, std::int32_t(coarse.part.mesh.nodes.size()));
+      ASSERT_EQ(map.fine_nodes, std::int32_t(fine.part.mesh.nodes.size()));
+      for (std::int32_t c = 0; c < coarse.part.owned_nodes; ++c) coarse_owner[size_t(l)][coarse.part.node_global[size_t(c)]] = q;
+      for (std::int32_t f = 0; f < map.fine_nodes; ++f) {
+        const auto [a, c] = map.parents[size_t(f)];
+        const bool owned = f < fine.part.owned_nodes;
+        if (owned) {
+          ASSERT_TRUE(a >= 0 && c >= 0) << "owned fine node " << fine.part.node_global[size_t(f)] << " lacks a parent";
+        }
+        const glm::dvec3 x = fine.part.mesh.nodes[size_t(f)];
+        if (a >= 0 && c >= 0) {  // the same point, or the midpoint of a coarse edge
+          const glm::dvec3 mid = 0.5 * (coarse.part.mesh.nodes[size_t(a)] + coarse.part.mesh.nodes[size_t(c)]);
+          ASSERT_EQ(x, a == c ? coarse.part.mesh.nodes[size_t(a)] : mid) << "fine node " << fine.part.node_global[size_t(f)];
+        }
+        for (std::int32_t p : {a, c}) {
+          if (p < 0) continue;
+          const std::pair<std::int64_t, std::int64_t> link{fine.part.node_global[size_t(f)], coarse.part.node_global[size_t(p)]};
+          child_of[size_t(l)].insert(link);
+          found[size_t(q)][size_t(l)].insert(link);
+        }
+      }
+    }
+  }
+  for (int l = 0; l < levels; ++l)
+    for (const auto& link : child_of[size_t(l)]) {
+      const int q = coarse_owner[size_t(l)].at(link.second);
+      ASSERT_TRUE(found[size_t(q)][size_t(l)].count(link))
+          << "level " << l << ": rank " << q << " owns node " << link.second << " but lacks its child " << link.first;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(ProjectMeshes, PieceHierarchyLevels,
+                         ::testing::Combine(::testing::Values("cube.msh", "crank.msh"), ::testing::Values(1, 2),
+                                            ::testing::Values(1, 2, 3, 5)),
+                         case_name);
+
 // Partition, then refine for flow: METIS splits a coarse level, the refined tets inherit their
 // ancestor's part. The refined mesh's tet 8^L·c + d lies inside tet c of the mesh L levels
 // coarser (both through load_mesh: renumbered before refining), so the inherited parts are
