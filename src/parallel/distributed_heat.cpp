@@ -123,6 +123,8 @@ HeatPieceRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, con
   if (multigrid) {
     f.add("multigrid_setup_seconds", multigrid_seconds);  // levels on the device, smoothers, the base system
     f.add_count("multigrid_levels", multigrid->num_levels());
+    f.add("multigrid_coarsest_seconds", multigrid->coarsest_seconds());        // the coarsest level's solves
+    f.add("multigrid_coarser_halo_seconds", multigrid->coarser_halo_seconds());  // the levels below the finest
   }
   // Communication inside CG: the halo exchanges of the operator (gather, read-back, posting,
   // waiting, boundary completion) not hidden behind the interior pass, by component, and the

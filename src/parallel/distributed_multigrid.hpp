@@ -14,6 +14,7 @@
 // Vectors keep their ghost entries 0, as the distributed CG's (distributed_heat_operator.hpp).
 // A transfer (DistributedTransfer) runs its owned columns on the device while its source's halo
 // is in flight, then adds the ghost columns' term into its rows with a point scatter.
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -186,13 +187,30 @@ public:
     coarse_.reset();
     coarse_ = std::make_unique<Multigrid<CpuBackend>>(host_, whole_->matrix(a, s), false, typename Multigrid<CpuBackend>::LevelApply{},
                                                      options_);
-    a_ = a, s_ = s, prepared_ = true;
+    a_ = a, s_ = s;
+    if (!prepared_) {  // one V-cycle of zeros: the kernels' first use (shader compilation) belongs to the set-up
+      Vector zero = backend_.make_vector(levels_[0].size), z = backend_.make_vector(levels_[0].size);
+      backend_.fill(zero, 0.0);
+      cycle(0, zero, z);
+      backend_.finish();
+      coarsest_seconds_ = 0;
+    }
+    prepared_ = true;
   }
 
   // z = M⁻¹ r (one V-cycle from zero); prepare(a, s) first.
   void operator()(const Vector& r, Vector& z) { cycle(0, r, z); }
 
   int num_levels() const { return int(levels_.size()); }
+  // Host time of the coarsest solves (download, gather, solve, upload) and of the coarser levels'
+  // halos (the finest level's is the CG operator's own).
+  double coarsest_seconds() const { return coarsest_seconds_; }
+  double coarser_halo_seconds() const {
+    double t = 0;
+    for (const Level& v : levels_)
+      if (v.own_halo) t += v.own_halo->seconds();
+    return t;
+  }
   std::int32_t coarsest_size() const { return whole_->size(); }  // the level solved whole
 
 private:
@@ -239,6 +257,7 @@ private:
 
   // x = A_coarsest⁻¹ b: the owned values gathered whole, solved on every rank, the owned part kept.
   void base_solve(Level& v, const Vector& b, Vector& x) {
+    const auto t0 = std::chrono::steady_clock::now();
     const std::vector<double> local = backend_.download(b);
     std::vector<double> whole = whole_->gather(std::vector<double>(local.begin(), local.begin() + v.owned));
     std::vector<double> solution(whole.size(), 0.0);
@@ -246,6 +265,7 @@ private:
     std::vector<double> mine(size_t(v.size), 0.0);
     for (std::int32_t i = 0; i < v.owned; ++i) mine[size_t(i)] = solution[size_t(v.piece->part.node_global[size_t(i)])];
     set_values(backend_, x, mine);
+    coarsest_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
   void cycle(size_t k, const Vector& b, Vector& x) {
@@ -272,6 +292,7 @@ private:
   std::vector<Level> levels_;
   double a_ = 0, s_ = 0;
   bool prepared_ = false;
+  double coarsest_seconds_ = 0;
 };
 
 }  // namespace ss
