@@ -2,8 +2,13 @@
 # Strong and weak scaling of the parallel heat CG (`mpiexec -n N streamsolve heat`, one GPU per rank).
 #   tools/scaling.sh [--ranks "1 2 4"] [--strong-refine 5] [--weak-target 1000000] [--backend gpu|cpu]
 #                    [--launch fragment|compute] [--build build] [--out /tmp/scaling] [--tolerance 1e-6]
-#                    [--skip-weak] [--flow-refine K [--flow-mesh FILE] [--flow-steps 3] [--flow-dt DT] [--skip-heat]]
-# Case: tests/parallel/crank.toml (crankshaft, two journals fixed, flux into the pin).
+#                    [--skip-weak] [--preconditioner jacobi|multigrid] [--transient STEPS]
+#                    [--flow-refine K [--flow-mesh FILE] [--flow-steps 3] [--flow-dt DT] [--skip-heat]]
+# Case: tests/parallel/crank.toml (crankshaft, two journals fixed, flux into the pin; Jacobi), or
+# with --preconditioner multigrid tests/parallel/crank_multigrid.toml (the multigrid over the ranks).
+# --transient STEPS makes it transient (rho c = 3.6e3, dt = 5, STEPS backward-Euler steps): a
+# multigrid solve of the steady case takes 7 iterations, well under a second, and runs partly while
+# the GPU's clocks ramp up from idle after the set-up; STEPS solves keep the GPU busy.
 # Strong: the crankshaft refined --strong-refine times (5: about 8.8M nodes; 4: about 1.1M) on every rank count; efficiency t1 / (N tN)
 #   per CG iteration.
 # Weak: for each N the refinement level whose nodes per rank is closest to --weak-target (one level
@@ -24,7 +29,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 ranks="1 2 4"; strong_refine=5; weak_target=1000000; backend=gpu; launch=fragment; build="$here/build"; out=/tmp/scaling; skip_weak=0
-tolerance=""; flow_refine=""; flow_mesh="$here/meshes/cavity.msh"; flow_steps=3; flow_dt=""; skip_heat=0
+preconditioner=jacobi; transient=""; tolerance=""; flow_refine=""; flow_mesh="$here/meshes/cavity.msh"; flow_steps=3; flow_dt=""; skip_heat=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --ranks) ranks="$2"; shift 2 ;;
@@ -36,6 +41,8 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift 2 ;;
     --skip-weak) skip_weak=1; shift ;;
     --tolerance) tolerance="$2"; shift 2 ;;
+    --preconditioner) preconditioner="$2"; shift 2 ;;
+    --transient) transient="$2"; shift 2 ;;
     --flow-refine) flow_refine="$2"; shift 2 ;;
     --flow-mesh) flow_mesh="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
     --flow-steps) flow_steps="$2"; shift 2 ;;
@@ -67,7 +74,8 @@ rows = [json.load(open(f)) for f in files]
 base = rows[0]
 t1 = base["seconds_per_iteration"]
 print(f"\n{kind} scaling ({base['backend']}, {base['device']})")
-print(f"{'ranks':>5} {'nodes':>10} {'nodes/rank':>10} {'iters':>6} {'ms/iter':>8} {'efficiency':>10} {'comm':>6} {'halo ms/it':>10} "
+print(f"preconditioner {base.get('preconditioner', '?')}; CG s: time in CG (all steps)")
+print(f"{'ranks':>5} {'nodes':>10} {'nodes/rank':>10} {'iters':>6} {'CG s':>8} {'ms/iter':>8} {'efficiency':>10} {'comm':>6} {'halo ms/it':>10} "
       f"{'read-back':>9} {'MPI':>6} {'upload':>6} {'allred ms/it':>12}")
 for r in rows:
     n, t, it = r["ranks"], r["seconds_per_iteration"], max(r["iterations"], 1)
@@ -75,7 +83,7 @@ for r in rows:
         eff = t1 * base["ranks"] / (n * t)
     else:  # per-rank throughput against the first row's
         eff = (r["mesh"]["nodes"] / n / t) / (base["mesh"]["nodes"] / base["ranks"] / t1)
-    print(f"{n:>5} {r['mesh']['nodes']:>10} {r['mesh']['nodes'] // n:>10} {r['iterations']:>6} {1e3 * t:>8.3f} "
+    print(f"{n:>5} {r['mesh']['nodes']:>10} {r['mesh']['nodes'] // n:>10} {r['iterations']:>6} {r['solve_seconds']:>8.3f} {1e3 * t:>8.3f} "
           f"{100 * eff:>9.1f}% {100 * r['communication_share']:>5.1f}% {1e3 * r['halo_seconds'] / it:>10.3f} "
           f"{1e3 * r.get('halo_readback_seconds', nan) / it:>9.3f} {1e3 * r.get('halo_mpi_seconds', nan) / it:>6.3f} "
           f"{1e3 * r.get('halo_upload_seconds', nan) / it:>6.3f} {1e3 * r['allreduce_seconds'] / it:>12.3f}")
@@ -117,8 +125,14 @@ fi
 [ "$skip_heat" = 1 ] && exit 0
 
 strong_case="$out/crank_scaling.toml"
-sed "s#\.\./\.\./meshes/#$here/meshes/#" "$here/tests/parallel/crank.toml" >"$strong_case"
+case_file="$here/tests/parallel/crank.toml"
+[ "$preconditioner" = multigrid ] && case_file="$here/tests/parallel/crank_multigrid.toml"
+sed "s#\.\./\.\./meshes/#$here/meshes/#" "$case_file" >"$strong_case"
 [ -z "$tolerance" ] || sed -i "s#^tolerance = .*#tolerance = $tolerance#" "$strong_case"
+if [ -n "$transient" ]; then
+  sed -i "s#^conductivity = .*#&\nheat_capacity = 3.6e3#" "$strong_case"
+  printf '[time]\ndt = 5.0\nsteps = %s\ntheta = 1.0\n[output]\nevery = 1000000\n' "$transient" >>"$strong_case"
+fi
 
 strong=()
 for n in $ranks; do
