@@ -129,16 +129,10 @@ private:
 
   // x = x + p(D⁻¹A) D⁻¹ (b − A x), or from x = 0 (zero_start).
   void smooth(Level& v, const Vector& b, Vector& x, bool zero_start) {
-    const double sigma = v.theta / v.delta;
-    double rho = 1.0 / sigma;
-    for (int k = 0; k < options_.smoother_degree; ++k) {
+    const std::vector<ChebyshevCoefficients> steps = chebyshev_coefficients(v.theta, v.delta, options_.smoother_degree);
+    for (size_t k = 0; k < steps.size(); ++k) {
       const bool from_zero = zero_start && k == 0;
-      double c_d = 0.0, c_r = 1.0 / v.theta;
-      if (k > 0) {
-        const double rho_next = 1.0 / (2.0 * sigma - rho);
-        c_d = rho_next * rho, c_r = 2.0 * rho_next / v.delta;
-        rho = rho_next;
-      }
+      const double c_d = steps[k].c_d, c_r = steps[k].c_r;
       if (from_zero) {
         chebyshev_step(backend_, b, nullptr, v.inverse_diagonal, c_d, c_r, x, v.d);
       } else if (v.matrix && !v.op && !v.heat) {  // a matrix level: A x in the step's own pass

@@ -78,6 +78,27 @@ private:
   Vector ax_;  // scratch: A x of chebyshev_step
 };
 
+// The coefficients of Chebyshev steps k = 0 .. degree − 1 on [θ − δ, θ + δ] (d = c_d d + c_r D⁻¹ r):
+// σ = θ/δ, ρ₀ = 1/σ; step 0: c_d = 0, c_r = 1/θ; step k: ρ_k = 1/(2σ − ρ_{k−1}), c_d = ρ_k ρ_{k−1}, c_r = 2ρ_k/δ.
+struct ChebyshevCoefficients {
+  double c_d, c_r;
+};
+inline std::vector<ChebyshevCoefficients> chebyshev_coefficients(double theta, double delta, int degree) {
+  std::vector<ChebyshevCoefficients> steps;
+  const double sigma = theta / delta;
+  double rho = 1.0 / sigma;
+  for (int k = 0; k < degree; ++k) {
+    if (k == 0) {
+      steps.push_back({0.0, 1.0 / theta});
+      continue;
+    }
+    const double rho_next = 1.0 / (2.0 * sigma - rho);
+    steps.push_back({rho_next * rho, 2.0 * rho_next / delta});
+    rho = rho_next;
+  }
+  return steps;
+}
+
 // ax == nullptr: start from x = 0, d = 0 (r = b).
 void chebyshev_step(GpuBackend& gpu, const Field& b, const Field* ax, const Field& inverse_diagonal, double c_d,
                     double c_r, Field& x, Field& d);
