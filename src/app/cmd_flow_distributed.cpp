@@ -26,7 +26,9 @@
 //      --restart: rank 0 reads the last checkpoint, partitions at its base level, and each rank
 //      asks it for its entries by global id.
 // Not over ranks (an error says so, before any work): the exact method. The pressure multigrid
-// preconditioner is serial: over ranks the pressure solve uses Jacobi (stderr and flow.json say so).
+// runs over the ranks along the refinement the ranks made (parallel/distributed_cell_multigrid.hpp);
+// without one (--refine 0, or a base mesh refined at rank 0 only) the pressure solve uses Jacobi
+// (stderr and flow.json say so).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -58,7 +60,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Over ranks the pressure multigrid is replaced by Jacobi (the V-cycle is serial).
+// Without refinement on the ranks the pressure multigrid has no coarser levels: Jacobi instead.
 void use_jacobi_pressure(FlowProblem& p) {
   if (p.pressure.multigrid) p.pressure.multigrid = false, p.pressure.jacobi = true;
 }
@@ -139,10 +141,6 @@ PieceAssignment read_and_distribute(const FlowOptions& o, Root& root) {
              c.where("scheme.method")
                  << ": the exact method runs on one process only (its streamfunction boundary lift, harmonic basis and "
                     "gauge are built on the whole mesh); start it without mpirun, or use method = \"classical\"");
-  if (root.problem.pressure.multigrid)
-    std::fprintf(stderr, "streamsolve: flow: %d ranks: the pressure multigrid is serial; the pressure solve uses Jacobi\n",
-                 ranks);
-  use_jacobi_pressure(root.problem);
   root.timings.add_since("problem", t0);
 
   // The output folder: a fresh run clears the previous one's files, a restart takes its checkpoint.
@@ -174,6 +172,11 @@ PieceAssignment read_and_distribute(const FlowOptions& o, Root& root) {
   }
 
   const int levels = c.refine - root.base_levels;
+  if (levels == 0 && root.problem.pressure.multigrid) {
+    std::fprintf(stderr, "streamsolve: flow: %d ranks, no refinement on the ranks: the pressure multigrid has no "
+                         "coarser levels; the pressure solve uses Jacobi\n", ranks);
+    use_jacobi_pressure(root.problem);
+  }
   DistributeSeconds seconds;
   PieceAssignment mine = send_piece_assignments(root.base, levels, c.path, MPI_COMM_WORLD, &seconds);
   root.timings.add("partition", seconds.partition);
@@ -242,7 +245,7 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
   }();
   const LoadedMesh local = prepare_in_order(std::move(piece.mesh));
   FlowProblem problem = build_flow_problem(flow_case, local, {&a.groups, &piece.cut});
-  use_jacobi_pressure(problem);
+  if (a.levels == 0) use_jacobi_pressure(problem);
   SS_REQUIRE(std::int64_t(local.topology.num_faces) == std::int64_t(piece.faces.global.size()) &&
                  std::int64_t(local.topology.num_edges) == std::int64_t(piece.edges.global.size()),
              "flow: rank " << rank << "'s piece has other faces or edges than it numbered");
@@ -299,13 +302,13 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
     tables.reset();  // on the device now
     GpuFlowOperators ops(gpu, mesh_ops, data);
     setup_done();
-    result = run_flow_piece(gpu, ops, piece, problem, local, data, initial ? &*initial : nullptr, hooks, figures);
+    result = run_flow_piece(gpu, ops, piece, problem, local, data, initial ? &*initial : nullptr, hooks, a.levels, figures);
   } else {
     CpuBackend cpu;
     CpuMeshOperators mesh_ops(local);
     CpuFlowOperators ops(mesh_ops, data);
     setup_done();
-    result = run_flow_piece(cpu, ops, piece, problem, local, data, initial ? &*initial : nullptr, hooks, figures);
+    result = run_flow_piece(cpu, ops, piece, problem, local, data, initial ? &*initial : nullptr, hooks, a.levels, figures);
   }
   if (root) root->timings.add_since("solve", t0);
   figures.add_count("peak_host_memory_bytes", double(peak_host_memory_bytes()));  // this rank's peak RSS

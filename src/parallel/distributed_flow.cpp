@@ -6,7 +6,9 @@
 
 #include <mpi.h>
 
+#include "multigrid/pressure_matrix.hpp"
 #include "parallel/collect.hpp"
+#include "parallel/distributed_cell_multigrid.hpp"
 #include "parallel/distributed_backend.hpp"
 #include "parallel/distributed_flow_operators.hpp"
 #include "parallel/message.hpp"
@@ -56,7 +58,7 @@ std::shared_ptr<const LanczosSpace> edge_space(const EntityHalo& edges) {
 template <class Backend, class FlowOps>
 FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, const FlowProblem& problem,
                         const LoadedMesh& mesh, const FlowOperatorData& data, const FlowState* initial,
-                        const FlowRunHooks& hooks, RankFigures& figures) {
+                        const FlowRunHooks& hooks, int refinements, RankFigures& figures) {
   HaloExchange<Backend> cells(local, piece.cells.links, MPI_COMM_WORLD);
   HaloExchange<Backend> faces(local, piece.faces.links, MPI_COMM_WORLD);
   HaloExchange<Backend> edges(local, piece.edges.links, MPI_COMM_WORLD);
@@ -66,7 +68,27 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
   dist.attach_halo(std::int64_t(piece.faces.global.size()), faces);
   dist.attach_halo(std::int64_t(piece.edges.global.size()), edges);
   DistributedFlowOperators<Backend, FlowOps> dops(dist, ops);
+  std::unique_ptr<DistributedCellMultigrid<Backend>> pressure_multigrid;
+  if (problem.pressure.multigrid) {  // the V-cycle over the refinement's cell levels
+    std::vector<std::int32_t> cell0(mesh.topology.face_cells.size()), cell1(cell0.size());
+    for (size_t f = 0; f < cell0.size(); ++f) cell0[f] = mesh.topology.face_cells[f][0], cell1[f] = mesh.topology.face_cells[f][1];
+    CellLevel finest = finest_cell_level(piece.cells.global, piece.cells.owned, piece.cells.links,
+                                         pressure_matrix(cell0, cell1, data), MPI_COMM_WORLD);
+    const CellMultigridOptions options;
+    pressure_multigrid = std::make_unique<DistributedCellMultigrid<Backend>>(
+        local, std::move(finest), cells, [&dops](const auto& x, auto& y) { dops.pressure_apply(x, y); }, refinements,
+        !data.pressure_fixed, options, MPI_COMM_WORLD);
+    dops.set_pressure_v_cycle([&](const auto& r, auto& z) { (*pressure_multigrid)(r, z); });
+    figures.add("pressure_multigrid_setup_seconds", pressure_multigrid->setup_seconds());
+    figures.add_count("pressure_multigrid_levels", double(pressure_multigrid->num_levels()));
+    figures.add_count("pressure_multigrid_coarsest_cells", double(pressure_multigrid->coarsest_size()));
+  }
   FlowRunResult r = run_flow(dist, dops, problem, mesh, data, initial, hooks, "rank " + std::to_string(mpi::rank()));
+  if (pressure_multigrid) {
+    figures.add("pressure_multigrid_coarsest_seconds", pressure_multigrid->coarsest_seconds());
+    figures.add("pressure_multigrid_coarser_halo_seconds", pressure_multigrid->coarser_halo_seconds());
+    figures.add_count("pressure_multigrid_coarser_halo_exchanges", double(pressure_multigrid->coarser_halo_exchanges()));
+  }
   // Host seconds of the halo not hidden by GPU work, per component (HaloExchange), and round trips.
   figures.add("halo_seconds", cells.seconds() + faces.seconds() + edges.seconds());
   figures.add("halo_readback_seconds", cells.readback_seconds() + faces.readback_seconds() + edges.readback_seconds());
@@ -199,14 +221,16 @@ std::vector<glm::dvec3> base_node_velocity(const FlowFields& fields, const Entit
 
 FlowRunResult run_flow_piece(GpuBackend& local, GpuFlowOperators& ops, const EntityPiece& piece,
                              const FlowProblem& problem, const LoadedMesh& mesh, const FlowOperatorData& data,
-                             const FlowState* initial, const FlowRunHooks& hooks, RankFigures& figures) {
-  return run_piece(local, ops, piece, problem, mesh, data, initial, hooks, figures);
+                             const FlowState* initial, const FlowRunHooks& hooks, int refinements,
+                             RankFigures& figures) {
+  return run_piece(local, ops, piece, problem, mesh, data, initial, hooks, refinements, figures);
 }
 
 FlowRunResult run_flow_piece(CpuBackend& local, CpuFlowOperators& ops, const EntityPiece& piece,
                              const FlowProblem& problem, const LoadedMesh& mesh, const FlowOperatorData& data,
-                             const FlowState* initial, const FlowRunHooks& hooks, RankFigures& figures) {
-  return run_piece(local, ops, piece, problem, mesh, data, initial, hooks, figures);
+                             const FlowState* initial, const FlowRunHooks& hooks, int refinements,
+                             RankFigures& figures) {
+  return run_piece(local, ops, piece, problem, mesh, data, initial, hooks, refinements, figures);
 }
 
 }  // namespace ss

@@ -69,12 +69,16 @@ private:
 std::vector<glm::dvec3> base_node_velocity(const FlowFields& fields, const EntityPiece& piece, std::int64_t base_nodes);
 
 // The time loop on one rank's piece: halos of the three entity kinds, the distributed backend and
-// operators, the unchanged run_flow; the halo and allreduce figures into `figures`.
+// operators, the unchanged run_flow; the halo and allreduce figures into `figures`. With
+// problem.pressure.multigrid the pressure CG is preconditioned by the multigrid over the ranks
+// (distributed_cell_multigrid.hpp) along the `refinements` (≥ 1) the pieces were refined.
 FlowRunResult run_flow_piece(GpuBackend& local, GpuFlowOperators& ops, const EntityPiece& piece,
                              const FlowProblem& problem, const LoadedMesh& mesh, const FlowOperatorData& data,
-                             const FlowState* initial, const FlowRunHooks& hooks, RankFigures& figures);
+                             const FlowState* initial, const FlowRunHooks& hooks, int refinements,
+                             RankFigures& figures);
 FlowRunResult run_flow_piece(CpuBackend& local, CpuFlowOperators& ops, const EntityPiece& piece,
                              const FlowProblem& problem, const LoadedMesh& mesh, const FlowOperatorData& data,
-                             const FlowState* initial, const FlowRunHooks& hooks, RankFigures& figures);
+                             const FlowState* initial, const FlowRunHooks& hooks, int refinements,
+                             RankFigures& figures);
 
 }  // namespace ss

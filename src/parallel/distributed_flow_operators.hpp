@@ -104,6 +104,10 @@ public:
                             [&] { ops_.pressure_apply(x, y); });
   }
   const Vector& pressure_diagonal() const { return ops_.pressure_diagonal(); }
+  // The pressure preconditioner z = M⁻¹ r over the ranks (the multigrid's V-cycle; empty: none).
+  using VCycle = std::function<void(const Vector&, Vector&)>;
+  void set_pressure_v_cycle(VCycle v_cycle) { pressure_v_cycle_ = std::move(v_cycle); }
+  const VCycle& pressure_v_cycle() const { return pressure_v_cycle_; }
   void project(const Vector& Ustar, const Vector& phi, double dt, Vector& U) {
     ops_.project(Ustar, phi, dt, U);
     dist_.update_ghosts(U);
@@ -119,6 +123,7 @@ private:
   FlowOps& ops_;
   DistributedMeshOperators<Backend, LocalMeshOps> mesh_;
   typename Backend::IndexVector cell_sends_;  // the cell halo's send entries (pressure_rows)
+  VCycle pressure_v_cycle_;
 };
 
 // A sparse matrix over a piece (the curl–curl viscous term): the local matrix's rows, outputs

@@ -1,7 +1,6 @@
 #include "parallel/piece_multigrid_setup.hpp"
 
 #include <algorithm>
-#include <limits>
 
 #include "cpu/cpu_backend.hpp"
 #include "operators/eigen_estimate.hpp"
@@ -11,33 +10,8 @@
 
 namespace ss {
 
-namespace {
-
 using i32 = std::int32_t;
 using i64 = std::int64_t;
-
-// Every rank's `local` concatenated in rank order, on every rank.
-template <class T>
-std::vector<T> all_gather(const std::vector<T>& local, MPI_Comm comm) {
-  const int ranks = mpi::size();
-  const i64 bytes = i64(local.size() * sizeof(T));
-  SS_REQUIRE(bytes <= std::numeric_limits<int>::max(), "multigrid: a rank's rows of the coarsest level exceed one MPI message");
-  std::vector<int> counts(static_cast<size_t>(ranks)), displacements(static_cast<size_t>(ranks) + 1, 0);
-  const int mine = int(bytes);
-  mpi_check(MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, comm), "MPI_Allgather");
-  i64 total = 0;
-  for (int r = 0; r < ranks; ++r) {
-    displacements[size_t(r)] = int(total);
-    total += counts[size_t(r)];
-  }
-  SS_REQUIRE(total <= std::numeric_limits<int>::max(), "multigrid: the coarsest level's rows exceed one MPI message");
-  std::vector<T> all(size_t(total) / sizeof(T));
-  mpi_check(MPI_Allgatherv(local.data(), mine, MPI_BYTE, all.data(), counts.data(), displacements.data(), MPI_BYTE, comm),
-            "MPI_Allgatherv");
-  return all;
-}
-
-}  // namespace
 
 PieceSmoother piece_smoother(const HeatOperatorData& data, const std::vector<char>& fixed, const RankPiece& piece,
                              double a, double s, int lanczos_steps, MPI_Comm comm) {
@@ -113,8 +87,7 @@ SparseMatrix piece_prolongation(const LevelMap& map, const std::vector<char>& co
 }
 
 WholeBaseSystem::WholeBaseSystem(const HeatOperatorData& d, const std::vector<char>& fixed, const RankPiece& piece,
-                                 MPI_Comm comm)
-    : comm_(comm) {
+                                 MPI_Comm comm) {
   const MeshPartition& part = piece.part;
   const i32 owned = part.owned_nodes;
   // This rank's owned rows: (global id, fixed, mass, K_ii, entry count) and the entries (global column, K_ij).
@@ -140,23 +113,12 @@ WholeBaseSystem::WholeBaseSystem(const HeatOperatorData& d, const std::vector<ch
   }
   const std::vector<Row> all_rows = all_gather(rows, comm);
   const std::vector<Entry> all_entries = all_gather(entries, comm);
-  order_ = all_gather(ids, comm);
-  const int ranks = mpi::size();
-  counts_.assign(size_t(ranks), 0);
-  const int mine = owned;
-  mpi_check(MPI_Allgather(&mine, 1, MPI_INT, counts_.data(), 1, MPI_INT, comm), "MPI_Allgather");
-  displacements_.assign(size_t(ranks), 0);
-  for (int r = 1; r < ranks; ++r) displacements_[size_t(r)] = displacements_[size_t(r) - 1] + counts_[size_t(r) - 1];
-
+  gather_.emplace(ids, comm);
   size_ = i32(all_rows.size());
   std::vector<i64> start(all_rows.size() + 1, 0);  // each gathered row's first entry
   for (size_t k = 0; k < all_rows.size(); ++k) start[k + 1] = start[k] + all_rows[k].entries;
-  std::vector<i32> at(size_t(size_), -1);  // global id -> gathered row
-  for (size_t k = 0; k < all_rows.size(); ++k) {
-    const i64 g = all_rows[k].global;
-    SS_REQUIRE(g >= 0 && g < size_ && at[size_t(g)] < 0, "multigrid: node " << g << " of the coarsest level is owned by no rank or by two");
-    at[size_t(g)] = i32(k);
-  }
+  std::vector<i32> at(size_t(size_), -1);  // global id -> gathered row (WholeGather checked the ids)
+  for (size_t k = 0; k < all_rows.size(); ++k) at[size_t(all_rows[k].global)] = i32(k);
   offsets_.assign(size_t(size_) + 1, 0);
   diagonal_.resize(size_t(size_)), mass_.resize(size_t(size_)), fixed_.resize(size_t(size_));
   for (i32 g = 0; g < size_; ++g) {
@@ -189,16 +151,6 @@ SparseMatrix WholeBaseSystem::matrix(double a, double s) const {
     m.offsets[size_t(i) + 1] = i32(m.values.size());
   }
   return m;
-}
-
-std::vector<double> WholeBaseSystem::gather(const std::vector<double>& owned_values) const {
-  std::vector<double> in_order(static_cast<size_t>(size_));
-  mpi_check(MPI_Allgatherv(owned_values.data(), int(owned_values.size()), MPI_DOUBLE, in_order.data(), counts_.data(),
-                           displacements_.data(), MPI_DOUBLE, comm_),
-            "MPI_Allgatherv");
-  std::vector<double> whole(static_cast<size_t>(size_));
-  for (size_t k = 0; k < in_order.size(); ++k) whole[size_t(order_[k])] = in_order[k];
-  return whole;
 }
 
 }  // namespace ss

@@ -16,6 +16,7 @@
 //     so each rank has the same coarse answer without another message.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <mpi.h>
@@ -24,6 +25,7 @@
 #include "operators/heat_operator.hpp"
 #include "operators/sparse_matrix.hpp"
 #include "parallel/partition.hpp"
+#include "parallel/whole_gather.hpp"
 
 namespace ss {
 
@@ -67,13 +69,11 @@ public:
   // a·M + s·K̃ with the fixed nodes' rows and columns the identity's.
   SparseMatrix matrix(double a, double s) const;
   // Every rank's owned values (owned_values: this rank's, in local order) as one vector by global id.
-  std::vector<double> gather(const std::vector<double>& owned_values) const;
+  std::vector<double> gather(const std::vector<double>& owned_values) const { return gather_->gather(owned_values); }
 
 private:
-  MPI_Comm comm_;
   std::int32_t size_ = 0;
-  std::vector<int> counts_, displacements_;  // owned nodes per rank, in the gathered order
-  std::vector<std::int64_t> order_;          // the gathered order's global ids
+  std::optional<WholeGather> gather_;
   // The whole rows (global ids): K's CSR, diagonal, mass, fixed.
   std::vector<std::int32_t> offsets_, columns_;
   std::vector<double> coefficients_, diagonal_, mass_;

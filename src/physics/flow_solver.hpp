@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -83,8 +84,9 @@ public:
   using MeshOps = std::remove_reference_t<decltype(std::declval<FlowOps&>().mesh())>;
   static constexpr double kMaxCfl = 10.0;  // beyond this the explicit convection has blown up
   static constexpr double kMaxDtGrowth = 1.2;  // adaptive Δt: at most this factor from one step to the next
-  // Over MPI ranks the pressure multigrid and the exact method are not available (the caller
-  // chooses Jacobi and the classical method); mesh_ and data_ are the rank's piece.
+  // Over MPI ranks the exact method is not available (the caller chooses the classical method),
+  // and the pressure V-cycle is the distributed operators' (ops.pressure_v_cycle(): the multigrid
+  // over the ranks); mesh_ and data_ are the rank's piece.
   static constexpr bool kDistributed = IsDistributedBackend<Backend>::value;
 
   // `data` is the operator coefficients `ops` was built from (build_flow_operator_data).
@@ -93,8 +95,7 @@ public:
       : backend_(backend), ops_(ops), problem_(problem), mesh_(mesh), data_(data) {
     nf_ = mesh.topology.num_faces;
     nc_ = mesh.topology.num_cells;
-    SS_REQUIRE(!kDistributed || (!problem.pressure.multigrid && problem.method == FlowMethod::classical),
-               "flow over MPI ranks: the pressure multigrid and the exact method are serial only");
+    SS_REQUIRE(!kDistributed || problem.method == FlowMethod::classical, "flow over MPI ranks: the exact method is serial only");
     U_ = backend.make_vector(nf_), Ustar_ = backend.make_vector(nf_), rhs_ = backend.make_vector(nf_);
     U_previous_ = backend.make_vector(nf_);
     p_ = backend.make_vector(nc_), phi_ = backend.make_vector(nc_), rhs_p_ = backend.make_vector(nc_);
@@ -115,8 +116,11 @@ public:
     if constexpr (!kDistributed)
       if (problem.method == FlowMethod::exact) build_exact();
     upload_boundary(0.0);
-    if constexpr (!kDistributed)
-      if (problem.pressure.multigrid) build_pressure_multigrid();  // P does not change: once, here
+    if (problem.pressure.multigrid) {  // P does not change: once, here
+      if constexpr (kDistributed) pressure_v_cycle_ = ops.pressure_v_cycle();
+      else build_pressure_multigrid();
+      SS_REQUIRE(pressure_v_cycle_, "flow: the pressure multigrid was asked for but not built");
+    }
   }
 
   // Starts from the problem's initial velocity, made discretely divergence-free by one projection.
@@ -453,11 +457,8 @@ private:
     const CgOptions options = cg_options(problem_.pressure);
     const auto apply = [&](const Vector& x, Vector& y) { ops_.pressure_apply(x, y); };
     CgResult r;
-    if (pressure_multigrid_) {
-      if constexpr (!kDistributed) {
-        const auto v_cycle = [&](const Vector& from, Vector& to) { (*pressure_multigrid_)(from, to); };
-        r = preconditioned_conjugate_gradient(backend_, apply, rhs_p_, phi_, v_cycle, options);
-      }
+    if (pressure_v_cycle_) {
+      r = preconditioned_conjugate_gradient(backend_, apply, rhs_p_, phi_, pressure_v_cycle_, options);
     } else {
       r = conjugate_gradient(backend_, apply, rhs_p_, phi_, problem_.pressure.jacobi ? &pressure_inverse_diagonal_ : nullptr,
                              options);
@@ -479,6 +480,7 @@ private:
     pressure_multigrid_ = std::make_unique<Multigrid<Backend>>(
         backend_, pressure_matrix(cell0, cell1, data_), !data_.pressure_fixed,
         [ops](const Vector& x, Vector& y) { ops->pressure_apply(x, y); });
+    pressure_v_cycle_ = [this](const Vector& from, Vector& to) { (*pressure_multigrid_)(from, to); };
   }
 
   bool fail(const std::string& reason, double t) {
@@ -503,9 +505,10 @@ private:
   double momentum_diagonal_dt_ = -1;  // the Δt momentum_inverse_diagonal_ was made for
   Vector ux_, uy_, uz_, fx_, fy_, fz_, integrated_, pressure_gradient_, courant_;
   Vector bx_, by_, bz_, boundary_pressure_, boundary_flux_, fixed_columns_;
-  struct NoMultigrid {};  // over MPI ranks (kDistributed): no V-cycle
+  struct NoMultigrid {};  // over MPI ranks (kDistributed): the operators' V-cycle
   using PressureMultigrid = std::conditional_t<kDistributed, NoMultigrid, Multigrid<Backend>>;
-  std::unique_ptr<PressureMultigrid> pressure_multigrid_;  // problem_.pressure.multigrid
+  std::unique_ptr<PressureMultigrid> pressure_multigrid_;  // problem_.pressure.multigrid, serial
+  std::function<void(const Vector&, Vector&)> pressure_v_cycle_;  // z = M⁻¹ r (problem_.pressure.multigrid)
   // Curl–curl viscous term (problem_.viscous == curl_curl; null for two-point).
   CurlCurlViscousData curl_curl_data_;
   std::unique_ptr<CurlCurlViscous<Backend>> curl_curl_;

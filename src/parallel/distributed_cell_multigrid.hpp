@@ -1,0 +1,266 @@
+#pragma once
+// The flow pressure multigrid over MPI ranks: a V-cycle over the refinement's cell levels
+// (cell_multigrid_setup.hpp says what each level holds), the serial V-cycle's shape:
+//
+//   vcycle(l, b → x):
+//     l coarsest:  x = A_l⁻¹ b               (owned b gathered whole on every rank and solved there
+//                                            by the serial algebraic multigrid)
+//     otherwise:   x = S_l(b, from 0)        (Chebyshev of D⁻¹A; each A_l x one halo round trip)
+//                  b_{l−1} = R (b − A_l x)    (children summed: no message)
+//                  vcycle(l − 1, b_{l−1} → x_{l−1})
+//                  x = x + α P x_{l−1}        (parents' values: no message)
+//                  x = x + S_l(b − A_l x)
+//
+// The finest level is the flow's: its operator is the caller's distributed pressure operator, and
+// its vectors are right on their ghosts (the flow's convention), so after the prolongation one halo
+// update brings x's ghosts. Coarser vectors keep their ghost entries 0 (DistributedTransfer's
+// convention: a ghost's value travels with the operator's exchange).
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <mpi.h>
+
+#include "multigrid/multigrid.hpp"
+#include "parallel/cell_multigrid_setup.hpp"
+#include "parallel/distributed_transfer.hpp"
+#include "parallel/halo.hpp"
+#include "parallel/whole_gather.hpp"
+
+namespace ss {
+
+struct CellMultigridOptions {
+  MultigridOptions smoother;          // Chebyshev degree and interval, Lanczos steps, coarse_size
+  double over_correction = 1.6;       // α: x += α P x_coarse (Galerkin of piecewise constants is ~2× too stiff)
+};
+
+template <class Backend>
+class DistributedCellMultigrid {
+public:
+  using Vector = typename Backend::Vector;
+  using Sparse = typename SparseMatrixOn<Backend>::type;
+  using Apply = std::function<void(const Vector&, Vector&)>;
+
+  // `finest`: the piece's level (finest_cell_level); `finest_halo` its cell halo; `finest_apply`
+  // y = A x with y right on its ghosts (x right on its ghosts); `refinements`: how many times the
+  // finest level was refined from the base mesh (levels to coarsen along). `constant_null_space`:
+  // A is singular with the constants as null space (no outlet). Collective.
+  DistributedCellMultigrid(Backend& backend, CellLevel finest, HaloExchange<Backend>& finest_halo, Apply finest_apply,
+                           int refinements, bool constant_null_space, const CellMultigridOptions& options, MPI_Comm comm)
+      : backend_(backend), options_(options), comm_(comm) {
+    mpi_check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
+    const auto t0 = std::chrono::steady_clock::now();
+    // Levels finest first, down to the base mesh or the first of at most coarse_size cells.
+    std::vector<CellLevel> cells;
+    std::vector<std::vector<std::int32_t>> parents;  // parents[k]: level k -> k + 1
+    cells.push_back(std::move(finest));
+    for (int k = 0; k < refinements && cells.back().whole > options_.smoother.coarse_size &&
+                    k + 1 < options_.smoother.max_levels;
+         ++k) {
+      parents.emplace_back();
+      cells.push_back(coarsen_cells(cells.back(), parents.back(), comm_));
+    }
+    for (size_t k = 0; k < cells.size(); ++k) {
+      Level v;
+      CellLevel& c = cells[k];
+      v.size = std::int32_t(c.global.size());
+      v.owned = c.owned_cells(rank_);
+      const bool coarsest = k + 1 == cells.size();
+      if (k == 0) {
+        v.halo = &finest_halo;
+      } else {
+        v.own_halo = std::make_unique<HaloExchange<Backend>>(backend_, c.links, comm_);
+        v.halo = v.own_halo.get();
+      }
+      if (!coarsest) {
+        const std::vector<double> inverse = cell_inverse_diagonal(c, rank_);
+        const double hi = options_.smoother.smoother_upper *
+                          cell_lambda_max(c, inverse, options_.smoother.lanczos_steps, comm_);
+        v.theta = 0.5 * (hi + hi / options_.smoother.smoother_ratio);
+        v.delta = 0.5 * (hi - hi / options_.smoother.smoother_ratio);
+        v.inverse_diagonal = backend_.upload(k == 0 ? ghosts_from_owners(c, inverse) : inverse);
+        if (k > 0)
+          v.op = std::make_unique<DistributedTransfer<Backend>>(backend_, *v.halo, c.matrix, std::int32_t(v.owned.size()),
+                                                               std::int32_t(v.owned.size()));
+        v.ax = backend_.make_vector(v.size);
+        v.d = backend_.make_vector(v.size);
+      }
+      v.b = backend_.make_vector(v.size);
+      v.x = backend_.make_vector(v.size);
+      levels_.push_back(std::move(v));
+    }
+    finest_apply_ = std::move(finest_apply);
+    // Transfers between level k and k + 1 (both local: a cell's children are on its owner).
+    for (size_t k = 0; k + 1 < levels_.size(); ++k) {
+      const std::vector<std::int32_t>& parent = parents[k];
+      SparseMatrix p;  // fine rows (owned) × coarse columns: α at the parent
+      p.rows = levels_[k].size, p.cols = levels_[k + 1].size;
+      p.offsets.assign(size_t(p.rows) + 1, 0);
+      for (std::int32_t i = 0; i < p.rows; ++i) {
+        if (cells[k].owner[size_t(i)] == rank_) p.columns.push_back(parent[size_t(i)]), p.values.push_back(options_.over_correction);
+        p.offsets[size_t(i) + 1] = std::int32_t(p.values.size());
+      }
+      SparseMatrix r = transpose(p);
+      for (double& x : r.values) x = 1.0;
+      levels_[k].prolongation.emplace(backend_, p);
+      levels_[k].restriction.emplace(backend_, r);
+    }
+    // The coarsest level whole on every rank: its owned rows by global id, the serial solver.
+    CellLevel& last = cells.back();
+    std::vector<std::int64_t> owned_global;
+    for (std::int32_t i : levels_.back().owned) owned_global.push_back(last.global[size_t(i)]);
+    whole_.emplace(owned_global, comm_);
+    coarsest_global_ = last.global;
+    coarse_ = std::make_unique<Multigrid<CpuBackend>>(host_, whole_matrix(last), constant_null_space,
+                                                      typename Multigrid<CpuBackend>::LevelApply{}, options_.smoother);
+    {  // one V-cycle of zeros: the kernels' first use (shader compilation) belongs to the set-up
+      Vector zero = backend_.make_vector(levels_[0].size), z = backend_.make_vector(levels_[0].size);
+      backend_.fill(zero, 0.0);
+      cycle(0, zero, z);
+      backend_.finish();
+      coarsest_seconds_ = 0;
+    }
+    setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  // z = M⁻¹ r (one V-cycle from zero); r right on its ghosts, z too.
+  void operator()(const Vector& r, Vector& z) { cycle(0, r, z); }
+
+  int num_levels() const { return int(levels_.size()); }
+  std::int32_t coarsest_size() const { return whole_->size(); }
+  double setup_seconds() const { return setup_seconds_; }
+  // Host time of the coarsest solves (download, gather, solve, upload) and of the coarser levels' halos.
+  double coarsest_seconds() const { return coarsest_seconds_; }
+  double coarser_halo_seconds() const {
+    double t = 0;
+    for (const Level& v : levels_)
+      if (v.own_halo) t += v.own_halo->seconds();
+    return t;
+  }
+  std::int64_t coarser_halo_exchanges() const {
+    std::int64_t n = 0;
+    for (const Level& v : levels_)
+      if (v.own_halo) n += v.own_halo->exchanges();
+    return n;
+  }
+
+private:
+  struct Level {
+    std::int32_t size = 0;
+    std::vector<std::int32_t> owned;  // local ids of the owned cells
+    HaloExchange<Backend>* halo = nullptr;
+    std::unique_ptr<HaloExchange<Backend>> own_halo;
+    std::unique_ptr<DistributedTransfer<Backend>> op;  // coarser levels' A (owned rows)
+    std::optional<Sparse> prolongation, restriction;   // to and from the next coarser level
+    Vector inverse_diagonal, b, x, ax, d;
+    double theta = 1, delta = 0;
+  };
+
+  // The finest level's vectors are right on their ghosts: so is its D⁻¹.
+  std::vector<double> ghosts_from_owners(const CellLevel& c, std::vector<double> v) {
+    CpuBackend host;
+    HaloExchange<CpuBackend> halo(host, c.links, comm_);
+    halo.update(v);
+    return v;
+  }
+
+  // The coarsest level's whole matrix (row, column = global id), from every rank's owned rows.
+  SparseMatrix whole_matrix(const CellLevel& c) {
+    struct Entry {
+      std::int64_t row, column;
+      double value;
+    };
+    std::vector<Entry> mine;
+    for (std::int32_t i : levels_.back().owned)
+      for (std::int32_t k = c.matrix.offsets[size_t(i)]; k < c.matrix.offsets[size_t(i) + 1]; ++k)
+        mine.push_back({c.global[size_t(i)], c.global[size_t(c.matrix.columns[size_t(k)])], c.matrix.values[size_t(k)]});
+    std::vector<Entry> all = all_gather(mine, comm_);
+    std::sort(all.begin(), all.end(), [](const Entry& x, const Entry& y) {
+      return x.row != y.row ? x.row < y.row : x.column < y.column;
+    });
+    SparseMatrix m;
+    m.rows = m.cols = whole_->size();
+    m.offsets.assign(size_t(m.rows) + 1, 0);
+    for (const Entry& e : all) {
+      m.columns.push_back(std::int32_t(e.column)), m.values.push_back(e.value);
+      ++m.offsets[size_t(e.row) + 1];
+    }
+    for (size_t i = 0; i < size_t(m.rows); ++i) m.offsets[i + 1] += m.offsets[i];
+    return m;
+  }
+
+  void apply(size_t k, const Vector& x, Vector& y) {
+    if (k == 0) finest_apply_(x, y);
+    else levels_[k].op->apply(x, y);
+  }
+
+  // x = x + p(D⁻¹A) D⁻¹ (b − A x), or from x = 0 (zero_start): multigrid.hpp's Chebyshev smoother.
+  void smooth(size_t k, const Vector& b, Vector& x, bool zero_start) {
+    Level& v = levels_[k];
+    const std::vector<ChebyshevCoefficients> steps = chebyshev_coefficients(v.theta, v.delta, options_.smoother.smoother_degree);
+    for (size_t s = 0; s < steps.size(); ++s) {
+      if (zero_start && s == 0) {
+        chebyshev_step(backend_, b, nullptr, v.inverse_diagonal, steps[s].c_d, steps[s].c_r, x, v.d);
+      } else {
+        apply(k, x, v.ax);
+        chebyshev_step(backend_, b, &v.ax, v.inverse_diagonal, steps[s].c_d, steps[s].c_r, x, v.d);
+      }
+    }
+  }
+
+  // x = A_coarsest⁻¹ b: the owned values gathered whole, solved on every rank; x gets its owned
+  // entries (and, on the finest level, its ghosts) from the whole answer.
+  void coarsest_solve(size_t k, const Vector& b, Vector& x) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Level& v = levels_[k];
+    const std::vector<double> local = backend_.download(b);
+    std::vector<double> owned(v.owned.size());
+    for (size_t i = 0; i < v.owned.size(); ++i) owned[i] = local[size_t(v.owned[i])];
+    const std::vector<double> whole = whole_->gather(owned);
+    std::vector<double> solution(whole.size(), 0.0);
+    (*coarse_)(whole, solution);
+    std::vector<double> mine(size_t(v.size), 0.0);
+    if (k == 0) {
+      for (size_t i = 0; i < mine.size(); ++i) mine[i] = solution[size_t(coarsest_global_[i])];
+    } else {
+      for (std::int32_t i : v.owned) mine[size_t(i)] = solution[size_t(coarsest_global_[size_t(i)])];
+    }
+    set_values(backend_, x, mine);
+    coarsest_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  void cycle(size_t k, const Vector& b, Vector& x) {
+    Level& v = levels_[k];
+    if (k + 1 == levels_.size()) {
+      coarsest_solve(k, b, x);
+      return;
+    }
+    Level& c = levels_[k + 1];
+    smooth(k, b, x, true);
+    apply(k, x, v.ax);
+    v.restriction->apply(b, c.b, &v.ax);  // b_c = R (b − A x)
+    cycle(k + 1, c.b, c.x);
+    v.prolongation->apply(c.x, x, nullptr, &x);  // x = x + α P x_c
+    if (k == 0) v.halo->update(x);
+    smooth(k, b, x, false);
+  }
+
+  Backend& backend_;
+  CellMultigridOptions options_;
+  MPI_Comm comm_;
+  int rank_ = 0;
+  Apply finest_apply_;
+  std::vector<Level> levels_;
+  std::optional<WholeGather> whole_;
+  std::vector<std::int64_t> coarsest_global_;  // the coarsest level's local cells' global ids
+  CpuBackend host_;
+  std::unique_ptr<Multigrid<CpuBackend>> coarse_;
+  double setup_seconds_ = 0, coarsest_seconds_ = 0;
+};
+
+}  // namespace ss
