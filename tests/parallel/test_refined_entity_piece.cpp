@@ -211,18 +211,3 @@ INSTANTIATE_TEST_SUITE_P(ProjectMeshes, RefinedEntityPiece,
 
 }  // namespace
 }  // namespace ss
-
-// Every rank runs every test; a failure on any rank fails the job (mpiexec's exit status).
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  if (ss::comm_rank() != 0) {  // one report: rank 0's (the other ranks' failures still print)
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  const int failed = RUN_ALL_TESTS();
-  int any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return any;
-}

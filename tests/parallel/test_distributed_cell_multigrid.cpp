@@ -1,0 +1,260 @@
+// The flow pressure multigrid over the ranks (parallel/distributed_cell_multigrid.hpp) under
+// `mpiexec -n N` (N = 1..3; every rank runs every test), on the cavity's base pieces refined twice
+// by the ranks with the pressure operator of tests/parallel/cavity_multigrid_flow.toml (walls all
+// round: singular, the constants its null space):
+//   - each coarser level is the Galerkin product R A Rᵀ of the finer one (children summed), its
+//     halo gives every ghost its owner's value, and it has an eighth of the finer level's cells;
+//   - one V-cycle on the GPU (llvmpipe in CI) equals the CPU reference's (double) to float accuracy;
+//   - the V-cycle is symmetric over the ranks and positive on mean-free vectors: what CG asks of a
+//     preconditioner;
+//   - it is a good one: CG needs few iterations with it (to 1e-8), several times fewer than with its
+//     smoother alone (α = 0: no coarse correction).
+// The whole flow run against the serial one (fields, iterations over rank counts) is check_flow_mpi.py's.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include "../gl/gl_test_base.hpp"
+#include "mesh/load_mesh.hpp"
+#include "multigrid/pressure_matrix.hpp"
+#include "operators/eigen_estimate.hpp"
+#include "operators/mesh_operator_tables.hpp"
+#include "parallel/distributed_backend.hpp"
+#include "parallel/distributed_cell_multigrid.hpp"
+#include "parallel/distributed_flow.hpp"
+#include "parallel/mpi_env.hpp"
+#include "parallel/piece_assignment.hpp"
+#include "physics/flow_case.hpp"
+#include "physics/flow_case_problem.hpp"
+#include "solver/cg.hpp"
+
+namespace ss {
+namespace {
+
+constexpr int kLevels = 2;
+
+// Every rank's piece of the case and its pressure operator, built once per process as the flow
+// command builds them.
+struct Pieces {
+  EntityPiece piece;
+  LoadedMesh local;
+  CellLevel finest;
+};
+const Pieces& pieces() {
+  static std::unique_ptr<Pieces> p = [] {
+    const std::string case_path = std::string(SS_SOURCE_DIR) + "/tests/parallel/cavity_multigrid_flow.toml";
+    PieceAssignment a;
+    if (mpi::rank() == 0) {
+      const LoadedMesh base = load_mesh(std::string(SS_SOURCE_DIR) + "/meshes/cavity.msh", LoadOptions{});
+      a = send_piece_assignments(base, kLevels, case_path, MPI_COMM_WORLD);
+    } else {
+      a = receive_piece_assignment(MPI_COMM_WORLD);
+    }
+    auto out = std::make_unique<Pieces>();
+    const FineCounts fine = refined_entity_counts(a.base, a.levels);
+    out->piece = refine_entity_piece(a.base, a.levels, MPI_COMM_WORLD);
+    LoadOptions in_order;
+    in_order.renumber = false;
+    out->local = prepare_mesh(std::move(out->piece.mesh), in_order);
+    const FlowProblem problem = build_flow_problem(parse_flow_case(a.case_text, a.case_path), out->local,
+                                                   {&a.groups, &out->piece.cut});
+    const MeshOperatorTables tables = build_mesh_operator_tables(out->local.topology, out->local.geometry);
+    const FlowOperatorData data = piece_operator_data(tables, problem, out->piece, fine.cells);
+    EXPECT_FALSE(data.pressure_fixed);  // walls all round
+    out->finest = finest_cell_level(out->piece.cells.global, out->piece.cells.owned, out->piece.cells.links,
+                                    pressure_matrix(tables, data), MPI_COMM_WORLD);
+    return out;
+  }();
+  return *p;
+}
+
+double sum_over_ranks(double x) {
+  MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return x;
+}
+double max_over_ranks(double x) {
+  MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return x;
+}
+
+// Σ over every rank's owned cells of x·y.
+double dot(const CellLevel& level, const std::vector<double>& x, const std::vector<double>& y) {
+  double s = 0;
+  for (std::int32_t i : level.owned_cells(mpi::rank())) s += x[size_t(i)] * y[size_t(i)];
+  return sum_over_ranks(s);
+}
+
+// y = A x on the owned rows (x on every local cell; ghost rows 0).
+std::vector<double> owned_rows(const CellLevel& level, const std::vector<double>& x) {
+  const SparseMatrix& m = level.matrix;
+  std::vector<double> y(x.size(), 0.0);
+  for (size_t i = 0; i < x.size(); ++i)
+    for (std::int32_t k = m.offsets[i]; k < m.offsets[i + 1]; ++k) y[i] += m.values[size_t(k)] * x[size_t(m.columns[size_t(k)])];
+  return y;
+}
+
+// A vector on every local cell from the global ids (the same on every rank count), made mean-free
+// over the whole mesh (the operator's range).
+std::vector<double> mean_free_values(const CellLevel& level, std::uint64_t seed) {
+  std::vector<double> r(level.global.size());
+  for (size_t i = 0; i < r.size(); ++i) r[i] = lanczos_start_value(std::uint64_t(level.global[i]) * 7919u + seed);
+  const double mean = sum_over_ranks([&] {
+                        double s = 0;
+                        for (std::int32_t i : level.owned_cells(mpi::rank())) s += r[size_t(i)];
+                        return s;
+                      }()) / double(level.whole);
+  for (double& v : r) v -= mean;
+  return r;
+}
+
+// One backend's V-cycle on the pieces; the finest operator is the piece's matrix, its output's
+// ghosts from their owners (as the flow's distributed pressure operator gives them).
+template <class Backend>
+struct VCycle {
+  using Sparse = typename SparseMatrixOn<Backend>::type;
+  Backend& backend;
+  Sparse a;
+  HaloExchange<Backend> halo;
+  DistributedCellMultigrid<Backend> mg;
+
+  VCycle(Backend& b, const Pieces& p, double over_correction = CellMultigridOptions{}.over_correction)
+      : backend(b), a(b, p.finest.matrix), halo(b, p.finest.links, MPI_COMM_WORLD),
+        mg(b, p.finest, halo, [this](const auto& x, auto& y) { apply(x, y); }, kLevels, true, options(over_correction),
+           MPI_COMM_WORLD) {}
+  static CellMultigridOptions options(double over_correction) {
+    CellMultigridOptions o;
+    o.over_correction = over_correction;
+    return o;
+  }
+  void apply(const typename Backend::Vector& x, typename Backend::Vector& y) {
+    a.apply(x, y);
+    halo.update(y);
+  }
+  std::vector<double> operator()(const std::vector<double>& r) {
+    const auto in = backend.upload(r);
+    auto out = backend.make_vector(std::int64_t(r.size()));
+    mg(in, out);
+    return backend.download(out);
+  }
+};
+
+class DistributedCellMultigridTest : public test::GlTest {};
+
+TEST_F(DistributedCellMultigridTest, CoarserLevelsAreGalerkinProducts) {
+  const Pieces& p = pieces();
+  const int me = mpi::rank();
+  CpuBackend cpu;
+  CellLevel fine = p.finest;
+  for (int level = 0; level < kLevels; ++level) {
+    std::vector<std::int32_t> parent;
+    CellLevel coarse = coarsen_cells(fine, parent, MPI_COMM_WORLD);
+    EXPECT_EQ(coarse.whole * 8, fine.whole) << "level " << level;
+    // x_C from the coarse global ids; Rᵀ x_C on the fine cells is x at each one's parent id.
+    const auto value = [](std::int64_t g) { return lanczos_start_value(std::uint64_t(g) * 31u + 5u); };
+    std::vector<double> xc(coarse.global.size()), xf(fine.global.size());
+    for (size_t c = 0; c < xc.size(); ++c) xc[c] = value(coarse.global[c]);
+    for (size_t i = 0; i < xf.size(); ++i) xf[i] = value(fine.global[i] / 8);
+    const std::vector<double> coarse_rows = owned_rows(coarse, xc), fine_rows = owned_rows(fine, xf);
+    std::vector<double> summed(coarse.global.size(), 0.0);  // R (A Rᵀ x_C): the children's rows summed
+    for (size_t i = 0; i < fine.global.size(); ++i)
+      if (fine.owner[i] == me) {
+        ASSERT_GE(parent[i], 0);
+        ASSERT_EQ(coarse.global[size_t(parent[i])], fine.global[i] / 8);
+        ASSERT_EQ(coarse.owner[size_t(parent[i])], me);
+        summed[size_t(parent[i])] += fine_rows[i];
+      }
+    double diff = 0, size = 0;
+    for (std::int32_t c : coarse.owned_cells(me)) {
+      diff = std::max(diff, std::fabs(coarse_rows[size_t(c)] - summed[size_t(c)]));
+      size = std::max(size, std::fabs(summed[size_t(c)]));
+    }
+    diff = max_over_ranks(diff), size = max_over_ranks(size);
+    EXPECT_GT(size, 0.0);
+    EXPECT_LE(diff, 1e-12 * size) << "level " << level;
+    // The coarse halo: every ghost gets its owner's value.
+    std::vector<double> ids(coarse.global.size(), -1.0);
+    for (std::int32_t c : coarse.owned_cells(me)) ids[size_t(c)] = double(coarse.global[size_t(c)]);
+    HaloExchange<CpuBackend> halo(cpu, coarse.links, MPI_COMM_WORLD);
+    halo.update(ids);
+    for (size_t c = 0; c < ids.size(); ++c) EXPECT_EQ(ids[c], double(coarse.global[c])) << "coarse cell " << c;
+    fine = std::move(coarse);
+  }
+}
+
+TEST_F(DistributedCellMultigridTest, HasEveryLevelDownToTheBaseMesh) {
+  const Pieces& p = pieces();
+  CpuBackend cpu;
+  VCycle<CpuBackend> v(cpu, p);
+  EXPECT_EQ(v.mg.num_levels(), kLevels + 1);  // cavity.msh's 4,994 cells (> coarse_size): the base is the coarsest
+  EXPECT_EQ(v.mg.coarsest_size(), p.finest.whole / 64);
+}
+
+TEST_F(DistributedCellMultigridTest, GpuVCycleIsEquivalentToRef) {
+  const Pieces& p = pieces();
+  CpuBackend cpu;
+  VCycle<CpuBackend> ref(cpu, p);
+  GpuBackend gpu = make_gpu();
+  VCycle<GpuBackend> dev(gpu, p);
+  const std::vector<double> r = mean_free_values(p.finest, 1);
+  const std::vector<double> z_ref = ref(r), z = dev(r);
+  double diff = 0, size = 0;
+  for (size_t i = 0; i < z.size(); ++i) {  // ghosts too: the finest level's are right
+    diff = std::max(diff, std::fabs(z[i] - z_ref[i]));
+    size = std::max(size, std::fabs(z_ref[i]));
+  }
+  diff = max_over_ranks(diff), size = max_over_ranks(size);
+  ASSERT_GT(size, 0.0);
+  // float storage through 3 levels of smoothing and transfers: a few float epsilons of |z|
+  EXPECT_LE(diff, 2e-5 * size);
+}
+
+TEST_F(DistributedCellMultigridTest, VCycleIsSymmetricAndPositiveOverTheRanks) {
+  const Pieces& p = pieces();
+  CpuBackend cpu;
+  VCycle<CpuBackend> v(cpu, p);
+  const std::vector<double> r1 = mean_free_values(p.finest, 1), r2 = mean_free_values(p.finest, 2);
+  const std::vector<double> z1 = v(r1), z2 = v(r2);
+  const double a = dot(p.finest, z1, r2), b = dot(p.finest, r1, z2);
+  EXPECT_NEAR(a, b, 1e-11 * std::sqrt(dot(p.finest, z1, z1) * dot(p.finest, r2, r2)));
+  EXPECT_GT(dot(p.finest, z1, r1), 0.0);
+  EXPECT_GT(dot(p.finest, z2, r2), 0.0);
+}
+
+// Iterations of CG preconditioned by `v` over the ranks to solve A x = b for a mean-free b to 1e-8.
+int cg_iterations(const Pieces& p, VCycle<CpuBackend>& v) {
+  const CellLevel& f = p.finest;
+  CpuBackend cpu;
+  std::vector<double> marker(f.global.size(), 0.0);
+  for (std::int32_t i : f.owned_cells(mpi::rank())) marker[size_t(i)] = 1.0;
+  DistributedBackend<CpuBackend> dist(cpu, marker, MPI_COMM_WORLD);
+  const std::vector<double> b = mean_free_values(f, 3);
+  std::vector<double> x(b.size(), 0.0);
+  CgOptions options;
+  options.tolerance = 1e-8;
+  options.max_iterations = 2000;
+  const CgResult r = preconditioned_conjugate_gradient(
+      dist, [&](const std::vector<double>& in, std::vector<double>& out) { v.apply(in, out); }, b, x,
+      [&](const std::vector<double>& in, std::vector<double>& out) { v.mg(in, out); }, options);
+  EXPECT_TRUE(r.converged);
+  return r.iterations;
+}
+
+TEST_F(DistributedCellMultigridTest, IsAGoodPreconditioner) {
+  // CG's iterations with the V-cycle against those with its smoother alone (α = 0: no coarse
+  // correction), which grow like 1/h; the rank count changes neither.
+  const Pieces& p = pieces();
+  CpuBackend cpu;
+  VCycle<CpuBackend> with(cpu, p), without(cpu, p, 0.0);
+  const int multigrid = cg_iterations(p, with), smoother_only = cg_iterations(p, without);
+  if (mpi::rank() == 0) std::printf("CG to 1e-8: %d iterations with the V-cycle, %d with its smoother alone\n", multigrid, smoother_only);
+  EXPECT_LE(multigrid, 25);
+  EXPECT_GE(smoother_only, 3 * multigrid);
+}
+
+}  // namespace
+}  // namespace ss
