@@ -21,7 +21,8 @@
 # relative tolerance (default: the case's 1e-6): the figures are per iteration, so a looser one makes
 # the large fragment-path runs affordable.
 # Flow (--flow-refine K): the lid-driven cavity of tests/parallel/cavity_flow.toml (classical method,
-# Jacobi pressure) on --flow-mesh (default meshes/cavity.msh; refine 3: 2.56M cells) refined K times,
+# Jacobi pressure, or with --preconditioner multigrid the pressure multigrid over the ranks) on
+# --flow-mesh (default meshes/cavity.msh; refine 3: 2.56M cells) refined K times,
 # with the case's Δt 0.01 or --flow-dt, --flow-steps fixed steps on every rank count: seconds per step (momentum, pressure), speed-up and
 # efficiency against the first row, halo round trips per step (all, and those overlapped with their
 # operator's pass) and the halo's components per step (read-back wait, MPI, upload), each the
@@ -97,13 +98,13 @@ rows = [json.load(open(f)) for f in sys.argv[1:]]
 base = rows[0]
 t1 = base["seconds_per_step"]["total"]
 print(f"\nflow ({base['backend']}, {base['device']}): {base['mesh']['cells']} cells, {base['steps_this_run']} steps")
-print(f"{'ranks':>5} {'s/step':>8} {'momentum':>8} {'pressure':>8} {'speed-up':>8} {'efficiency':>10} {'trips/step':>10} "
+print(f"{'ranks':>5} {'s/step':>8} {'momentum':>8} {'pressure':>8} {'p it':>6} {'speed-up':>8} {'efficiency':>10} {'trips/step':>10} "
       f"{'overlapped':>10} {'halo s/step':>11} {'read-back':>9} {'MPI':>6} {'upload':>6}")
 for r in rows:
     n, s, steps = r["ranks"], r["seconds_per_step"], max(r["steps_this_run"], 1)
     slowest = max(r["per_rank"], key=lambda p: p["halo_seconds"])
     part = lambda k: slowest.get(k, float("nan")) / steps
-    print(f"{n:>5} {s['total']:>8.3f} {s['momentum']:>8.3f} {s['pressure']:>8.3f} {t1 / s['total']:>8.2f} "
+    print(f"{n:>5} {s['total']:>8.3f} {s['momentum']:>8.3f} {s['pressure']:>8.3f} {r['iterations']['pressure']['mean']:>6.1f} {t1 / s['total']:>8.2f} "
           f"{100 * t1 * base['ranks'] / (n * s['total']):>9.1f}% {slowest['halo_exchanges'] / steps:>10.0f} "
           f"{part('halo_overlapped_exchanges'):>10.0f} {part('halo_seconds'):>11.3f} {part('halo_readback_seconds'):>9.3f} {part('halo_mpi_seconds'):>6.3f} "
           f"{part('halo_upload_seconds'):>6.3f}")
@@ -115,6 +116,7 @@ if [ -n "$flow_refine" ]; then
   sed -e "s#^file = .*#file = \"$flow_mesh\"#" -e "s#^steps = .*#steps = $flow_steps#" -e "s#^every = .*#every = 1000000#" \
     "$here/tests/parallel/cavity_flow.toml" >"$flow_case"
   [ -z "$flow_dt" ] || sed -i "s#^dt = .*#dt = $flow_dt#" "$flow_case"
+  sed -i "s#^preconditioner = .*#preconditioner = \"$preconditioner\"#" "$flow_case"
   flow=()
   for n in $ranks; do
     run "flow_$n" "$n" "$flow_case" "$flow_refine" flow
