@@ -199,18 +199,10 @@ private:
     else levels_[k].op->apply(x, y);
   }
 
-  // x = x + p(D⁻¹A) D⁻¹ (b − A x), or from x = 0 (zero_start): multigrid.hpp's Chebyshev smoother.
   void smooth(size_t k, const Vector& b, Vector& x, bool zero_start) {
     Level& v = levels_[k];
-    const std::vector<ChebyshevCoefficients> steps = chebyshev_coefficients(v.theta, v.delta, options_.smoother.smoother_degree);
-    for (size_t s = 0; s < steps.size(); ++s) {
-      if (zero_start && s == 0) {
-        chebyshev_step(backend_, b, nullptr, v.inverse_diagonal, steps[s].c_d, steps[s].c_r, x, v.d);
-      } else {
-        apply(k, x, v.ax);
-        chebyshev_step(backend_, b, &v.ax, v.inverse_diagonal, steps[s].c_d, steps[s].c_r, x, v.d);
-      }
-    }
+    chebyshev_smooth(backend_, [&](const Vector& in, Vector& out) { apply(k, in, out); }, b, v.inverse_diagonal, v.theta,
+                     v.delta, options_.smoother.smoother_degree, zero_start, x, v.ax, v.d);
   }
 
   // x = A_coarsest⁻¹ b: the owned values gathered whole, solved on every rank; x gets its owned

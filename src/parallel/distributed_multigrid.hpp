@@ -165,18 +165,9 @@ private:
     else return Operator(backend_, p.data, eliminated);
   }
 
-  // x = x + p(D⁻¹A) D⁻¹ (b − A x), or from x = 0 (zero_start): multigrid.hpp's Chebyshev smoother.
   void smooth(Level& v, const Vector& b, Vector& x, bool zero_start) {
-    const std::vector<ChebyshevCoefficients> steps = chebyshev_coefficients(v.theta, v.delta, options_.smoother_degree);
-    for (size_t k = 0; k < steps.size(); ++k) {
-      const double c_d = steps[k].c_d, c_r = steps[k].c_r;
-      if (zero_start && k == 0) {
-        chebyshev_step(backend_, b, nullptr, v.inverse_diagonal, c_d, c_r, x, v.d);
-      } else {
-        v.op->apply_system(a_, s_, x, v.ax);
-        chebyshev_step(backend_, b, &v.ax, v.inverse_diagonal, c_d, c_r, x, v.d);
-      }
-    }
+    chebyshev_smooth(backend_, [&](const Vector& in, Vector& out) { v.op->apply_system(a_, s_, in, out); }, b,
+                     v.inverse_diagonal, v.theta, v.delta, options_.smoother_degree, zero_start, x, v.ax, v.d);
   }
 
   // x = A_coarsest⁻¹ b: the owned values gathered whole, solved on every rank, the owned part kept.

@@ -20,6 +20,7 @@
 #include <mpi.h>
 
 #include "../gl/gl_test_base.hpp"
+#include "mpi_test_helpers.hpp"
 #include "mesh/load_mesh.hpp"
 #include "multigrid/pressure_matrix.hpp"
 #include "operators/eigen_estimate.hpp"
@@ -47,14 +48,7 @@ struct Pieces {
 };
 const Pieces& pieces() {
   static std::unique_ptr<Pieces> p = [] {
-    const std::string case_path = std::string(SS_SOURCE_DIR) + "/tests/parallel/cavity_multigrid_flow.toml";
-    PieceAssignment a;
-    if (mpi::rank() == 0) {
-      const LoadedMesh base = load_mesh(std::string(SS_SOURCE_DIR) + "/meshes/cavity.msh", LoadOptions{});
-      a = send_piece_assignments(base, kLevels, case_path, MPI_COMM_WORLD);
-    } else {
-      a = receive_piece_assignment(MPI_COMM_WORLD);
-    }
+    PieceAssignment a = test::assign_pieces("meshes/cavity.msh", kLevels, "tests/parallel/cavity_multigrid_flow.toml");
     auto out = std::make_unique<Pieces>();
     const FineCounts fine = refined_entity_counts(a.base, a.levels);
     out->piece = refine_entity_piece(a.base, a.levels, MPI_COMM_WORLD);
@@ -73,14 +67,8 @@ const Pieces& pieces() {
   return *p;
 }
 
-double sum_over_ranks(double x) {
-  MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  return x;
-}
-double max_over_ranks(double x) {
-  MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return x;
-}
+using test::max_over_ranks;
+using test::sum_over_ranks;
 
 // Σ over every rank's owned cells of x·y.
 double dot(const CellLevel& level, const std::vector<double>& x, const std::vector<double>& y) {

@@ -17,6 +17,7 @@
 #include <mpi.h>
 
 #include "../gl/gl_test_base.hpp"
+#include "mpi_test_helpers.hpp"
 #include "mesh/load_mesh.hpp"
 #include "operators/eigen_estimate.hpp"
 #include "parallel/distributed_heat.hpp"
@@ -36,14 +37,7 @@ struct Pieces {
 };
 const Pieces& pieces() {
   static std::unique_ptr<Pieces> p = [] {
-    const std::string case_path = std::string(SS_SOURCE_DIR) + "/tests/parallel/crank_multigrid.toml";
-    PieceAssignment a;
-    if (mpi::rank() == 0) {
-      const LoadedMesh base = load_mesh(std::string(SS_SOURCE_DIR) + "/meshes/crank.msh", LoadOptions{});
-      a = send_piece_assignments(base, kLevels, case_path, MPI_COMM_WORLD);
-    } else {
-      a = receive_piece_assignment(MPI_COMM_WORLD);
-    }
+    PieceAssignment a = test::assign_pieces("meshes/crank.msh", kLevels, "tests/parallel/crank_multigrid.toml");
     auto out = std::make_unique<Pieces>();
     HeatOperatorData data;
     out->h = build_heat_piece(std::move(a), 0, data);
@@ -53,14 +47,8 @@ const Pieces& pieces() {
   return *p;
 }
 
-double sum_over_ranks(double x) {
-  MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  return x;
-}
-double max_over_ranks(double x) {
-  MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return x;
-}
+using test::max_over_ranks;
+using test::sum_over_ranks;
 
 // Σ over every rank's owned entries of x·y.
 double dot(const LocalHeat& h, const std::vector<double>& x, const std::vector<double>& y) {
