@@ -212,13 +212,29 @@ std::string MultigridSetup::describe() const {
     if (l > 0) s << " > ";
     s << v.size << " ("
       << (l + 1 == levels.size() ? "direct" : v.kind == HostLevel::Kind::fine ? "fine"
-                                         : v.kind == HostLevel::Kind::geometric ? "geometric" : "aggregation")
+                                         : v.kind == HostLevel::Kind::geometric ? "geometric"
+                                         : v.kind == HostLevel::Kind::families  ? "families"
+                                                                                : "aggregation")
       << ")";
   }
   return s.str();
 }
 
 namespace {
+
+// A matrix level below setup.levels.back(): its diagonal and λmax(D⁻¹A) (above coarse_size).
+void add_matrix_level(MultigridSetup& setup, const SparseMatrix& coarse, const MultigridOptions& o,
+                      HostLevel::Kind kind = HostLevel::Kind::algebraic) {
+  HostLevel level;
+  level.kind = kind;
+  level.size = coarse.rows;
+  level.inverse_diagonal = inverse_of(coarse.diagonal());
+  if (level.size > o.coarse_size)
+    level.lambda_max = estimate_lambda_max([&](const std::vector<double>& x, std::vector<double>& y) { coarse.multiply(x, y); },
+                                           level.inverse_diagonal, o.lanczos_steps);
+  level.matrix = coarse;
+  setup.levels.push_back(std::move(level));
+}
 
 // Smoothed-aggregation levels below setup.levels.back() (whose explicit matrix is `current`) while
 // above coarse_size, then the factorised coarsest. With a constant null space the coarsest is
@@ -232,16 +248,8 @@ void add_aggregation_levels(MultigridSetup& setup, SparseMatrix current, const M
     SparseMatrix coarse = galerkin_product(p, current);
     finer.prolongation = std::move(p);
     finer.restriction = transpose(finer.prolongation);
-    HostLevel level;
-    level.kind = HostLevel::Kind::algebraic;
-    level.size = coarse.rows;
-    level.inverse_diagonal = inverse_of(coarse.diagonal());
-    if (level.size > o.coarse_size)
-      level.lambda_max = estimate_lambda_max([&](const std::vector<double>& x, std::vector<double>& y) { coarse.multiply(x, y); },
-                                             level.inverse_diagonal, o.lanczos_steps);
-    level.matrix = coarse;
+    add_matrix_level(setup, coarse, o);
     current = std::move(coarse);
-    setup.levels.push_back(std::move(level));
   }
   // The coarsest: λmax for the case it still smooths (max_levels reached) is not needed: solved exactly.
   setup.coarse = std::make_shared<DirectSolver>(setup.constant_null_space ? pin_first_unknown(current) : current);
@@ -326,9 +334,34 @@ MultigridSetup setup_algebraic_multigrid(const SparseMatrix& a, bool constant_nu
     top.lambda_max = estimate_lambda_max([&](const std::vector<double>& x, std::vector<double>& y) { a.multiply(x, y); },
                                          top.inverse_diagonal, o.lanczos_steps);
   setup.levels.push_back(std::move(top));
-  add_aggregation_levels(setup, a, o);
+  // The refinement's families first (A_c = R A Rᵀ, P = α Rᵀ), then smoothed aggregation.
+  SparseMatrix current = a;
+  for (int k = 0; k < o.refinement_families && setup.levels.back().size > o.coarse_size &&
+                  int(setup.levels.size()) < o.max_levels;
+       ++k) {
+    HostLevel& finer = setup.levels.back();
+    finer.restriction = family_restriction(finer.size);
+    finer.prolongation = transpose(finer.restriction);
+    for (double& v : finer.prolongation.values) v = o.family_over_correction;
+    SparseMatrix coarse = galerkin_product(transpose(finer.restriction), current);
+    add_matrix_level(setup, coarse, o, HostLevel::Kind::families);
+    current = std::move(coarse);
+  }
+  add_aggregation_levels(setup, std::move(current), o);
   setup.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return setup;
+}
+
+SparseMatrix family_restriction(std::int32_t fine) {
+  SS_REQUIRE(fine % 8 == 0, "multigrid: " << fine << " cells are no uniform refinement's (8 children a cell)");
+  SparseMatrix r;
+  r.rows = fine / 8, r.cols = fine;
+  r.offsets.resize(size_t(r.rows) + 1);
+  for (std::int32_t c = 0; c <= r.rows; ++c) r.offsets[size_t(c)] = 8 * c;
+  r.columns.resize(size_t(fine));
+  for (std::int32_t c = 0; c < fine; ++c) r.columns[size_t(c)] = c;
+  r.values.assign(size_t(fine), 1.0);
+  return r;
 }
 
 std::vector<double> MultigridSetup::solve_coarsest(std::vector<double> b) const {

@@ -37,6 +37,14 @@ struct MultigridOptions {
   std::int32_t coarse_size = 2000;    // solve directly at or below this many unknowns
   int max_levels = 30;
   double strength_threshold = 0.08;   // aggregation: |a_ij| >= θ sqrt(a_ii a_jj)
+  // Algebraic setup of a matrix over the cells of a uniformly refined mesh, whose refinement numbers
+  // cell c's children 8c .. 8c + 7 (refine_once; the MPI pieces' global ids alike): the first
+  // `refinement_families` levels below the finest aggregate the refinement's families — R sums a
+  // cell's eight children, A_c = R A Rᵀ, P = α Rᵀ — then smoothed aggregation. Galerkin of piecewise
+  // constants is about twice the operator rediscretised on the coarser cells (a coarse face is four
+  // fine faces), so the coarse correction comes out short: α = family_over_correction over-corrects it.
+  int refinement_families = 0;
+  double family_over_correction = 1.6;
 };
 
 // The geometric levels below the finest mesh, coarse first (level K = the finest is the caller's
@@ -58,8 +66,12 @@ SparseMatrix prolongation_from_map(const LevelMap& map, const std::vector<double
 // Smoothed aggregation of one level: aggregates of strongly connected unknowns (rows holding only
 // their diagonal are left out: P has empty rows there), tentative P = aggregate indicator,
 // P = (I − ω D⁻¹ A) P_tent with ω = 4 / (3 λmax(D⁻¹A)).
+// (The families of a refinement, R: coarse cell C = Σ fine cells 8C .. 8C + 7: family_restriction.)
 SparseMatrix smoothed_aggregation(const SparseMatrix& a, double lambda_max, double strength_threshold,
                                   std::int32_t* aggregates = nullptr);
+
+// R of the refinement's families: (fine / 8) × fine, 1 at (C, c) for c = 8C .. 8C + 7.
+SparseMatrix family_restriction(std::int32_t fine);
 
 // Cholesky factorisation of a sparse SPD matrix (CHOLMOD), solved once per V-cycle.
 class DirectSolver {
@@ -80,12 +92,12 @@ private:
 };
 
 struct HostLevel {
-  enum class Kind { fine, geometric, algebraic };
+  enum class Kind { fine, geometric, families, algebraic };
   Kind kind = Kind::fine;
   std::int32_t size = 0;
   int geometric_level = -1;            // Kind::geometric: index into GeometricLevels
   std::vector<std::int32_t> fixed_nodes;  // Kind::geometric
-  SparseMatrix matrix;                 // Kind::algebraic; Kind::fine of an algebraic setup
+  SparseMatrix matrix;                 // Kind::families and ::algebraic; Kind::fine of an algebraic setup
   std::vector<double> inverse_diagonal;
   double lambda_max = 0;               // of D⁻¹A (not on the coarsest)
   SparseMatrix prolongation;           // from the next coarser level onto this one (not on the coarsest)
@@ -108,8 +120,9 @@ MultigridSetup setup_multigrid(const HeatOperatorData& fine, const HeatDirichlet
                                const GeometricLevels* geometric, double a, double s, const MultigridOptions& options);
 
 // Algebraic multigrid of any SPD matrix `a` (or, constant_null_space, symmetric positive
-// semi-definite with exactly the constants as null space): `a` is the finest level, smoothed
-// aggregation below it, CHOLMOD at the bottom (with one unknown pinned when singular).
+// semi-definite with exactly the constants as null space): `a` is the finest level, the
+// refinement's families (options.refinement_families) and smoothed aggregation below it, CHOLMOD
+// at the bottom (with one unknown pinned when singular).
 MultigridSetup setup_algebraic_multigrid(const SparseMatrix& a, bool constant_null_space, const MultigridOptions& options);
 
 }  // namespace ss

@@ -4,12 +4,10 @@
 // cell C as 8C + k (refined_entity_piece.hpp), and the eight children of a cell live on its owner,
 // so the refinement's own families are the aggregates and both transfers stay on the rank:
 //   R:  b_C = Σ_{c child of C} b_c         (owned coarse rows from owned fine cells)
-//   P:  x_c = α x_C                        (owned fine rows; α > 1 over-corrects, see below)
+//   P:  x_c = α x_C                        (owned fine rows; α > 1 over-corrects: multigrid_setup.hpp's
+//                                           family_over_correction, as the serial families' levels)
 //   A_C = Σ_{c ∈ C, n ∈ N} A_cn            (Galerkin R A Rᵀ: for the pressure operator, the weights
 //                                           W_f of the fine faces between C's and N's children)
-// Rᵀ A R of piecewise constants is about twice the operator rediscretised on the coarse cells (a
-// coarse face is four fine faces, W ∝ area / distance), so the coarse correction comes out too
-// short: P scales it by α (the over-correction of unsmoothed aggregation).
 //
 // Levels, finest first: the flow piece's cells (its own order: owned and ghost cells interleaved,
 // ascending global id) down to the base mesh's cells, or to the first level whose whole mesh has at

@@ -8,7 +8,7 @@
 //     otherwise:   x = S_l(b, from 0)        (Chebyshev of D⁻¹A; each A_l x one halo round trip)
 //                  b_{l−1} = R (b − A_l x)    (children summed: no message)
 //                  vcycle(l − 1, b_{l−1} → x_{l−1})
-//                  x = x + α P x_{l−1}        (parents' values: no message)
+//                  x = x + α P x_{l−1}        (parents' values: no message; α = family_over_correction)
 //                  x = x + S_l(b − A_l x)
 //
 // The finest level is the flow's: its operator is the caller's distributed pressure operator, and
@@ -34,11 +34,6 @@
 
 namespace ss {
 
-struct CellMultigridOptions {
-  MultigridOptions smoother;          // Chebyshev degree and interval, Lanczos steps, coarse_size
-  double over_correction = 1.6;       // α: x += α P x_coarse (Galerkin of piecewise constants is ~2× too stiff)
-};
-
 template <class Backend>
 class DistributedCellMultigrid {
 public:
@@ -51,7 +46,7 @@ public:
   // finest level was refined from the base mesh (levels to coarsen along). `constant_null_space`:
   // A is singular with the constants as null space (no outlet). Collective.
   DistributedCellMultigrid(Backend& backend, CellLevel finest, HaloExchange<Backend>& finest_halo, Apply finest_apply,
-                           int refinements, bool constant_null_space, const CellMultigridOptions& options, MPI_Comm comm)
+                           int refinements, bool constant_null_space, const MultigridOptions& options, MPI_Comm comm)
       : backend_(backend), options_(options), comm_(comm) {
     mpi_check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
     const auto t0 = std::chrono::steady_clock::now();
@@ -59,8 +54,8 @@ public:
     std::vector<CellLevel> cells;
     std::vector<std::vector<std::int32_t>> parents;  // parents[k]: level k -> k + 1
     cells.push_back(std::move(finest));
-    for (int k = 0; k < refinements && cells.back().whole > options_.smoother.coarse_size &&
-                    k + 1 < options_.smoother.max_levels;
+    for (int k = 0; k < refinements && cells.back().whole > options_.coarse_size &&
+                    k + 1 < options_.max_levels;
          ++k) {
       parents.emplace_back();
       cells.push_back(coarsen_cells(cells.back(), parents.back(), comm_));
@@ -79,10 +74,10 @@ public:
       }
       if (!coarsest) {
         const std::vector<double> inverse = cell_inverse_diagonal(c, rank_);
-        const double hi = options_.smoother.smoother_upper *
-                          cell_lambda_max(c, inverse, options_.smoother.lanczos_steps, comm_);
-        v.theta = 0.5 * (hi + hi / options_.smoother.smoother_ratio);
-        v.delta = 0.5 * (hi - hi / options_.smoother.smoother_ratio);
+        const double hi = options_.smoother_upper *
+                          cell_lambda_max(c, inverse, options_.lanczos_steps, comm_);
+        v.theta = 0.5 * (hi + hi / options_.smoother_ratio);
+        v.delta = 0.5 * (hi - hi / options_.smoother_ratio);
         v.inverse_diagonal = backend_.upload(k == 0 ? ghosts_from_owners(c, inverse) : inverse);
         if (k > 0)
           v.op = std::make_unique<DistributedTransfer<Backend>>(backend_, *v.halo, c.matrix, std::int32_t(v.owned.size()),
@@ -102,7 +97,7 @@ public:
       p.rows = levels_[k].size, p.cols = levels_[k + 1].size;
       p.offsets.assign(size_t(p.rows) + 1, 0);
       for (std::int32_t i = 0; i < p.rows; ++i) {
-        if (cells[k].owner[size_t(i)] == rank_) p.columns.push_back(parent[size_t(i)]), p.values.push_back(options_.over_correction);
+        if (cells[k].owner[size_t(i)] == rank_) p.columns.push_back(parent[size_t(i)]), p.values.push_back(options_.family_over_correction);
         p.offsets[size_t(i) + 1] = std::int32_t(p.values.size());
       }
       SparseMatrix r = transpose(p);
@@ -117,7 +112,7 @@ public:
     whole_.emplace(owned_global, comm_);
     coarsest_global_ = last.global;
     coarse_ = std::make_unique<Multigrid<CpuBackend>>(host_, whole_matrix(last), constant_null_space,
-                                                      typename Multigrid<CpuBackend>::LevelApply{}, options_.smoother);
+                                                      typename Multigrid<CpuBackend>::LevelApply{}, options_);
     {  // one V-cycle of zeros: the kernels' first use (shader compilation) belongs to the set-up
       Vector zero = backend_.make_vector(levels_[0].size), z = backend_.make_vector(levels_[0].size);
       backend_.fill(zero, 0.0);
@@ -202,7 +197,7 @@ private:
   void smooth(size_t k, const Vector& b, Vector& x, bool zero_start) {
     Level& v = levels_[k];
     chebyshev_smooth(backend_, [&](const Vector& in, Vector& out) { apply(k, in, out); }, b, v.inverse_diagonal, v.theta,
-                     v.delta, options_.smoother.smoother_degree, zero_start, x, v.ax, v.d);
+                     v.delta, options_.smoother_degree, zero_start, x, v.ax, v.d);
   }
 
   // x = A_coarsest⁻¹ b: the owned values gathered whole, solved on every rank; x gets its owned
@@ -243,7 +238,7 @@ private:
   }
 
   Backend& backend_;
-  CellMultigridOptions options_;
+  MultigridOptions options_;
   MPI_Comm comm_;
   int rank_ = 0;
   Apply finest_apply_;

@@ -74,7 +74,7 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
     for (size_t f = 0; f < cell0.size(); ++f) cell0[f] = mesh.topology.face_cells[f][0], cell1[f] = mesh.topology.face_cells[f][1];
     CellLevel finest = finest_cell_level(piece.cells.global, piece.cells.owned, piece.cells.links,
                                          pressure_matrix(cell0, cell1, data), MPI_COMM_WORLD);
-    const CellMultigridOptions options;
+    const MultigridOptions options;
     pressure_multigrid = std::make_unique<DistributedCellMultigrid<Backend>>(
         local, std::move(finest), cells, [&dops](const auto& x, auto& y) { dops.pressure_apply(x, y); }, refinements,
         !data.pressure_fixed, options, MPI_COMM_WORLD);

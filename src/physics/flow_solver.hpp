@@ -477,9 +477,11 @@ private:
     std::vector<std::int32_t> cell0(face_cells.size()), cell1(face_cells.size());
     for (size_t f = 0; f < face_cells.size(); ++f) cell0[f] = face_cells[f][0], cell1[f] = face_cells[f][1];
     FlowOps* ops = &ops_;
+    MultigridOptions options;  // a refined mesh's cells are numbered by families (refine_once): those first
+    options.refinement_families = mesh_.report.refine_levels;
     pressure_multigrid_ = std::make_unique<Multigrid<Backend>>(
         backend_, pressure_matrix(cell0, cell1, data_), !data_.pressure_fixed,
-        [ops](const Vector& x, Vector& y) { ops->pressure_apply(x, y); });
+        [ops](const Vector& x, Vector& y) { ops->pressure_apply(x, y); }, options);
     pressure_v_cycle_ = [this](const Vector& from, Vector& to) { (*pressure_multigrid_)(from, to); };
   }
 

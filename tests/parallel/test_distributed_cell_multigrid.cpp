@@ -1,7 +1,7 @@
 // The flow pressure multigrid over the ranks (parallel/distributed_cell_multigrid.hpp) under
-// `mpiexec -n N` (N = 1..3; every rank runs every test), on the cavity's base pieces refined twice
-// by the ranks with the pressure operator of tests/parallel/cavity_multigrid_flow.toml (walls all
-// round: singular, the constants its null space):
+// `mpiexec -n N` (N = 1..3; every rank runs every test), on the cube's base pieces refined twice
+// by the ranks with the pressure operator of tests/parallel/cube_lid_flow.toml (walls all round:
+// singular, the constants its null space):
 //   - each coarser level is the Galerkin product R A Rᵀ of the finer one (children summed), its
 //     halo gives every ghost its owner's value, and it has an eighth of the finer level's cells;
 //   - one V-cycle on the GPU (llvmpipe in CI) equals the CPU reference's (double) to float accuracy;
@@ -48,7 +48,7 @@ struct Pieces {
 };
 const Pieces& pieces() {
   static std::unique_ptr<Pieces> p = [] {
-    PieceAssignment a = test::assign_pieces("meshes/cavity.msh", kLevels, "tests/parallel/cavity_multigrid_flow.toml");
+    PieceAssignment a = test::assign_pieces("meshes/cube.msh", kLevels, "tests/parallel/cube_lid_flow.toml");
     auto out = std::make_unique<Pieces>();
     const FineCounts fine = refined_entity_counts(a.base, a.levels);
     out->piece = refine_entity_piece(a.base, a.levels, MPI_COMM_WORLD);
@@ -110,13 +110,13 @@ struct VCycle {
   HaloExchange<Backend> halo;
   DistributedCellMultigrid<Backend> mg;
 
-  VCycle(Backend& b, const Pieces& p, double over_correction = CellMultigridOptions{}.over_correction)
+  VCycle(Backend& b, const Pieces& p, double over_correction = MultigridOptions{}.family_over_correction)
       : backend(b), a(b, p.finest.matrix), halo(b, p.finest.links, MPI_COMM_WORLD),
         mg(b, p.finest, halo, [this](const auto& x, auto& y) { apply(x, y); }, kLevels, true, options(over_correction),
            MPI_COMM_WORLD) {}
-  static CellMultigridOptions options(double over_correction) {
-    CellMultigridOptions o;
-    o.over_correction = over_correction;
+  static MultigridOptions options(double over_correction) {
+    MultigridOptions o;
+    o.family_over_correction = over_correction;
     return o;
   }
   void apply(const typename Backend::Vector& x, typename Backend::Vector& y) {
@@ -178,7 +178,7 @@ TEST_F(DistributedCellMultigridTest, HasEveryLevelDownToTheBaseMesh) {
   const Pieces& p = pieces();
   CpuBackend cpu;
   VCycle<CpuBackend> v(cpu, p);
-  EXPECT_EQ(v.mg.num_levels(), kLevels + 1);  // cavity.msh's 4,994 cells (> coarse_size): the base is the coarsest
+  EXPECT_EQ(v.mg.num_levels(), kLevels + 1);  // cube.msh's 1,125 cells (≤ coarse_size): the base is the coarsest
   EXPECT_EQ(v.mg.coarsest_size(), p.finest.whole / 64);
 }
 
