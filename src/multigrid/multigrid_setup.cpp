@@ -341,9 +341,10 @@ MultigridSetup setup_algebraic_multigrid(const SparseMatrix& a, bool constant_nu
        ++k) {
     HostLevel& finer = setup.levels.back();
     finer.restriction = family_restriction(finer.size);
-    finer.prolongation = transpose(finer.restriction);
+    const SparseMatrix tentative = transpose(finer.restriction);
+    SparseMatrix coarse = galerkin_product(tentative, current);
+    finer.prolongation = tentative;
     for (double& v : finer.prolongation.values) v = o.family_over_correction;
-    SparseMatrix coarse = galerkin_product(transpose(finer.restriction), current);
     add_matrix_level(setup, coarse, o, HostLevel::Kind::families);
     current = std::move(coarse);
   }

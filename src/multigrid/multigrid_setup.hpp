@@ -13,7 +13,8 @@
 //     matrix, A_c = Pᵀ A P, P = (I − ω D⁻¹A) P_tent, fixed nodes (identity rows) left out;
 //   - the coarsest (at most `coarse_size` unknowns): a Cholesky factorisation (CHOLMOD).
 // The algebraic setup (setup_algebraic_multigrid) starts from any SPD matrix instead of the heat
-// system: that matrix is the finest level (applied by the caller's operator or as itself), then
+// system: that matrix is the finest level (applied by the caller's operator or as itself), then —
+// for a matrix over a refined mesh's cells — the refinement's families (refinement_families), then
 // aggregation levels and the coarsest as above; with the constants as null space (the flow
 // pressure operator without an outlet) the coarsest is factorised with one unknown pinned.
 #include <cstdint>
@@ -66,7 +67,6 @@ SparseMatrix prolongation_from_map(const LevelMap& map, const std::vector<double
 // Smoothed aggregation of one level: aggregates of strongly connected unknowns (rows holding only
 // their diagonal are left out: P has empty rows there), tentative P = aggregate indicator,
 // P = (I − ω D⁻¹ A) P_tent with ω = 4 / (3 λmax(D⁻¹A)).
-// (The families of a refinement, R: coarse cell C = Σ fine cells 8C .. 8C + 7: family_restriction.)
 SparseMatrix smoothed_aggregation(const SparseMatrix& a, double lambda_max, double strength_threshold,
                                   std::int32_t* aggregates = nullptr);
 
