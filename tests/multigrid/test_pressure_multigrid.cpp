@@ -59,6 +59,15 @@ TEST(PressureMultigrid, NullSpaceIsTheConstantsWithoutOutlet) {
 
 // (M r1)·r2 = r1·(M r2) for mean-free r1, r2: the pinned coarsest solve keeps the cycle symmetric,
 // and r·M r > 0 (positive on the complement of the constants).
+void expect_symmetric_and_positive(Multigrid<CpuBackend>& mg, std::int32_t cells) {
+  const std::vector<double> r1 = random_cells(cells, 5, true), r2 = random_cells(cells, 6, true);
+  std::vector<double> z1(r1.size()), z2(r2.size());
+  mg(r1, z1);
+  mg(r2, z2);
+  EXPECT_NEAR(dot(z1, r2), dot(r1, z2), 1e-10 * std::fabs(dot(z1, r2))) << mg.setup().describe();
+  EXPECT_GT(dot(z1, r1), 0.0) << mg.setup().describe();
+}
+
 TEST(PressureMultigrid, VcycleIsSymmetricWithConstantNullSpace) {
   const PressureCase c = pressure_case("cavity.msh", 0);
   CpuBackend cpu;
@@ -66,12 +75,7 @@ TEST(PressureMultigrid, VcycleIsSymmetricWithConstantNullSpace) {
   o.coarse_size = 60;
   Multigrid<CpuBackend> mg(cpu, pressure_matrix(c.tables, c.data), true, {}, o);
   ASSERT_GE(mg.num_levels(), 3) << mg.setup().describe();
-  const std::vector<double> r1 = random_cells(c.data.num_cells, 5, true), r2 = random_cells(c.data.num_cells, 6, true);
-  std::vector<double> z1(r1.size()), z2(r2.size());
-  mg(r1, z1);
-  mg(r2, z2);
-  EXPECT_NEAR(dot(z1, r2), dot(r1, z2), 1e-10 * std::fabs(dot(z1, r2)));
-  EXPECT_GT(dot(z1, r1), 0.0);
+  expect_symmetric_and_positive(mg, c.data.num_cells);
 }
 
 struct PressureCg {
@@ -158,12 +162,7 @@ TEST(PressureMultigrid, RefinementFamiliesAsCoarserLevels) {
   Multigrid<CpuBackend> mg(cpu, pressure_matrix(c.tables, c.data), true, {}, o);
   EXPECT_EQ(mg.setup().levels[1].kind, HostLevel::Kind::families) << mg.setup().describe();
   EXPECT_EQ(mg.setup().levels[1].size, c.data.num_cells / 8);
-  const std::vector<double> r1 = random_cells(c.data.num_cells, 5, true), r2 = random_cells(c.data.num_cells, 6, true);
-  std::vector<double> z1(r1.size()), z2(r2.size());
-  mg(r1, z1);
-  mg(r2, z2);
-  EXPECT_NEAR(dot(z1, r2), dot(r1, z2), 1e-10 * std::fabs(dot(z1, r2)));
-  EXPECT_GT(dot(z1, r1), 0.0);
+  expect_symmetric_and_positive(mg, c.data.num_cells);
   for (const char* file : {"cavity.msh", "duct.msh"}) {
     const PressureCg families = pressure_cg(file, 1, true), smoothed = pressure_cg(file, 1);
     EXPECT_LE(families.true_residual, 1e-5) << file;
