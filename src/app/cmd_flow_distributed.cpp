@@ -25,7 +25,8 @@
 //      (the wall vorticity is a solve on the whole mesh).
 //      --restart: rank 0 reads the last checkpoint, partitions at its base level, and each rank
 //      asks it for its entries by global id.
-// Not over ranks (an error says so, before any work): the exact method. The pressure multigrid
+// The exact method: rank 0 refines the whole mesh too, for the streamfunction's boundary tree and
+// harmonic basis (parallel/distributed_streamfunction.hpp). The pressure multigrid
 // runs over the ranks along the refinement the ranks made (parallel/distributed_cell_multigrid.hpp);
 // without one (--refine 0, or a base mesh refined at rank 0 only) the pressure solve uses Jacobi
 // (stderr and flow.json say so).
@@ -78,13 +79,14 @@ LoadedMesh prepare_in_order(TetMesh mesh) {
 struct WholeMesh {
   LoadedMesh mesh;
   FlowProblem problem;
-  std::vector<std::int64_t> face_global, cell_global;
+  std::vector<std::int64_t> face_global, cell_global, edge_global;
 
   WholeMesh(const LoadedMesh& base, int levels, const FlowCase& flow_case) {
     EntityPiece whole = refine_entity_piece(
         BasePartition(base, std::vector<std::int32_t>(base.mesh.tets.size(), 0), 1).piece(0), levels, MPI_COMM_SELF);
     face_global = std::move(whole.faces.global);
     cell_global = std::move(whole.cells.global);
+    edge_global = std::move(whole.edges.global);
     mesh = prepare_in_order(std::move(whole.mesh));
     problem = build_flow_problem(flow_case, mesh);
     use_jacobi_pressure(problem);
@@ -103,6 +105,7 @@ struct WholeMesh {
     s.flux = permute(by_id.flux, face_global);
     s.previous_flux = permute(by_id.previous_flux, face_global);
     s.pressure = permute(by_id.pressure, cell_global);
+    s.streamfunction = permute(by_id.streamfunction, edge_global);
     return s;
   }
 };
@@ -117,6 +120,7 @@ struct Root {
   std::optional<FlowCheckpoints> checkpoints;
   std::optional<FlowState> checkpoint;  // --restart: the one continued (ids by global id)
   std::optional<WholeMesh> whole;
+  std::optional<WholeStreamfunction> streamfunction;  // the exact method: the whole mesh's boundary
   std::optional<FlowForceMeter> meter;  // on the whole mesh
   StageTimings timings;
 };
@@ -137,10 +141,6 @@ PieceAssignment read_and_distribute(const FlowOptions& o, Root& root) {
   add_mesh_timings(root.timings, root.base.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
   t0 = StageTimings::now();
   root.problem = build_flow_problem(c, root.base);
-  SS_REQUIRE(root.problem.method == FlowMethod::classical,
-             c.where("scheme.method")
-                 << ": the exact method runs on one process only (its streamfunction boundary lift, harmonic basis and "
-                    "gauge are built on the whole mesh); start it without mpirun, or use method = \"classical\"");
   root.timings.add_since("problem", t0);
 
   // The output folder: a fresh run clears the previous one's files, a restart takes its checkpoint.
@@ -192,10 +192,16 @@ PieceAssignment read_and_distribute(const FlowOptions& o, Root& root) {
     std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", root.checkpoint->step,
                  root.checkpoint->time);
   }
-  if ((o.single_vtu && !o.no_vtu) || !root.problem.forces.empty()) {
+  const bool keep_whole = (o.single_vtu && !o.no_vtu) || !root.problem.forces.empty();
+  const bool exact = root.problem.method == FlowMethod::exact;
+  if (keep_whole || exact) {
     t0 = StageTimings::now();
     root.whole.emplace(root.base, levels, c);
     if (!root.problem.forces.empty()) root.meter.emplace(root.whole->mesh, root.whole->problem);
+    if (exact)
+      root.streamfunction.emplace(WholeStreamfunction{build_streamfunction_boundary(root.whole->mesh, root.whole->problem),
+                                                      root.whole->face_global, root.whole->edge_global});
+    if (!keep_whole) root.whole.reset();
     root.timings.add_since("whole_mesh", t0);
   }
   return mine;
@@ -296,19 +302,20 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
     figures.add("setup_seconds", std::chrono::duration<double>(StageTimings::now() - t_start).count());
   };
   FlowRunResult result;
+  const FlowPieceRun run{a.levels, root && root->streamfunction ? &*root->streamfunction : nullptr};
   if (o.backend == "gpu") {
     GpuBackend gpu(*context, LayoutOptions{}, globals.gpu_options());
     GpuMeshOperators mesh_ops(gpu, *tables);
     tables.reset();  // on the device now
     GpuFlowOperators ops(gpu, mesh_ops, data);
     setup_done();
-    result = run_flow_piece(gpu, ops, piece, problem, local, data, initial ? &*initial : nullptr, hooks, a.levels, figures);
+    result = run_flow_piece(gpu, ops, piece, problem, local, data, initial ? &*initial : nullptr, hooks, run, figures);
   } else {
     CpuBackend cpu;
     CpuMeshOperators mesh_ops(local);
     CpuFlowOperators ops(mesh_ops, data);
     setup_done();
-    result = run_flow_piece(cpu, ops, piece, problem, local, data, initial ? &*initial : nullptr, hooks, a.levels, figures);
+    result = run_flow_piece(cpu, ops, piece, problem, local, data, initial ? &*initial : nullptr, hooks, run, figures);
   }
   if (root) root->timings.add_since("solve", t0);
   figures.add_count("peak_host_memory_bytes", double(peak_host_memory_bytes()));  // this rank's peak RSS

@@ -58,16 +58,22 @@ std::shared_ptr<const LanczosSpace> edge_space(const EntityHalo& edges) {
 template <class Backend, class FlowOps>
 FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, const FlowProblem& problem,
                         const LoadedMesh& mesh, const FlowOperatorData& data, const FlowState* initial,
-                        const FlowRunHooks& hooks, int refinements, RankFigures& figures) {
+                        const FlowRunHooks& hooks, const FlowPieceRun& run, RankFigures& figures) {
+  const bool exact = problem.method == FlowMethod::exact;
   HaloExchange<Backend> cells(local, piece.cells.links, MPI_COMM_WORLD);
   HaloExchange<Backend> faces(local, piece.faces.links, MPI_COMM_WORLD);
   HaloExchange<Backend> edges(local, piece.edges.links, MPI_COMM_WORLD);
-  DistributedBackend<Backend> dist(
-      local, {owner_marker(piece.cells), owner_marker(piece.faces), owner_marker(piece.edges)}, MPI_COMM_WORLD);
+  HaloExchange<Backend> nodes(local, exact ? piece.nodes.links : std::vector<HaloLink>{}, MPI_COMM_WORLD);
+  std::vector<std::vector<double>> markers = {owner_marker(piece.cells), owner_marker(piece.faces),
+                                              owner_marker(piece.edges)};
+  if (exact) markers.push_back(owner_marker(piece.nodes));  // the gauge's node potentials
+  DistributedBackend<Backend> dist(local, markers, MPI_COMM_WORLD);
   dist.attach_halo(std::int64_t(piece.cells.global.size()), cells);
   dist.attach_halo(std::int64_t(piece.faces.global.size()), faces);
   dist.attach_halo(std::int64_t(piece.edges.global.size()), edges);
+  if (exact) dist.attach_halo(std::int64_t(piece.nodes.global.size()), nodes);
   DistributedFlowOperators<Backend, FlowOps> dops(dist, ops);
+  if (exact) dops.set_streamfunction_setup(piece_streamfunction_setup(run.whole_streamfunction, piece, mesh));
   std::unique_ptr<DistributedCellMultigrid<Backend>> pressure_multigrid;
   if (problem.pressure.multigrid) {  // the V-cycle over the refinement's cell levels
     std::vector<std::int32_t> cell0(mesh.topology.face_cells.size()), cell1(cell0.size());
@@ -76,7 +82,7 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
                                          pressure_matrix(cell0, cell1, data), MPI_COMM_WORLD);
     const MultigridOptions options;
     pressure_multigrid = std::make_unique<DistributedCellMultigrid<Backend>>(
-        local, std::move(finest), cells, [&dops](const auto& x, auto& y) { dops.pressure_apply(x, y); }, refinements,
+        local, std::move(finest), cells, [&dops](const auto& x, auto& y) { dops.pressure_apply(x, y); }, run.refinements,
         !data.pressure_fixed, options, MPI_COMM_WORLD);
     dops.set_pressure_v_cycle([&](const auto& r, auto& z) { (*pressure_multigrid)(r, z); });
     figures.add("pressure_multigrid_setup_seconds", pressure_multigrid->setup_seconds());
@@ -90,14 +96,15 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
     figures.add_count("pressure_multigrid_coarser_halo_exchanges", double(pressure_multigrid->coarser_halo_exchanges()));
   }
   // Host seconds of the halo not hidden by GPU work, per component (HaloExchange), and round trips.
-  figures.add("halo_seconds", cells.seconds() + faces.seconds() + edges.seconds());
-  figures.add("halo_readback_seconds", cells.readback_seconds() + faces.readback_seconds() + edges.readback_seconds());
-  figures.add("halo_mpi_seconds", cells.mpi_seconds() + faces.mpi_seconds() + edges.mpi_seconds());
-  figures.add("halo_upload_seconds", cells.upload_seconds() + faces.upload_seconds() + edges.upload_seconds());
-  figures.add_count("halo_exchanges", double(cells.exchanges() + faces.exchanges() + edges.exchanges()));
+  figures.add("halo_seconds", cells.seconds() + faces.seconds() + edges.seconds() + nodes.seconds());
+  figures.add("halo_readback_seconds", cells.readback_seconds() + faces.readback_seconds() + edges.readback_seconds() + nodes.readback_seconds());
+  figures.add("halo_mpi_seconds", cells.mpi_seconds() + faces.mpi_seconds() + edges.mpi_seconds() + nodes.mpi_seconds());
+  figures.add("halo_upload_seconds", cells.upload_seconds() + faces.upload_seconds() + edges.upload_seconds() + nodes.upload_seconds());
+  figures.add_count("halo_exchanges", double(cells.exchanges() + faces.exchanges() + edges.exchanges() + nodes.exchanges()));
   figures.add_count("halo_overlapped_exchanges", double(dist.overlapped_updates()));  // of those, overlapped
   figures.add_count("halo_values_received",
-                    double(cells.values_received() + faces.values_received() + edges.values_received()));
+                    double(cells.values_received() + faces.values_received() + edges.values_received() +
+                           nodes.values_received()));
   figures.add("allreduce_seconds", dist.allreduce_seconds());
   figures.add_count("allreduces", double(dist.allreduces()));
   figures.add("run_seconds", r.seconds);
@@ -138,24 +145,30 @@ FlowState gather_state(const FlowState& s, const EntityPiece& piece, const FineC
   g.pressure = gather_by_id(cells, owned_entries(s.pressure, piece.cells), root ? size_t(fine.cells) : 0);
   if (!s.previous_flux.empty())  // every rank has one or none
     g.previous_flux = gather_by_id(faces, owned_entries(s.previous_flux, piece.faces), root ? size_t(fine.faces) : 0);
+  if (!s.streamfunction.empty())  // the exact method's, on every rank
+    g.streamfunction = gather_by_id(owned_entries(piece.edges.global, piece.edges),
+                                    owned_entries(s.streamfunction, piece.edges), root ? size_t(fine.edges) : 0);
   return g;
 }
 
 // --restart: rank 0's checkpoint (by global id), each rank's entries of it (cut faces 0).
 FlowState scatter_state(const std::optional<FlowState>& whole, const EntityPiece& piece, const FineCounts& fine) {
-  double head[4] = {0, 0, 0, 0};
+  double head[5] = {0, 0, 0, 0, 0};
   if (whole) {
-    SS_REQUIRE(std::int64_t(whole->flux.size()) == fine.faces && std::int64_t(whole->pressure.size()) == fine.cells,
+    SS_REQUIRE(std::int64_t(whole->flux.size()) == fine.faces && std::int64_t(whole->pressure.size()) == fine.cells &&
+                   (whole->streamfunction.empty() || std::int64_t(whole->streamfunction.size()) == fine.edges),
                "--restart: the checkpoint of step " << whole->step << " does not fit this mesh");  // checked at reading
     head[0] = whole->step, head[1] = whole->time, head[2] = whole->dt, head[3] = !whole->previous_flux.empty();
+    head[4] = !whole->streamfunction.empty();
   }
-  mpi_check(MPI_Bcast(head, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  mpi_check(MPI_Bcast(head, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast");
   FlowState s;
   s.step = int(head[0]), s.time = head[1], s.dt = head[2];
   const std::vector<double> none;
   s.flux = scatter_by_id(whole ? whole->flux : none, piece.faces.global);
   s.pressure = scatter_by_id(whole ? whole->pressure : none, piece.cells.global);
   if (head[3] != 0) s.previous_flux = scatter_by_id(whole ? whole->previous_flux : none, piece.faces.global);
+  if (head[4] != 0) s.streamfunction = scatter_by_id(whole ? whole->streamfunction : none, piece.edges.global);
   return s;
 }
 
@@ -221,16 +234,16 @@ std::vector<glm::dvec3> base_node_velocity(const FlowFields& fields, const Entit
 
 FlowRunResult run_flow_piece(GpuBackend& local, GpuFlowOperators& ops, const EntityPiece& piece,
                              const FlowProblem& problem, const LoadedMesh& mesh, const FlowOperatorData& data,
-                             const FlowState* initial, const FlowRunHooks& hooks, int refinements,
+                             const FlowState* initial, const FlowRunHooks& hooks, const FlowPieceRun& run,
                              RankFigures& figures) {
-  return run_piece(local, ops, piece, problem, mesh, data, initial, hooks, refinements, figures);
+  return run_piece(local, ops, piece, problem, mesh, data, initial, hooks, run, figures);
 }
 
 FlowRunResult run_flow_piece(CpuBackend& local, CpuFlowOperators& ops, const EntityPiece& piece,
                              const FlowProblem& problem, const LoadedMesh& mesh, const FlowOperatorData& data,
-                             const FlowState* initial, const FlowRunHooks& hooks, int refinements,
+                             const FlowState* initial, const FlowRunHooks& hooks, const FlowPieceRun& run,
                              RankFigures& figures) {
-  return run_piece(local, ops, piece, problem, mesh, data, initial, hooks, refinements, figures);
+  return run_piece(local, ops, piece, problem, mesh, data, initial, hooks, run, figures);
 }
 
 }  // namespace ss

@@ -16,6 +16,7 @@
 #include "mesh/load_mesh.hpp"
 #include "operators/cpu_mesh_operators.hpp"
 #include "operators/flow_operators.hpp"
+#include "parallel/distributed_streamfunction.hpp"
 #include "parallel/entity_partition.hpp"
 #include "parallel/halo.hpp"
 #include "parallel/rank_report.hpp"
@@ -68,17 +69,26 @@ private:
 // The node velocity at the base mesh's nodes (the lattice numbers them first), at rank 0 (collective).
 std::vector<glm::dvec3> base_node_velocity(const FlowFields& fields, const EntityPiece& piece, std::int64_t base_nodes);
 
-// The time loop on one rank's piece: halos of the three entity kinds, the distributed backend and
+// What a rank's time loop needs beyond its piece: the refinements the pieces were made by (≥ 1 for
+// the pressure multigrid over the ranks), and for the exact method rank 0's whole boundary (null
+// on the other ranks).
+struct FlowPieceRun {
+  int refinements = 0;
+  const WholeStreamfunction* whole_streamfunction = nullptr;
+};
+
+// The time loop on one rank's piece: halos of the entity kinds, the distributed backend and
 // operators, the unchanged run_flow; the halo and allreduce figures into `figures`. With
 // problem.pressure.multigrid the pressure CG is preconditioned by the multigrid over the ranks
-// (distributed_cell_multigrid.hpp) along the `refinements` (≥ 1) the pieces were refined.
+// (distributed_cell_multigrid.hpp) along the refinements; the exact method gets its boundary from
+// rank 0 (distributed_streamfunction.hpp) and a node halo for its gauge.
 FlowRunResult run_flow_piece(GpuBackend& local, GpuFlowOperators& ops, const EntityPiece& piece,
                              const FlowProblem& problem, const LoadedMesh& mesh, const FlowOperatorData& data,
-                             const FlowState* initial, const FlowRunHooks& hooks, int refinements,
+                             const FlowState* initial, const FlowRunHooks& hooks, const FlowPieceRun& run,
                              RankFigures& figures);
 FlowRunResult run_flow_piece(CpuBackend& local, CpuFlowOperators& ops, const EntityPiece& piece,
                              const FlowProblem& problem, const LoadedMesh& mesh, const FlowOperatorData& data,
-                             const FlowState* initial, const FlowRunHooks& hooks, int refinements,
+                             const FlowState* initial, const FlowRunHooks& hooks, const FlowPieceRun& run,
                              RankFigures& figures);
 
 }  // namespace ss

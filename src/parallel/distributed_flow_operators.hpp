@@ -25,6 +25,7 @@
 
 #include "operators/sparse_kernels.hpp"
 #include "parallel/distributed_backend.hpp"
+#include "physics/streamfunction_boundary.hpp"
 
 namespace ss {
 
@@ -108,6 +109,12 @@ public:
   using VCycle = std::function<void(const Vector&, Vector&)>;
   void set_pressure_v_cycle(VCycle v_cycle) { pressure_v_cycle_ = std::move(v_cycle); }
   const VCycle& pressure_v_cycle() const { return pressure_v_cycle_; }
+  // The exact method's boundary on this piece (parallel/distributed_streamfunction.hpp).
+  void set_streamfunction_setup(StreamfunctionSetup setup) { streamfunction_setup_ = std::move(setup); }
+  const StreamfunctionSetup& streamfunction_setup() const {
+    SS_REQUIRE(streamfunction_setup_.lift, "flow over MPI ranks: the exact method's boundary was not set up");
+    return streamfunction_setup_;
+  }
   void project(const Vector& Ustar, const Vector& phi, double dt, Vector& U) {
     ops_.project(Ustar, phi, dt, U);
     dist_.update_ghosts(U);
@@ -124,6 +131,7 @@ private:
   DistributedMeshOperators<Backend, LocalMeshOps> mesh_;
   typename Backend::IndexVector cell_sends_;  // the cell halo's send entries (pressure_rows)
   VCycle pressure_v_cycle_;
+  StreamfunctionSetup streamfunction_setup_;
 };
 
 // A sparse matrix over a piece (the curl–curl viscous term): the local matrix's rows, outputs

@@ -49,13 +49,14 @@ public:
 
   // `a` and `b`: per edge, Σ over its free faces of H_f and of −K_ff, so Σ_f m_f A_ff on an edge is
   // a/Δt + νθ b (the Jacobi preconditioner).
+  // (Right on every edge of the mesh, ghosts included over MPI ranks.)
   // `kernel`: the grad–div gauge's gradients (null: no gauge).
-  ExactFractionalStep(Backend& backend, MeshOps& mesh_ops, const StreamfunctionBoundary& boundary,
+  ExactFractionalStep(Backend& backend, MeshOps& mesh_ops, const StreamfunctionSetup& setup,
                       const std::vector<double>& free_face_mask, const std::vector<double>& edge_mass_sum,
                       const std::vector<double>& edge_viscous_sum, const StreamfunctionKernel* kernel)
-      : backend_(backend), mesh_(mesh_ops), boundary_(boundary) {
-    const std::int64_t ne = boundary.num_edges, nf = std::int64_t(free_face_mask.size());
-    edge_free_ = backend.upload(boundary.free_edge_mask);
+      : backend_(backend), mesh_(mesh_ops), setup_(setup), boundary_(setup.boundary) {
+    const std::int64_t ne = boundary_.num_edges, nf = std::int64_t(free_face_mask.size());
+    edge_free_ = backend.upload(boundary_.free_edge_mask);
     face_free_ = backend.upload(free_face_mask);
     edge_mass_sum_ = backend.upload(edge_mass_sum), edge_viscous_sum_ = backend.upload(edge_viscous_sum);
     inverse_diagonal_ = backend.make_vector(ne), diagonal_ = backend.make_vector(ne);
@@ -65,7 +66,7 @@ public:
     e1_ = backend.make_vector(ne), e2_ = backend.make_vector(ne);
     f1_ = backend.make_vector(nf), f2_ = backend.make_vector(nf), f3_ = backend.make_vector(nf);
     if (kernel) build_gauge(*kernel, edge_mass_sum, edge_viscous_sum);
-    for (const auto& h : boundary.harmonic) {
+    for (const auto& h : boundary_.harmonic) {
       harmonic_.push_back(backend.upload(h));
       response_.push_back(backend.make_vector(ne));
       combined_.push_back(backend.make_vector(ne));
@@ -75,7 +76,7 @@ public:
   // The boundary lift s_b for the prescribed fluxes of this time (one value per mesh face); the
   // next solve moves the held s's fixed edges to it.
   void set_boundary_flux(const std::vector<double>& face_flux) {
-    lift_ = backend_.upload(streamfunction_lift(boundary_, face_flux));
+    lift_ = backend_.upload(setup_.lift(face_flux));
     lift_changed_ = true;
   }
 
@@ -213,6 +214,7 @@ private:
         mass[p] += kGaugeWeight * edge_mass_sum[size_t(e)] / kernel.degree[p];
         viscous[p] += kGaugeWeight * edge_viscous_sum[size_t(e)] / kernel.degree[p];
       }
+    setup_.complete_nodes(mass), setup_.complete_nodes(viscous);  // a ghost node may miss some of its edges
     potential_mass_ = backend_.upload(mass), potential_viscous_ = backend_.upload(viscous);
     potential_weight_ = backend_.make_vector(g.cols);
     n1_ = backend_.make_vector(g.cols), n2_ = backend_.make_vector(g.cols);
@@ -283,6 +285,7 @@ private:
 
   Backend& backend_;
   MeshOps& mesh_;
+  const StreamfunctionSetup& setup_;
   const StreamfunctionBoundary& boundary_;
   Vector edge_free_, face_free_, edge_mass_sum_, edge_viscous_sum_, diagonal_, inverse_diagonal_;
   Vector s_, delta_, lift_, applied_lift_, e1_, e2_, f1_, f2_, f3_;

@@ -84,9 +84,9 @@ public:
   using MeshOps = std::remove_reference_t<decltype(std::declval<FlowOps&>().mesh())>;
   static constexpr double kMaxCfl = 10.0;  // beyond this the explicit convection has blown up
   static constexpr double kMaxDtGrowth = 1.2;  // adaptive Δt: at most this factor from one step to the next
-  // Over MPI ranks the exact method is not available (the caller chooses the classical method),
-  // and the pressure V-cycle is the distributed operators' (ops.pressure_v_cycle(): the multigrid
-  // over the ranks); mesh_ and data_ are the rank's piece.
+  // Over MPI ranks the pressure V-cycle and the exact method's boundary setup are the distributed
+  // operators' (ops.pressure_v_cycle(): the multigrid over the ranks; ops.streamfunction_setup():
+  // the boundary tree solved at rank 0); mesh_ and data_ are the rank's piece.
   static constexpr bool kDistributed = IsDistributedBackend<Backend>::value;
 
   // `data` is the operator coefficients `ops` was built from (build_flow_operator_data).
@@ -95,7 +95,6 @@ public:
       : backend_(backend), ops_(ops), problem_(problem), mesh_(mesh), data_(data) {
     nf_ = mesh.topology.num_faces;
     nc_ = mesh.topology.num_cells;
-    SS_REQUIRE(!kDistributed || problem.method == FlowMethod::classical, "flow over MPI ranks: the exact method is serial only");
     U_ = backend.make_vector(nf_), Ustar_ = backend.make_vector(nf_), rhs_ = backend.make_vector(nf_);
     U_previous_ = backend.make_vector(nf_);
     p_ = backend.make_vector(nc_), phi_ = backend.make_vector(nc_), rhs_p_ = backend.make_vector(nc_);
@@ -113,8 +112,7 @@ public:
       masked_ = backend.make_vector(nf_), lap_ = backend.make_vector(nf_), viscous_force_ = backend.make_vector(nf_);
       g_bar_ = backend.make_vector(curl_curl_data_.edge_mass.rows);
     }
-    if constexpr (!kDistributed)
-      if (problem.method == FlowMethod::exact) build_exact();
+    if (problem.method == FlowMethod::exact) build_exact();
     upload_boundary(0.0);
     if (problem.pressure.multigrid) {  // P does not change: once, here
       if constexpr (kDistributed) pressure_v_cycle_ = ops.pressure_v_cycle();
@@ -332,20 +330,25 @@ private:
   }
 
   void build_exact() {
-    exact_boundary_ = build_streamfunction_boundary(mesh_, problem_);
-    // Jacobi of Â: Σ_{f ∋ e} m_f H_f and Σ_{f ∋ e} m_f (−K_ff) per edge.
+    if constexpr (kDistributed) exact_setup_ = ops_.streamfunction_setup();
+    else exact_setup_ = serial_streamfunction_setup(mesh_, problem_);
+    const StreamfunctionBoundary& boundary = exact_setup_.boundary;
+    // Jacobi of Â: Σ_{f ∋ e} m_f H_f and Σ_{f ∋ e} m_f (−K_ff) per edge (a ghost edge over MPI
+    // ranks may miss some of its faces: from its owner).
     const Topology& t = mesh_.topology;
-    const std::vector<double>& k_diagonal = curl_curl_ ? curl_curl_data_.diagonal : data_.laplacian_diagonal;
+    std::vector<double> k_diagonal = curl_curl_ ? curl_curl_data_.diagonal : data_.laplacian_diagonal;
+    exact_setup_.complete_faces(k_diagonal);
     std::vector<double> mass_sum(size_t(t.num_edges), 0.0), viscous_sum(size_t(t.num_edges), 0.0);
     for (size_t f = 0; f < size_t(nf_); ++f)
       for (std::int32_t e : t.face_edges[f]) {
         mass_sum[size_t(e)] += data_.free_mask[f] * data_.face_mass[f];
         viscous_sum[size_t(e)] -= data_.free_mask[f] * k_diagonal[f];
       }
+    exact_setup_.complete_edges(mass_sum), exact_setup_.complete_edges(viscous_sum);
     for (size_t e = 0; e < mass_sum.size(); ++e)  // fixed edges: any non-zero (the free-edge mask zeroes 1/d)
-      if (exact_boundary_.free_edge_mask[e] == 0.0) mass_sum[e] = 1.0, viscous_sum[e] = 0.0;
-    if (problem_.streamfunction_gauge) exact_kernel_ = streamfunction_kernel(t, exact_boundary_.free_edge_mask);
-    exact_ = std::make_unique<ExactFractionalStep<Backend, MeshOps>>(backend_, ops_.mesh(), exact_boundary_,
+      if (boundary.free_edge_mask[e] == 0.0) mass_sum[e] = 1.0, viscous_sum[e] = 0.0;
+    if (problem_.streamfunction_gauge) exact_kernel_ = streamfunction_kernel(t, boundary.free_edge_mask);
+    exact_ = std::make_unique<ExactFractionalStep<Backend, MeshOps>>(backend_, ops_.mesh(), exact_setup_,
                                                                       data_.free_mask, mass_sum, viscous_sum,
                                                                       problem_.streamfunction_gauge ? &exact_kernel_ : nullptr);
     exact_rhs_ = backend_.make_vector(nf_), exact_scratch_ = backend_.make_vector(nf_);
@@ -516,7 +519,7 @@ private:
   std::unique_ptr<CurlCurlViscous<Backend>> curl_curl_;
   Vector free_mask_, masked_, lap_, viscous_force_, g_, g_previous_, g_bar_;
   // Exact method (problem_.method == exact; null for classical).
-  StreamfunctionBoundary exact_boundary_;
+  StreamfunctionSetup exact_setup_;
   StreamfunctionKernel exact_kernel_;
   std::unique_ptr<ExactFractionalStep<Backend, MeshOps>> exact_;
   Vector exact_rhs_, exact_scratch_, zero_cells_, pressure_weight_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <sstream>
 
@@ -235,23 +236,30 @@ std::vector<double> streamfunction_lift(const StreamfunctionBoundary& b, const s
 
 StreamfunctionKernel streamfunction_kernel(const Topology& t, const std::vector<double>& free_edge_mask) {
   const size_t nn = size_t(t.num_nodes), ne = size_t(t.num_edges);
-  std::vector<std::int32_t> potential(nn, 0);  // -1 on a fixed edge, else the potential's index
+  std::vector<bool> on_fixed_edge(nn, false);  // potential 0: no column entries
   for (size_t e = 0; e < ne; ++e)
-    if (free_edge_mask[e] == 0.0) potential[size_t(t.edge_nodes[e][0])] = potential[size_t(t.edge_nodes[e][1])] = -1;
-  std::int32_t count = 0;
-  for (std::int32_t& p : potential)
-    if (p == 0) p = count++;
+    if (free_edge_mask[e] == 0.0) on_fixed_edge[size_t(t.edge_nodes[e][0])] = on_fixed_edge[size_t(t.edge_nodes[e][1])] = true;
   StreamfunctionKernel k;
   std::vector<Triplet> entries;
-  k.degree.assign(size_t(count), 0.0);
+  k.degree.assign(nn, 0.0);
   for (size_t e = 0; e < ne; ++e)
     for (int end = 0; end < 2; ++end)
-      if (const std::int32_t p = potential[size_t(t.edge_nodes[e][size_t(end)])]; p >= 0) {
-        entries.push_back({std::int32_t(e), p, end == 0 ? -1.0 : 1.0});
-        k.degree[size_t(p)] += 1.0;
+      if (const std::int32_t n = t.edge_nodes[e][size_t(end)]; !on_fixed_edge[size_t(n)]) {
+        entries.push_back({std::int32_t(e), n, end == 0 ? -1.0 : 1.0});
+        k.degree[size_t(n)] += 1.0;
       }
-  k.gradient = from_triplets(std::int32_t(ne), count, std::move(entries));
+  k.gradient = from_triplets(std::int32_t(ne), t.num_nodes, std::move(entries));
   return k;
+}
+
+StreamfunctionSetup serial_streamfunction_setup(const LoadedMesh& mesh, const FlowProblem& problem) {
+  StreamfunctionSetup s;
+  s.boundary = build_streamfunction_boundary(mesh, problem);
+  s.lift = [b = std::make_shared<const StreamfunctionBoundary>(s.boundary)](const std::vector<double>& face_flux) {
+    return streamfunction_lift(*b, face_flux);
+  };
+  s.complete_faces = s.complete_edges = s.complete_nodes = [](std::vector<double>&) {};
+  return s;
 }
 
 }  // namespace ss

@@ -23,6 +23,7 @@
 //    non-tree links left after a primal spanning tree of the surface's vertices through the
 //    non-tree links (2 per handle; h_k is 1 on that link, the tree closes it).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -71,16 +72,32 @@ std::vector<double> streamfunction_lift(const StreamfunctionBoundary& b, const s
 
 // The gradients that the streamfunction operator cannot see (C G = 0, so E Cᵀ m A m C E G φ = 0):
 // node potentials φ that vanish on every node of a fixed edge, so that G φ vanishes on every fixed
-// edge. One potential per node off the fixed edges; `gradient` (edges × potentials) is
-// (G φ)_e = φ[n1] − φ[n0] for edge_nodes[e] = {n0, n1}, `degree` the edges per potential. When the
-// fixed edges form one connected set (a duct's walls, a channel whose obstacle meets its walls),
-// the range is the operator's whole kernel among node gradients (φ may be any constant on the set:
-// subtract it); with k sets, k − 1 directions of it are left out (a potential per set would be
-// one row per set's nodes, too long for the GPU's sparse rows). Used by the grad–div gauge.
+// edge. `gradient` (edges × nodes) is (G φ)_e = φ[n1] − φ[n0] for edge_nodes[e] = {n0, n1}, with no
+// entries in the columns of nodes on a fixed edge (their potential is 0); `degree` the edges per
+// node (0 on a fixed edge's nodes). One column per node, so that over MPI ranks the potentials have
+// the node halo. When the fixed edges form one connected set (a duct's walls, a channel whose
+// obstacle meets its walls), the range is the operator's whole kernel among node gradients (φ may
+// be any constant on the set: subtract it); with k sets, k − 1 directions of it are left out (a
+// potential per set would be one row per set's nodes, too long for the GPU's sparse rows). Used by
+// the grad–div gauge.
 struct StreamfunctionKernel {
   SparseMatrix gradient;
   std::vector<double> degree;
 };
 StreamfunctionKernel streamfunction_kernel(const Topology& t, const std::vector<double>& free_edge_mask);
+
+// What the exact method needs of the boundary on the mesh it runs on: the whole mesh serially, a
+// rank's piece over MPI ranks (parallel/distributed_streamfunction.hpp).
+struct StreamfunctionSetup {
+  // free_edge_mask, harmonic and harmonic_labels on the mesh's edges (serially the tree too).
+  StreamfunctionBoundary boundary;
+  // The fixed-edge values whose surface curl is the prescribed flux of every prescribed face
+  // (`face_flux`: one value per face of the mesh): streamfunction_lift (over ranks: collective).
+  std::function<std::vector<double>(const std::vector<double>& face_flux)> lift;
+  // Per-face, per-edge and per-node values made on a piece are right on its owned entries; these
+  // bring the ghosts' from their owners (serially: nothing to do).
+  std::function<void(std::vector<double>&)> complete_faces, complete_edges, complete_nodes;
+};
+StreamfunctionSetup serial_streamfunction_setup(const LoadedMesh& mesh, const FlowProblem& problem);
 
 }  // namespace ss
