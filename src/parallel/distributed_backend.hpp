@@ -98,6 +98,37 @@ public:
   }
   const Vector& owner_marker() const { return kinds_.front().marker; }
 
+  // Whether the local operator `op(x, y)` already gives every ghost entry of y its owner's value,
+  // bit for bit, when x is right on every local entry — a row whose whole stencil is on the piece,
+  // in the same order as on its owner's (the curl: a face's three edges; a face's value from its
+  // edges; never a ghost next to a cut face). Then the halo update after `op` is redundant and
+  // leaving it out saves a round trip. Tried on three inputs (owned entries pseudo-random, ghosts
+  // from their owners), compared with the exchanged output; the answer is every rank's
+  // (collective: every rank asks for the same operators in the same order).
+  template <class Op>
+  bool ghosts_exact_without_exchange(std::int64_t in_size, std::int64_t out_size, Op&& op) {
+    bool exact = true;
+    int rank = 0;
+    MPI_Comm_rank(comm_, &rank);
+    std::uint64_t state = 0x9e3779b97f4a7c15ull * std::uint64_t(rank + 1);
+    for (int trial = 0; trial < 3; ++trial) {  // every trial on every rank: the halo updates are collective
+      std::vector<double> values(static_cast<size_t>(in_size));
+      for (double& v : values) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        v = 0.5 + double(state >> 11) * 0x1.0p-53;  // in [0.5, 1.5): no zeros to hide a missing entry
+      }
+      Vector x = local_.upload(values), y = local_.make_vector(out_size), exchanged = local_.make_vector(out_size);
+      update_ghosts(x);
+      op(x, y);
+      local_.copy(y, exchanged);
+      update_ghosts(exchanged);
+      exact = exact && local_.download(y) == local_.download(exchanged);
+    }
+    int mine = exact ? 1 : 0, all = 0;
+    mpi_check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm_), "MPI_Allreduce");
+    return all != 0;
+  }
+
   Vector make_vector(std::int64_t n) { return local_.make_vector(n); }
   Vector upload(const std::vector<double>& v) { return local_.upload(v); }
   std::vector<double> download(const Vector& x) { return local_.download(x); }

@@ -34,7 +34,10 @@ class DistributedMeshOperators {
 public:
   using Vector = typename Backend::Vector;
 
-  DistributedMeshOperators(DistributedBackend<Backend>& dist, MeshOps& ops) : dist_(dist), ops_(ops) {}
+  DistributedMeshOperators(DistributedBackend<Backend>& dist, MeshOps& ops)
+      : dist_(dist), ops_(ops),
+        curl_needs_exchange_(!dist.ghosts_exact_without_exchange(
+            ops.num_edges(), ops.num_faces(), [&ops](const Vector& s, Vector& u) { ops.curl(s, u); })) {}
 
   std::int64_t num_cells() const { return ops_.num_cells(); }
   std::int64_t num_faces() const { return ops_.num_faces(); }
@@ -47,7 +50,12 @@ public:
     dist_.update_ghosts(out);
   }
   void divergence(const Vector& flux, Vector& out) { ops_.divergence(flux, out), dist_.update_ghosts(out); }
-  void curl(const Vector& stream, Vector& out) { ops_.curl(stream, out), dist_.update_ghosts(out); }
+  // A face's curl is its three edges' values: right on every face of the piece but the cut ones
+  // (which nothing reads) without an exchange; checked once, at construction.
+  void curl(const Vector& stream, Vector& out) {
+    ops_.curl(stream, out);
+    if (curl_needs_exchange_) dist_.update_ghosts(out);
+  }
   void rotation(const Vector& flux, Vector& out) { ops_.rotation(flux, out), dist_.update_ghosts(out); }
   void interpolate(const Vector& flux, Vector& vx, Vector& vy, Vector& vz) {
     ops_.interpolate(flux, vx, vy, vz);
@@ -61,6 +69,7 @@ public:
 private:
   DistributedBackend<Backend>& dist_;
   MeshOps& ops_;
+  bool curl_needs_exchange_ = true;
 };
 
 template <class Backend, class FlowOps>
@@ -86,9 +95,10 @@ public:
     ops_.momentum_apply(inv_dt, s, x, y);
     dist_.update_ghosts(y);
   }
+  // Pointwise: right on the ghosts when x and lap are (no exchange; the face mass and mask are
+  // right on the ghosts: piece_operator_data).
   void momentum_combine(double inv_dt, double s, const Vector& x, const Vector& lap, Vector& y) {
     ops_.momentum_combine(inv_dt, s, x, lap, y);
-    dist_.update_ghosts(y);
   }
   Vector momentum_diagonal(double inv_dt, double s) {
     Vector d = ops_.momentum_diagonal(inv_dt, s);
@@ -109,6 +119,14 @@ public:
   using VCycle = std::function<void(const Vector&, Vector&)>;
   void set_pressure_v_cycle(VCycle v_cycle) { pressure_v_cycle_ = std::move(v_cycle); }
   const VCycle& pressure_v_cycle() const { return pressure_v_cycle_; }
+  // A per-entity array made on the piece (right on owned entries) with its ghost entries from their
+  // owners, as the device holds them (so the pointwise steps that read it need no exchange).
+  void complete_ghosts(std::vector<double>& v) {
+    Vector x = dist_.upload(v);
+    dist_.update_ghosts(x);
+    const std::vector<double> exchanged = dist_.download(x);
+    for (std::int32_t i : dist_.halo(std::int64_t(v.size())).recv_list()) v[size_t(i)] = exchanged[size_t(i)];
+  }
   // The exact method's boundary on this piece (parallel/distributed_streamfunction.hpp).
   void set_streamfunction_setup(StreamfunctionSetup setup) { streamfunction_setup_ = std::move(setup); }
   const StreamfunctionSetup& streamfunction_setup() const {
@@ -142,10 +160,13 @@ class DistributedSparseMatrix {
 public:
   using Vector = typename Backend::Vector;
   DistributedSparseMatrix(DistributedBackend<Backend>& dist, const SparseMatrix& m)
-      : dist_(dist), m_(dist.local(), m), send_(dist.local(), m, dist.halo(m.rows).send_list()) {}
+      : dist_(dist), m_(dist.local(), m), send_(dist.local(), m, dist.halo(m.rows).send_list()),
+        needs_exchange_(!dist.ghosts_exact_without_exchange(m.cols, m.rows,
+                                                            [this](const Vector& x, Vector& y) { m_.apply(x, y); })) {}
   std::int32_t rows() const { return m_.rows(); }
   std::int32_t cols() const { return m_.cols(); }
   void apply(const Vector& x, Vector& y, const Vector* sub = nullptr, const Vector* add = nullptr) {
+    if (!needs_exchange_) return m_.apply(x, y, sub, add);
     dist_.overlapped_update({&y}, [&](const std::vector<Vector*>& send) { send_.apply(x, *send[0], sub, add); },
                             [&] { m_.apply(x, y, sub, add); });
   }
@@ -163,6 +184,11 @@ private:
   DistributedBackend<Backend>& dist_;
   Local m_;
   Local send_;  // the rows the halo of the output's kind sends, in its send order
+  // False when every ghost row is its owner's row, whole and in the same order (the viscous force
+  // F = −M_f C: a face's row is its three edges; the gauge's gradient): apply's local pass alone is
+  // then right on the ghosts (DistributedBackend::ghosts_exact_without_exchange). The Chebyshev
+  // step always exchanges (its only user, the edge mass, has incomplete ghost rows).
+  bool needs_exchange_ = true;
 };
 
 template <class Backend>
@@ -170,13 +196,14 @@ struct SparseMatrixOn<DistributedBackend<Backend>> {
   using type = DistributedSparseMatrix<Backend>;
 };
 
-// The free Chebyshev step (sparse_kernels.hpp) on a piece: pointwise, then both outputs exchanged.
+// The free Chebyshev step (sparse_kernels.hpp) on a piece: pointwise, so x and d are right on the
+// ghosts when its inputs are (no exchange; the curl–curl term's inverse edge-mass diagonal is
+// completed on the ghosts: FlowSolver).
 template <class Backend>
 void chebyshev_step(DistributedBackend<Backend>& dist, const typename Backend::Vector& b,
                     const typename Backend::Vector* ax, const typename Backend::Vector& inverse_diagonal, double c_d,
                     double c_r, typename Backend::Vector& x, typename Backend::Vector& d) {
   chebyshev_step(dist.local(), b, ax, inverse_diagonal, c_d, c_r, x, d);
-  dist.update_ghosts({&x, &d});
 }
 
 }  // namespace ss

@@ -126,6 +126,8 @@ public:
   const std::vector<std::int32_t>& recv_indices() const { return recv_indices_; }
   // The local entries sent, neighbour by neighbour (an entry sent to two neighbours appears twice).
   const std::vector<std::int32_t>& send_list() const { return send_list_; }
+  // The local entries that receive their owners' values, in message order.
+  const std::vector<std::int32_t>& recv_list() const { return recv_indices_; }
   std::int64_t values_sent() const { return send_count_; }
   std::int64_t values_received() const { return recv_count_; }
   // Host seconds not hidden behind interior work, per component, and their sum.

@@ -108,6 +108,10 @@ public:
     free_mask_ = backend.upload(data.free_mask);
     if (problem.viscous == ViscousScheme::curl_curl) {
       curl_curl_data_ = build_curl_curl_viscous(mesh, problem.boundary_kinds(), kCurlCurlTolerance, data.edge_space.get());
+      if constexpr (kDistributed) {  // a piece's rim misses cells: its owners' values on the ghosts
+        ops.complete_ghosts(curl_curl_data_.diagonal);
+        ops.complete_ghosts(curl_curl_data_.edge_inverse_diagonal);
+      }
       curl_curl_ = std::make_unique<CurlCurlViscous<Backend>>(backend, curl_curl_data_);
       masked_ = backend.make_vector(nf_), lap_ = backend.make_vector(nf_), viscous_force_ = backend.make_vector(nf_);
       g_bar_ = backend.make_vector(curl_curl_data_.edge_mass.rows);
