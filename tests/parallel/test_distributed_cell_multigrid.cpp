@@ -9,6 +9,7 @@
 //     preconditioner;
 //   - it is a good one: CG needs few iterations with it (to 1e-8), several times fewer than with its
 //     smoother alone (α = 0: no coarse correction).
+// And which flow operators need no halo exchange after them (GhostsExactWithoutExchange).
 // The whole flow run against the serial one (fields, iterations over rank counts) is check_flow_mpi.py's.
 #include <gtest/gtest.h>
 
@@ -23,11 +24,14 @@
 #include "mpi_test_helpers.hpp"
 #include "mesh/load_mesh.hpp"
 #include "multigrid/pressure_matrix.hpp"
+#include "operators/cpu_mesh_operators.hpp"
+#include "operators/curl_curl_viscous.hpp"
 #include "operators/eigen_estimate.hpp"
 #include "operators/mesh_operator_tables.hpp"
 #include "parallel/distributed_backend.hpp"
 #include "parallel/distributed_cell_multigrid.hpp"
 #include "parallel/distributed_flow.hpp"
+#include "parallel/distributed_flow_operators.hpp"
 #include "parallel/mpi_env.hpp"
 #include "parallel/piece_assignment.hpp"
 #include "physics/flow_case.hpp"
@@ -44,6 +48,7 @@ constexpr int kLevels = 2;
 struct Pieces {
   EntityPiece piece;
   LoadedMesh local;
+  FlowProblem problem;
   CellLevel finest;
 };
 const Pieces& pieces() {
@@ -55,8 +60,9 @@ const Pieces& pieces() {
     LoadOptions in_order;
     in_order.renumber = false;
     out->local = prepare_mesh(std::move(out->piece.mesh), in_order);
-    const FlowProblem problem = build_flow_problem(parse_flow_case(a.case_text, a.case_path), out->local,
-                                                   {&a.groups, &out->piece.cut});
+    out->problem = build_flow_problem(parse_flow_case(a.case_text, a.case_path), out->local,
+                                      {&a.groups, &out->piece.cut});
+    const FlowProblem& problem = out->problem;
     const MeshOperatorTables tables = build_mesh_operator_tables(out->local.topology, out->local.geometry);
     const FlowOperatorData data = piece_operator_data(tables, problem, out->piece, fine.cells);
     EXPECT_FALSE(data.pressure_fixed);  // walls all round
@@ -242,6 +248,37 @@ TEST_F(DistributedCellMultigridTest, IsAGoodPreconditioner) {
   if (mpi::rank() == 0) std::printf("CG to 1e-8: %d iterations with the V-cycle, %d with its smoother alone\n", multigrid, smoother_only);
   EXPECT_LE(multigrid, 25);
   EXPECT_GE(smoother_only, 3 * multigrid);
+}
+
+// DistributedBackend::ghosts_exact_without_exchange tells the operators whose local pass is already
+// every ghost's owner value (a face's curl: its three edges; the viscous force F = −M_f C, a face's
+// row its edges) from those that need the exchange (the divergence: a ghost cell next to a cut face;
+// the vorticity source B = Cᵀ M_f and the edge mass: a ghost edge at the rim misses faces and cells).
+// One rank has no ghosts: nothing needs an exchange.
+TEST(GhostsExactWithoutExchange, TellsDownwardOperatorsFromTheOthers) {
+  const Pieces& p = pieces();
+  const EntityPiece& piece = p.piece;
+  CpuBackend cpu;
+  HaloExchange<CpuBackend> cells(cpu, piece.cells.links, MPI_COMM_WORLD), faces(cpu, piece.faces.links, MPI_COMM_WORLD),
+      edges(cpu, piece.edges.links, MPI_COMM_WORLD);
+  const auto marker = [](const EntityHalo& h) { return std::vector<double>(h.owned.begin(), h.owned.end()); };
+  DistributedBackend<CpuBackend> dist(cpu, {marker(piece.cells), marker(piece.faces), marker(piece.edges)},
+                                      MPI_COMM_WORLD);
+  dist.attach_halo(std::int64_t(piece.cells.global.size()), cells);
+  dist.attach_halo(std::int64_t(piece.faces.global.size()), faces);
+  dist.attach_halo(std::int64_t(piece.edges.global.size()), edges);
+  CpuMeshOperators ops(p.local);
+  const CurlCurlViscousData cc = build_curl_curl_viscous(p.local, p.problem.boundary_kinds());
+  const std::int64_t nc = ops.num_cells(), nf = ops.num_faces(), ne = ops.num_edges();
+  const auto matrix = [](const SparseMatrix& m) {
+    return [&m](const std::vector<double>& x, std::vector<double>& y) { m.multiply(x, y); };
+  };
+  const bool ghosts = mpi::size() > 1;
+  EXPECT_TRUE(dist.ghosts_exact_without_exchange(ne, nf, [&](const auto& x, auto& y) { ops.curl(x, y); }));
+  EXPECT_TRUE(dist.ghosts_exact_without_exchange(ne, nf, matrix(cc.viscous_force)));
+  EXPECT_EQ(dist.ghosts_exact_without_exchange(nf, nc, [&](const auto& x, auto& y) { ops.divergence(x, y); }), !ghosts);
+  EXPECT_EQ(dist.ghosts_exact_without_exchange(nf, ne, matrix(cc.vorticity_source)), !ghosts);
+  EXPECT_EQ(dist.ghosts_exact_without_exchange(ne, ne, matrix(cc.edge_mass)), !ghosts);
 }
 
 }  // namespace
