@@ -2,7 +2,8 @@
 # Installs what is missing, builds and runs every test, in three passes:
 #   1. Release build: every test (unit, gl on Mesa's llvmpipe without a GPU, physics, mpi, fault).
 #   2. AddressSanitizer + UBSan build (build-asan/): the unit and gl tests again, GL included (the
-#      end-to-end command tests run the sanitized streamsolve); any report fails the test.
+#      end-to-end command tests run the sanitized streamsolve), and those labelled sanitize; any
+#      report fails the test.
 #   3. The fuzz targets (clang, build-fuzz/), 60 s each on their corpus (tools/run_fuzz.sh).
 # SS_SKIP_ASAN=1 leaves out pass 2, SS_SKIP_FUZZ=1 pass 3, while iterating.
 set -euo pipefail
@@ -30,7 +31,7 @@ if [ "${SS_SKIP_ASAN:-0}" != 1 ]; then
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     LSAN_OPTIONS="suppressions=$PWD/../tests/sanitizers/lsan.supp:print_suppressions=0" \
-    ctest -L 'unit|gl' --output-on-failure -j"$jobs" --timeout 900)
+    ctest -L 'unit|gl|sanitize' --output-on-failure -j"$jobs" --timeout 900)
 fi
 if [ "${SS_SKIP_FUZZ:-0}" != 1 ]; then
   tools/run_fuzz.sh 60
