@@ -36,7 +36,7 @@ struct PieceBoundary {
   std::vector<std::int64_t> boundary_face_ids;  // and their global ids
   size_t local_edges = 0;
   CpuBackend host;
-  std::optional<HaloExchange<CpuBackend>> faces, edges, nodes;
+  std::optional<HaloExchange<CpuBackend>> edges, nodes;
 };
 
 }  // namespace
@@ -119,10 +119,8 @@ StreamfunctionSetup piece_streamfunction_setup(const WholeStreamfunction* whole,
   };
 
   // 4. Ghost entries from their owners.
-  p->faces.emplace(p->host, piece.faces.links, MPI_COMM_WORLD);
   p->edges.emplace(p->host, piece.edges.links, MPI_COMM_WORLD);
   p->nodes.emplace(p->host, piece.nodes.links, MPI_COMM_WORLD);
-  s.complete_faces = [p](std::vector<double>& v) { p->faces->update(v); };
   s.complete_edges = [p](std::vector<double>& v) { p->edges->update(v); };
   s.complete_nodes = [p](std::vector<double>& v) { p->nodes->update(v); };
   return s;

@@ -24,7 +24,7 @@ struct WholeStreamfunction {
 
 // This rank's StreamfunctionSetup on its piece (`local`: the piece's mesh, its faces and edges in
 // `piece`'s order; `whole`: rank 0's, null on the others). Collective, and so is its lift; the
-// completions use the piece's face, edge and node halos.
+// completions use the piece's edge and node halos.
 StreamfunctionSetup piece_streamfunction_setup(const WholeStreamfunction* whole, const EntityPiece& piece,
                                                const LoadedMesh& local);
 

@@ -340,8 +340,8 @@ private:
     // Jacobi of Â: Σ_{f ∋ e} m_f H_f and Σ_{f ∋ e} m_f (−K_ff) per edge (a ghost edge over MPI
     // ranks may miss some of its faces: from its owner).
     const Topology& t = mesh_.topology;
-    std::vector<double> k_diagonal = curl_curl_ ? curl_curl_data_.diagonal : data_.laplacian_diagonal;
-    exact_setup_.complete_faces(k_diagonal);
+    // (Both diagonals are right on ghost faces: completed above and in piece_operator_data.)
+    const std::vector<double>& k_diagonal = curl_curl_ ? curl_curl_data_.diagonal : data_.laplacian_diagonal;
     std::vector<double> mass_sum(size_t(t.num_edges), 0.0), viscous_sum(size_t(t.num_edges), 0.0);
     for (size_t f = 0; f < size_t(nf_); ++f)
       for (std::int32_t e : t.face_edges[f]) {

@@ -258,7 +258,7 @@ StreamfunctionSetup serial_streamfunction_setup(const LoadedMesh& mesh, const Fl
   s.lift = [b = std::make_shared<const StreamfunctionBoundary>(s.boundary)](const std::vector<double>& face_flux) {
     return streamfunction_lift(*b, face_flux);
   };
-  s.complete_faces = s.complete_edges = s.complete_nodes = [](std::vector<double>&) {};
+  s.complete_edges = s.complete_nodes = [](std::vector<double>&) {};
   return s;
 }
 

@@ -94,9 +94,9 @@ struct StreamfunctionSetup {
   // The fixed-edge values whose surface curl is the prescribed flux of every prescribed face
   // (`face_flux`: one value per face of the mesh): streamfunction_lift (over ranks: collective).
   std::function<std::vector<double>(const std::vector<double>& face_flux)> lift;
-  // Per-face, per-edge and per-node values made on a piece are right on its owned entries; these
-  // bring the ghosts' from their owners (serially: nothing to do).
-  std::function<void(std::vector<double>&)> complete_faces, complete_edges, complete_nodes;
+  // Per-edge and per-node values made on a piece are right on its owned entries; these bring the
+  // ghosts' from their owners (serially: nothing to do).
+  std::function<void(std::vector<double>&)> complete_edges, complete_nodes;
 };
 StreamfunctionSetup serial_streamfunction_setup(const LoadedMesh& mesh, const FlowProblem& problem);
 
