@@ -145,7 +145,7 @@ if xvfb:
 # developed state.
 cavity = os.path.join(os.path.dirname(cube), "cavity.msh")
 out = f"{work}/flow.json"
-r = run("bench", "flow", "--mesh", cavity, "--steps", "2", "--warmup-steps", "2", "--cpu-steps", "1",
+r = run("bench", "flow", "--mesh", cavity, "--steps", "1", "--warmup-steps", "1", "--cpu-steps", "1",
         "--launch", "fragment,compute", "--json", out)
 check("bench flow runs", r.returncode == 0 and os.path.exists(out))
 if os.path.exists(out):
