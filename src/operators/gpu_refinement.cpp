@@ -48,55 +48,60 @@ void cuts_and_child_volumes(const TetMesh& coarse, std::vector<i32>& cuts, std::
 
 }  // namespace
 
-GpuRefinedMesh gpu_refine_once(GpuBackend& gpu, const TetMesh& coarse, const Topology& topo, RefineNumbering numbering) {
+std::vector<KernelInput> GpuCoarseLevel::inputs() const {
+  const auto in = [](const char* name, const IndexField& f) { return GpuBackend::in(name, f); };
+  return {in("coarse_coordinates", coordinates), in("low_node_offsets", low_node_offsets), in("coarse_cells", cells),
+          in("coarse_cell_edges", cell_edges),   in("coarse_edge_nodes", edge_nodes),     in("coarse_cuts", cuts),
+          GpuBackend::in("coarse_volumes_eighth", volumes_eighth)};
+}
+
+GpuCoarseLevel upload_coarse_level(GpuBackend& gpu, const TetMesh& coarse, const Topology& topo, RefineNumbering numbering) {
   const std::int64_t nn = topo.num_nodes, ne = topo.num_edges, nc = topo.num_cells;
   SS_REQUIRE(nn == std::int64_t(coarse.nodes.size()) && nc == std::int64_t(coarse.tets.size()) && !topo.cell_edges.empty(),
              coarse.source << ": the topology given to the GPU refinement is not the mesh's (or has no edge tables)");
   SS_REQUIRE(nc * 8 <= kMaxTets, coarse.source << ": refinement would give " << 8 * nc << " tets; the mesh tables handle at most "
                                                << kMaxTets << " (32-bit ids): use a smaller --refine");
   static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "coordinate_words gives each double's low word first");
-  GpuRefinedMesh fine;
-  fine.num_nodes = nn + ne;
-  fine.num_cells = 8 * nc;
-
-  // 1. The coarse level's tables.
-  const IndexField coordinates = gpu.upload_indices(coordinate_words(coarse));
-  const IndexField cells = gpu.upload_indices(flatten(coarse.tets));
-  const IndexField cell_edges = gpu.upload_indices(flatten(topo.cell_edges));
-  const IndexField edge_nodes = gpu.upload_indices(ne > 0 ? flatten(topo.edge_nodes) : std::vector<i32>{0});
-  const IndexField low_node_offsets = gpu.upload_indices(topo.edge_offsets_by_low_node);
+  GpuCoarseLevel level;
+  level.coordinates = gpu.upload_indices(coordinate_words(coarse));
+  level.cells = gpu.upload_indices(flatten(coarse.tets));
+  level.cell_edges = gpu.upload_indices(flatten(topo.cell_edges));
+  level.edge_nodes = gpu.upload_indices(ne > 0 ? flatten(topo.edge_nodes) : std::vector<i32>{0});
+  level.low_node_offsets = gpu.upload_indices(topo.edge_offsets_by_low_node);
   std::vector<i32> cut_codes;
   std::vector<double> child_volumes;
   cuts_and_child_volumes(coarse, cut_codes, child_volumes);
-  const IndexField cuts = gpu.upload_indices(cut_codes);
-  const Field volumes_eighth = gpu.upload(child_volumes);
-  const std::vector<KernelUniform> uniforms = {uniform_int("coarse_nodes", int(nn)),
-                                               uniform_int("interleaved", numbering == RefineNumbering::interleaved)};
-  const auto in = [](const char* name, const IndexField& f) { return GpuBackend::in(name, f); };
+  level.cuts = gpu.upload_indices(cut_codes);
+  level.volumes_eighth = gpu.upload(child_volumes);
+  level.uniforms = {uniform_int("coarse_nodes", int(nn)), uniform_int("interleaved", numbering == RefineNumbering::interleaved)};
+  return level;
+}
 
-  // 2. Fine node coordinates.
+GpuRefinedMesh gpu_refine_once(GpuBackend& gpu, const TetMesh& coarse, const Topology& topo, RefineNumbering numbering) {
+  return gpu_refine_once(gpu, upload_coarse_level(gpu, coarse, topo, numbering), topo.num_edges);
+}
+
+GpuRefinedMesh gpu_refine_once(GpuBackend& gpu, const GpuCoarseLevel& level, std::int64_t coarse_edges) {
+  GpuRefinedMesh fine;
+  fine.num_nodes = level.low_node_offsets.size() - 1 + coarse_edges;
+  fine.num_cells = 8 * level.cuts.size();
+  const std::vector<KernelInput> inputs = level.inputs();
+
+  // 1. Fine node coordinates.
   fine.x = gpu.make_vector(fine.num_nodes);
   fine.y = gpu.make_vector(fine.num_nodes);
   fine.z = gpu.make_vector(fine.num_nodes);
-  gpu.launch("refine_nodes.glsl",
-             {in("coarse_coordinates", coordinates), in("low_node_offsets", low_node_offsets),
-              in("coarse_edge_nodes", edge_nodes)},
-             {&fine.x, &fine.y, &fine.z}, uniforms);
+  gpu.launch("refine_nodes.glsl", inputs, {&fine.x, &fine.y, &fine.z}, level.uniforms);
 
-  // 3. Fine cells: corners, volumes, centroids.
-  const std::vector<KernelInput> child_inputs = {in("coarse_coordinates", coordinates), in("low_node_offsets", low_node_offsets),
-                                                 in("coarse_cells", cells), in("coarse_cell_edges", cell_edges),
-                                                 in("coarse_cuts", cuts)};
+  // 2. Fine cells: corners, volumes, centroids.
   fine.cell_nodes = IndexField(gpu.layout_for(4 * fine.num_cells));
-  gpu.launch_indices("refine_cell_nodes.glsl", child_inputs, {&fine.cell_nodes}, uniforms, 0, i32(fine.num_nodes - 1));
+  gpu.launch_indices("refine_cell_nodes.glsl", inputs, {&fine.cell_nodes}, level.uniforms, 0, i32(fine.num_nodes - 1));
   fine.cell_volumes = gpu.make_vector(fine.num_cells);
   fine.centroid_x = gpu.make_vector(fine.num_cells);
   fine.centroid_y = gpu.make_vector(fine.num_cells);
   fine.centroid_z = gpu.make_vector(fine.num_cells);
-  std::vector<KernelInput> geometry_inputs = child_inputs;
-  geometry_inputs.push_back(GpuBackend::in("coarse_volumes_eighth", volumes_eighth));
-  gpu.launch("refine_cell_geometry.glsl", geometry_inputs,
-             {&fine.cell_volumes, &fine.centroid_x, &fine.centroid_y, &fine.centroid_z}, uniforms);
+  gpu.launch("refine_cell_geometry.glsl", inputs, {&fine.cell_volumes, &fine.centroid_x, &fine.centroid_y, &fine.centroid_z},
+             level.uniforms);
   return fine;
 }
 

@@ -11,6 +11,7 @@
 // GLSL fp64 is only promised to be as precise as fp32: volumes and squared lengths computed in it on
 // the GPU side were ~1e-7 relative on the H200 (driver 580), too coarse to reproduce the host's cuts.
 #include <cstdint>
+#include <vector>
 
 #include "field/field.hpp"
 #include "kernels/gpu_backend.hpp"
@@ -28,11 +29,25 @@ struct GpuRefinedMesh {
   Field centroid_x, centroid_y, centroid_z;
 };
 
+// Level K - 1's tables on the GPU as the refinement kernels read them (shaders/refine_children.glsl):
+// coordinates as exact doubles, cells, their edges, edge ends, the interleaved numbering's offsets,
+// and per cell how it is cut (refine_cut, decided on the host) and V/8, each child's volume.
+struct GpuCoarseLevel {
+  IndexField coordinates, cells, cell_edges, edge_nodes, low_node_offsets, cuts;
+  Field volumes_eighth;
+  std::vector<KernelUniform> uniforms;  // coarse_nodes, interleaved
+  std::vector<KernelInput> inputs() const;
+};
+// `topo`: the coarse mesh's topology with at least TopologyTables::edges. Throws ss::Error when the
+// topology is another mesh's, or the fine level would exceed the 32-bit tables.
+GpuCoarseLevel upload_coarse_level(GpuBackend& gpu, const TetMesh& coarse, const Topology& topo, RefineNumbering numbering);
+
 // One refinement of `coarse` (oriented tets, as load_mesh leaves them) numbered as `numbering`
 // says. `topo` is the coarse mesh's topology with at least TopologyTables::edges. Throws ss::Error
 // when the fine tables do not fit the device's textures.
 GpuRefinedMesh gpu_refine_once(GpuBackend& gpu, const TetMesh& coarse, const Topology& topo,
                                RefineNumbering numbering = RefineNumbering::interleaved);
+GpuRefinedMesh gpu_refine_once(GpuBackend& gpu, const GpuCoarseLevel& coarse, std::int64_t coarse_edges);
 
 // How a GPU refinement differs from the CPU twin's fine mesh (refine_once's result; volumes and
 // centroids computed from it in double as compute_geometry does).

@@ -1,0 +1,43 @@
+// The fine level's lumped mass (median-dual volume: Σ V/4 over the cells around a node) per fine
+// node, from the coarse level. Every child has volume V_c/8, so a coarse node keeps 1/8 of its coarse
+// mass (one corner child in each cell around it), and the midpoint of coarse edge e gets, from each
+// cell around e, V_c/8 · (2 corner children + 4 octahedron children on the diagonal, else 2) / 4.
+#include "refine_children.glsl"
+#include "refine_fine_edges.glsl"
+uniform sampler2D coarse_volumes_eighth;
+uniform sampler2D coarse_mass;  // the coarse level's lumped mass
+
+float fine_mass(int i) {
+  int v, e = -1;
+  if (interleaved != 0) {  // the largest v with fine_node_id(v) <= i; beyond it, v's edges' midpoints
+    int lo = 0, hi = coarse_nodes - 1;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) >> 1;
+      if (fine_node_id(mid) <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    v = lo;
+    if (fine_node_id(v) != i) e = i - v - 1;  // fine_midpoint_id(e, v) = e + v + 1
+  } else {
+    v = i;
+    if (i >= coarse_nodes) e = i - coarse_nodes;
+  }
+  if (e < 0) return ss_element(coarse_mass, v) / 8.0;
+  float mass = 0.0;
+  for (int r = ss_index_element(edge_cell_offsets, e); r < ss_index_element(edge_cell_offsets, e + 1); ++r) {
+    int entry = ss_index_element(edge_cells, r), c = entry / 6, k = entry % 6;
+    bool on_diagonal = any(equal(diagonal_slots(c), ivec2(4 + k)));
+    mass += ss_element(coarse_volumes_eighth, c) * (on_diagonal ? 1.5 : 1.0);
+  }
+  return mass;
+}
+
+SS_VALUE kernel(ivec2 texel) {
+  int first = ss_first_element(texel);
+  vec4 values = vec4(0.0);
+  for (int k = 0; k < SS_ELEMENTS_PER_TEXEL; ++k) {
+    if (first + k >= ss_n) break;
+    values[k] = fine_mass(first + k);
+  }
+  return ss_from_vec4(values);
+}

@@ -1,0 +1,156 @@
+// The finest level's heat tables on the GPU from level K - 1 (operators/gpu_refined_heat.hpp)
+// against the CPU twin, assemble_heat_operator on the host's refined mesh (*IsEquivalentToRef):
+//  - the fine edges: the same set of node pairs, each once;
+//  - K_ab within 1e-6 of the larger diagonal of its two rows (float face normals from fp64 point
+//    differences, summed over up to ~10 children), the lumped mass within 1e-6 of each node's;
+// on every project mesh (refine 0 -> 1, interleaved as load_mesh numbers it), a refined mesh, a
+// structured box (exact ties between the octahedron's diagonals), awkward sizes (1, 2 and 13
+// tets) in both numberings, with a conductivity that differs from cell to cell; both packings and
+// both launch paths.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gl/gl_test_base.hpp"
+#include "mesh/box_mesh.hpp"
+#include "mesh/load_mesh.hpp"
+#include "operators/gpu_refined_heat.hpp"
+#include "operators/heat_operator.hpp"
+#include "project_mesh.hpp"
+#include "util/error.hpp"
+
+namespace ss::test {
+namespace {
+
+constexpr double kTolerance = 1e-6;
+
+// A conductivity per coarse cell between 0.5 and 2.9, and its children's copy (children of coarse
+// cell c are fine cells 8c .. 8c + 7).
+std::vector<double> coarse_conductivity(std::int32_t cells) {
+  std::vector<double> k(static_cast<size_t>(cells));
+  for (std::int32_t c = 0; c < cells; ++c) k[size_t(c)] = 0.5 + 0.4 * double(c % 7);
+  return k;
+}
+std::vector<double> children_conductivity(const std::vector<double>& coarse) {
+  std::vector<double> k(coarse.size() * 8);
+  for (size_t c = 0; c < k.size(); ++c) k[c] = coarse[c / 8];
+  return k;
+}
+
+struct Setting {
+  Packing packing;
+  LaunchPath launch;
+};
+std::string name_of(const Setting& s) { return std::string(to_string(s.packing)) + "_" + to_string(s.launch); }
+
+class GpuRefinedHeat : public GlTest, public ::testing::WithParamInterface<Setting> {
+protected:
+  GpuBackend gpu() { return make_gpu(GetParam().packing, GetParam().launch); }
+  // One backend per test: its kernels compile once (a few seconds each on llvmpipe).
+  GpuBackend& backend() {
+    if (!backend_) {
+      LayoutOptions layout;
+      layout.packing = GetParam().packing;
+      GpuOptions options;
+      options.launch = GetParam().launch;
+      backend_.emplace(shared_gl_context(), layout, options);
+    }
+    return *backend_;
+  }
+  void expect_equivalent(const LoadedMesh& coarse, const LoadedMesh& fine, RefineNumbering numbering, const std::string& what) {
+    const std::vector<double> k = coarse_conductivity(coarse.topology.num_cells);
+    const HeatOperatorData reference = assemble_heat_operator(fine, children_conductivity(k), HeatTables::operator_only);
+    const RefinedHeatDifferences d =
+        compare_with_reference(backend(), gpu_refine_heat_tables(backend(), coarse, k, numbering), fine, reference);
+    ASSERT_TRUE(d.sizes_match) << what;
+    EXPECT_EQ(d.wrong_edges, 0) << what;
+    EXPECT_LE(d.coefficients, kTolerance) << what;
+    EXPECT_LE(d.mass, kTolerance) << what;
+    std::printf("[ gpu heat tables ] %s: %d fine edges, coefficients %.2e, mass %.2e\n", what.c_str(),
+                fine.topology.num_edges, d.coefficients, d.mass);
+  }
+  // Renumbered as load_mesh does (interleaved), and in the file's order (coarse_first).
+  void expect_equivalent_in_both_numberings(const TetMesh& mesh) {
+    for (bool renumber : {true, false}) {
+      LoadOptions coarse_options, fine_options;
+      coarse_options.renumber = fine_options.renumber = renumber;
+      fine_options.refine = 1;
+      expect_equivalent(prepare_mesh(mesh, coarse_options), prepare_mesh(mesh, fine_options),
+                        renumber ? RefineNumbering::interleaved : RefineNumbering::coarse_first,
+                        mesh.source + (renumber ? "" : ", coarse_first"));
+    }
+  }
+
+private:
+  std::optional<GpuBackend> backend_;
+};
+
+TEST_P(GpuRefinedHeat, ProjectMeshesIsEquivalentToRef) {
+  for (const char* file : {"cube.msh", "duct.msh", "cavity.msh", "crank.msh", "dfg_cylinder.msh"})
+    expect_equivalent(project_mesh(file, 0), project_mesh(file, 1), RefineNumbering::interleaved, file);
+}
+
+TEST_P(GpuRefinedHeat, RefinedMeshIsEquivalentToRef) {
+  expect_equivalent(project_mesh("duct.msh", 1), project_mesh("duct.msh", 2), RefineNumbering::interleaved,
+                    "duct refine 1 -> 2");
+}
+
+TEST_P(GpuRefinedHeat, StructuredBoxWithTiedDiagonalsIsEquivalentToRef) {
+  TetMesh box = make_box_mesh(3, 4, 5, glm::dvec3(1.0, 0.7, 1.3));
+  box.source = "box 3x4x5";
+  expect_equivalent_in_both_numberings(box);
+}
+
+// Awkward sizes: 1 tet (10 fine nodes, 25 fine edges), 2 tets, 13 tets (a prime): a fan of tets
+// (0, 1, k + 2, k + 3) around the edge (0, 1), its ring at random radii and heights (the fan spans
+// less than a full turn, so no two tets overlap).
+TEST_P(GpuRefinedHeat, AwkwardSizesAreEquivalentToRef) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> radius(0.5, 2.0), height(0.2, 0.8), wobble(-0.05, 0.05);
+  for (int tets : {1, 2, 13}) {
+    TetMesh mesh;
+    mesh.source = "random fan of " + std::to_string(tets) + " tets";
+    mesh.nodes = {{wobble(rng), wobble(rng), 0.0}, {wobble(rng), wobble(rng), 1.0}};
+    for (int i = 0; i <= tets; ++i) {
+      const double angle = 5.5 * i / (tets + 1), r = radius(rng);
+      mesh.nodes.push_back({r * std::cos(angle), r * std::sin(angle), height(rng)});
+    }
+    for (int k = 0; k < tets; ++k) mesh.tets.push_back({0, 1, k + 2, k + 3});
+    mesh.tet_groups.assign(mesh.tets.size(), 1);
+    expect_equivalent_in_both_numberings(mesh);
+  }
+}
+
+// One-line errors naming the mesh: a coarse level without its face tables, a conductivity per fine
+// cell instead of per coarse cell.
+TEST_P(GpuRefinedHeat, RefusesMissingFaceTablesAndWrongConductivityCount) {
+  LoadOptions lean;
+  lean.tables = TopologyTables::boundary;
+  const LoadedMesh cube = load_mesh(std::string(SS_SOURCE_DIR) + "/meshes/cube.msh", lean);
+  const LoadedMesh& full = project_mesh("cube.msh", 0);
+  GpuBackend backend = gpu();
+  for (const auto& [mesh, cells, what] : {std::tuple{&cube, cube.topology.num_cells, "face tables"},
+                                          std::tuple{&full, 8 * full.topology.num_cells, "conductivities"}}) {
+    try {
+      gpu_refine_heat_tables(backend, *mesh, std::vector<double>(size_t(cells), 1.0));
+      ADD_FAILURE() << "no error for " << what;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("cube.msh"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, GpuRefinedHeat,
+                         ::testing::Values(Setting{Packing::r32f, LaunchPath::fragment}, Setting{Packing::rgba32f, LaunchPath::fragment},
+                                           Setting{Packing::r32f, LaunchPath::compute}, Setting{Packing::rgba32f, LaunchPath::compute}),
+                         [](const ::testing::TestParamInfo<Setting>& info) { return name_of(info.param); });
+
+}  // namespace
+}  // namespace ss::test
