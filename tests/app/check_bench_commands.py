@@ -141,6 +141,21 @@ if xvfb:
                        capture_output=True, text=True, env=no_display, timeout=600)
     check(f"--glfw under Xvfb runs: {r.stderr.strip()[-300:]}", r.returncode == 0 and "GLFW hidden window" in r.stderr)
 
+# bench refine: the finest level's refinement and heat tables on the GPU against the host's.
+out = f"{work}/refine.json"
+r = run("--launch", "fragment,compute", "bench", "refine", "--mesh", cube, "--refine", "1", "--formats", "RGBA32F",
+        "--json", out)
+check(f"bench refine runs: {r.stderr.strip()[-300:]}", r.returncode == 0 and os.path.exists(out))
+if os.path.exists(out):
+    j = json.load(open(out))
+    check("bench refine: host seconds", all(j["cpu"][k] > 0 for k in ["seconds", "heat_tables_seconds"]))
+    check("bench refine: both launch paths", sorted(x["launch"] for x in j["gpu"]) == ["compute", "fragment"])
+    for x in j["gpu"]:
+        h = x["heat_tables"]
+        check(f"bench refine {x['launch']}: identical connectivity and edges, values within 1e-6",
+              x["wrong_corners"] == 0 and h["wrong_edges"] == 0 and x["volumes_max_rel_diff"] <= 1e-6 and
+              h["coefficients_max_rel_diff"] <= 1e-6 and h["mass_max_rel_diff"] <= 1e-6 and h["seconds"] > 0)
+
 # bench flow: per-step split of both methods on both launch paths and the CPU reference from one
 # developed state.
 cavity = os.path.join(os.path.dirname(cube), "cavity.msh")
