@@ -46,6 +46,29 @@ ivec2 face_edge_slots(int i, int c) {
   return ivec2(4 + local_edge(l0, l1), 4 + local_edge(l1, l2));
 }
 
+// Fine node i is coarse node v (e = -1) or the midpoint of coarse edge e (v unused): the inverse of
+// fine_node_id / fine_midpoint_id. Interleaved: the largest v with fine_node_id(v) <= i; past it come
+// v's edges' midpoints, fine_midpoint_id(e, v) = e + v + 1.
+void fine_node_entity(int i, out int v, out int e) {
+  e = -1;
+  if (interleaved != 0) {
+    int lo = 0, hi = coarse_nodes - 1;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) >> 1;
+      if (fine_node_id(mid) <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    v = lo;
+    if (fine_node_id(v) != i) e = i - v - 1;
+  } else {
+    v = i;
+    if (i >= coarse_nodes) e = i - coarse_nodes;
+  }
+}
+
+// Whether local edge k's midpoint is an end of coarse cell c's octahedron diagonal.
+bool on_diagonal(int c, int k) { return any(equal(diagonal_slots(c), ivec2(4 + k))); }
+
 // Fine edge i's two fine node ids (any order).
 ivec2 fine_edge_nodes(int i) {
   if (i < 2 * coarse_edges) {

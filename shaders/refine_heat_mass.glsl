@@ -8,26 +8,13 @@ uniform sampler2D coarse_volumes_eighth;
 uniform sampler2D coarse_mass;  // the coarse level's lumped mass
 
 float fine_mass(int i) {
-  int v, e = -1;
-  if (interleaved != 0) {  // the largest v with fine_node_id(v) <= i; beyond it, v's edges' midpoints
-    int lo = 0, hi = coarse_nodes - 1;
-    while (lo < hi) {
-      int mid = (lo + hi + 1) >> 1;
-      if (fine_node_id(mid) <= i) lo = mid;
-      else hi = mid - 1;
-    }
-    v = lo;
-    if (fine_node_id(v) != i) e = i - v - 1;  // fine_midpoint_id(e, v) = e + v + 1
-  } else {
-    v = i;
-    if (i >= coarse_nodes) e = i - coarse_nodes;
-  }
+  int v, e;
+  fine_node_entity(i, v, e);
   if (e < 0) return ss_element(coarse_mass, v) / 8.0;
   float mass = 0.0;
   for (int r = ss_index_element(edge_cell_offsets, e); r < ss_index_element(edge_cell_offsets, e + 1); ++r) {
     int entry = ss_index_element(edge_cells, r), c = entry / 6, k = entry % 6;
-    bool on_diagonal = any(equal(diagonal_slots(c), ivec2(4 + k)));
-    mass += ss_element(coarse_volumes_eighth, c) * (on_diagonal ? 1.5 : 1.0);
+    mass += ss_element(coarse_volumes_eighth, c) * (on_diagonal(c, k) ? 1.5 : 1.0);
   }
   return mass;
 }

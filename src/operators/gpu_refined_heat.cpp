@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
+#include <utility>
 
 #include "mesh/bucket_sort.hpp"
 #include "operators/gpu_refinement.hpp"
@@ -22,6 +23,25 @@ std::vector<i32> flat(const std::vector<Row>& rows) {
   for (const Row& row : rows) values.insert(values.end(), row.begin(), row.end());
   if (values.empty()) values.push_back(0);
   return values;
+}
+
+// Row starts of the fine node graph (fine nodes + 1 entries): a coarse node has its coarse degree; the
+// midpoint of coarse edge e has 2 halves + 2 inner edges per face around e + the diagonals that end
+// at it.
+std::vector<i32> fine_row_offsets(const Topology& topo, const std::vector<i32>& cut_codes, RefineNumbering numbering) {
+  std::vector<i32> diagonals(size_t(topo.num_edges), 0);  // cells around e whose diagonal ends at e's midpoint
+  constexpr int kDiagonalEdges[3][2] = {{0, 5}, {1, 4}, {2, 3}};  // diagonal (4, 9), (5, 8), (6, 7) as local edges
+  for (i32 c = 0; c < topo.num_cells; ++c)
+    for (int k : kDiagonalEdges[cut_codes[size_t(c)] & 3]) ++diagonals[size_t(topo.cell_edges[size_t(c)][size_t(k)])];
+  const std::vector<i32> fine_id = refined_node_ids(topo, numbering);  // of coarse node v, then of edge e's midpoint
+  std::vector<i32> offsets(fine_id.size() + 1, 0);
+  for (i32 v = 0; v < topo.num_nodes; ++v)
+    offsets[size_t(fine_id[size_t(v)]) + 1] = topo.node_offsets[size_t(v) + 1] - topo.node_offsets[size_t(v)];
+  for (i32 e = 0; e < topo.num_edges; ++e)
+    offsets[size_t(fine_id[size_t(topo.num_nodes + e)]) + 1] =
+        2 + 2 * (topo.edge_face_offsets[size_t(e) + 1] - topo.edge_face_offsets[size_t(e)]) + diagonals[size_t(e)];
+  for (size_t i = 1; i < offsets.size(); ++i) offsets[i] += offsets[i - 1];
+  return offsets;
 }
 
 }  // namespace
@@ -53,11 +73,17 @@ GpuRefinedHeatTables gpu_refine_heat_tables(GpuBackend& gpu, const LoadedMesh& c
   const IndexField around = gpu.upload_indices(edge_cells);
   const Field cell_conductivity = gpu.upload(conductivity);
   const Field coarse_mass = gpu.upload(coarse.geometry.dual_volumes);
+  const IndexField node_offsets = gpu.upload_indices(topo.node_offsets);
+  const IndexField node_edges = gpu.upload_indices(topo.node_edges.empty() ? std::vector<i32>{0} : topo.node_edges);
+  const IndexField face_offsets = gpu.upload_indices(topo.edge_face_offsets);
+  const IndexField faces_around = gpu.upload_indices(topo.edge_faces.empty() ? std::vector<i32>{0} : topo.edge_faces);
   std::vector<KernelInput> inputs = level.inputs();
   inputs.insert(inputs.end(), {GpuBackend::in("coarse_face_nodes", face_nodes), GpuBackend::in("coarse_face_cells", face_cells),
                                GpuBackend::in("edge_cell_offsets", offsets), GpuBackend::in("edge_cells", around),
                                GpuBackend::in("coarse_conductivity", cell_conductivity),
-                               GpuBackend::in("coarse_mass", coarse_mass)});
+                               GpuBackend::in("coarse_mass", coarse_mass), GpuBackend::in("coarse_node_offsets", node_offsets),
+                               GpuBackend::in("coarse_node_edges", node_edges), GpuBackend::in("edge_face_offsets", face_offsets),
+                               GpuBackend::in("edge_faces", faces_around)});
   std::vector<KernelUniform> uniforms = level.uniforms;
   uniforms.push_back(uniform_int("coarse_edges", topo.num_edges));
   uniforms.push_back(uniform_int("coarse_faces", topo.num_faces));
@@ -74,6 +100,25 @@ GpuRefinedHeatTables gpu_refine_heat_tables(GpuBackend& gpu, const LoadedMesh& c
   gpu.launch("refine_heat_coefficients.glsl", inputs, {&fine.edge_coefficients}, uniforms);
   fine.mass = gpu.make_vector(fine.num_nodes);
   gpu.launch("refine_heat_mass.glsl", inputs, {&fine.mass}, uniforms);
+
+  // 4. The fine node graph: row starts from the coarse counts, then each entry's edge and neighbour,
+  // its K_ij, and the rows' sums.
+  fine.offsets = gpu.upload_indices(fine_row_offsets(topo, level.cut_codes, numbering));
+  inputs.push_back(GpuBackend::in("fine_offsets", fine.offsets));
+  uniforms.push_back(uniform_int("fine_nodes", i32(fine.num_nodes)));
+  const i32 entries = i32(2 * fine.num_edges);
+  fine.node_edges = IndexField(gpu.layout_for(entries));
+  fine.neighbors = IndexField(gpu.layout_for(entries));
+  uniforms.push_back(uniform_int("neighbors_output", 0));
+  gpu.launch_indices("refine_heat_node_edges.glsl", inputs, {&fine.node_edges}, uniforms, 0, i32(fine.num_edges - 1));
+  uniforms.back() = uniform_int("neighbors_output", 1);
+  gpu.launch_indices("refine_heat_node_edges.glsl", inputs, {&fine.neighbors}, uniforms, 0, i32(fine.num_nodes - 1));
+  fine.coefficients = gpu.make_vector(entries);
+  gpu.gather(fine.edge_coefficients, fine.node_edges, fine.coefficients);
+  fine.diagonal = gpu.make_vector(fine.num_nodes);
+  gpu.launch("refine_heat_diagonal.glsl",
+             {GpuBackend::in("fine_offsets", fine.offsets), GpuBackend::in("coefficients", fine.coefficients)},
+             {&fine.diagonal});
   return fine;
 }
 
@@ -101,6 +146,43 @@ RefinedHeatDifferences compare_with_reference(GpuBackend& gpu, const GpuRefinedH
   const std::vector<double> mass = gpu.download(tables.mass);
   for (i32 i = 0; i < topo.num_nodes; ++i)
     d.mass = std::max(d.mass, std::fabs(mass[size_t(i)] - reference.mass[size_t(i)]) / reference.mass[size_t(i)]);
+
+  // The node graph: each row's (neighbour, node of the edge's other end) pairs as the host's, in any order.
+  const std::vector<i32> offsets = tables.offsets.download(), neighbors = tables.neighbors.download(),
+                         node_edges = tables.node_edges.download();
+  const std::vector<double> diagonal = gpu.download(tables.diagonal);
+  std::vector<std::pair<i32, i32>> row, host_row;
+  for (i32 i = 0; i < topo.num_nodes; ++i) {
+    row.clear();
+    host_row.clear();
+    for (i32 k = offsets[size_t(i)]; k < offsets[size_t(i) + 1]; ++k) {
+      const i32 e = node_edges[size_t(k)];  // in the GPU's edge order: its ends as the host's edge id
+      const i32 a = ends[size_t(2 * e)], b = ends[size_t(2 * e + 1)];
+      row.emplace_back(neighbors[size_t(k)], (a == i || b == i) ? topo.find_edge(a, b) : -1);
+    }
+    for (i32 k = topo.node_offsets[size_t(i)]; k < topo.node_offsets[size_t(i) + 1]; ++k)
+      host_row.emplace_back(topo.node_neighbors[size_t(k)], topo.node_edges[size_t(k)]);
+    std::sort(row.begin(), row.end());
+    if (offsets[size_t(i)] != topo.node_offsets[size_t(i)] || row != host_row) ++d.wrong_rows;
+    d.diagonal = std::max(d.diagonal, std::fabs(diagonal[size_t(i)] - reference.diagonal[size_t(i)]) / reference.diagonal[size_t(i)]);
+  }
+
+  // K·T on the GPU's tables (heat_apply.glsl, one entry at a time) against the host's.
+  std::vector<double> T(size_t(topo.num_nodes));
+  for (size_t i = 0; i < T.size(); ++i) T[i] = std::sin(double(i));
+  const Field gpu_T = gpu.upload(T);
+  Field KT = gpu.make_vector(topo.num_nodes);
+  gpu.launch("heat_apply.glsl",
+             {GpuBackend::in("T", gpu_T), GpuBackend::in("offsets", tables.offsets), GpuBackend::in("neighbors", tables.neighbors),
+              GpuBackend::in("coefficients", tables.coefficients)},
+             {&KT}, {uniform_int("quad_rows", 0)});
+  const std::vector<double> gpu_KT = gpu.download(KT);
+  for (i32 i = 0; i < topo.num_nodes; ++i) {
+    double sum = 0;
+    for (i32 k = reference.offsets[size_t(i)]; k < reference.offsets[size_t(i) + 1]; ++k)
+      sum += reference.coefficients[size_t(k)] * (T[size_t(reference.neighbors[size_t(k)])] - T[size_t(i)]);
+    d.apply = std::max(d.apply, std::fabs(gpu_KT[size_t(i)] - sum) / reference.diagonal[size_t(i)]);  // max |T| <= 1
+  }
   return d;
 }
 

@@ -10,9 +10,11 @@
 //   - K_ab: Σ over the children holding the edge of k (n_a·n_b) / (36 V), n the face normals in
 //     float from fp64 point differences, V = V_c/8;
 //   - mass: a coarse node keeps 1/8 of its coarse mass, an edge midpoint sums V_c/8 · (1 or 1.5)
-//     over the coarse cells around the edge.
-// Not yet used by `heat`: the node CSR, the Dirichlet elimination and the output still take the
-// host's fine mesh.
+//     over the coarse cells around the edge;
+//   - the node graph: row lengths counted on the host from the coarse tables (one int per fine
+//     node), the entries made by a kernel (refine_heat_node_edges.glsl), K_ij gathered per entry.
+// Not yet used by `heat`: its problem set-up (boundary groups, loads), Dirichlet elimination, true
+// residual, multigrid levels and output still take the host's fine mesh.
 #include <cstdint>
 #include <vector>
 
@@ -29,6 +31,13 @@ struct GpuRefinedHeatTables {
   IndexField edge_nodes;    // 2 per fine edge: low id, high id
   Field edge_coefficients;  // K_ab per fine edge
   Field mass;               // lumped mass (median-dual volume) per fine node
+  // The node graph with K (heat_operator.hpp's neighbour form, what heat_apply.glsl reads): row i is
+  // entries [offsets[i], offsets[i + 1]), one per fine edge at i (not sorted by neighbour).
+  IndexField offsets;       // fine nodes + 1
+  IndexField node_edges;    // the fine edge of each entry
+  IndexField neighbors;     // its other node
+  Field coefficients;       // its K_ij
+  Field diagonal;           // K_ii = -Σ_j K_ij
 };
 
 // `coarse`: level K - 1 as load_mesh leaves it, with TopologyTables::all (every face's nodes and
@@ -44,6 +53,11 @@ struct RefinedHeatDifferences {
   std::int64_t wrong_edges = 0;  // GPU edges that are no fine edge, or one already produced
   double coefficients = 0;       // max |gpu - cpu| / max(K_aa, K_bb) over the edges
   double mass = 0;               // max |gpu - cpu| / cpu, per node
+  std::int64_t wrong_rows = 0;   // node-graph rows whose (neighbour, edge) pairs differ from the host's
+  double diagonal = 0;           // max |gpu - cpu| / cpu of K_ii
+  // K·T of T_i = sin(i) by heat_apply.glsl on these tables against the host's in double: max over
+  // the nodes of |gpu - cpu| / (K_ii max |T|).
+  double apply = 0;
 };
 RefinedHeatDifferences compare_with_reference(GpuBackend& gpu, const GpuRefinedHeatTables& tables, const LoadedMesh& fine,
                                               const HeatOperatorData& reference);

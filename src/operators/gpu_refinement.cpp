@@ -68,10 +68,9 @@ GpuCoarseLevel upload_coarse_level(GpuBackend& gpu, const TetMesh& coarse, const
   level.cell_edges = gpu.upload_indices(flatten(topo.cell_edges));
   level.edge_nodes = gpu.upload_indices(ne > 0 ? flatten(topo.edge_nodes) : std::vector<i32>{0});
   level.low_node_offsets = gpu.upload_indices(topo.edge_offsets_by_low_node);
-  std::vector<i32> cut_codes;
   std::vector<double> child_volumes;
-  cuts_and_child_volumes(coarse, cut_codes, child_volumes);
-  level.cuts = gpu.upload_indices(cut_codes);
+  cuts_and_child_volumes(coarse, level.cut_codes, child_volumes);
+  level.cuts = gpu.upload_indices(level.cut_codes);
   level.volumes_eighth = gpu.upload(child_volumes);
   level.uniforms = {uniform_int("coarse_nodes", int(nn)), uniform_int("interleaved", numbering == RefineNumbering::interleaved)};
   return level;

@@ -35,6 +35,7 @@ struct GpuRefinedMesh {
 struct GpuCoarseLevel {
   IndexField coordinates, cells, cell_edges, edge_nodes, low_node_offsets, cuts;
   Field volumes_eighth;
+  std::vector<std::int32_t> cut_codes;  // the host's copy of `cuts`
   std::vector<KernelUniform> uniforms;  // coarse_nodes, interleaved
   std::vector<KernelInput> inputs() const;
 };

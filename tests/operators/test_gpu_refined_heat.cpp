@@ -2,7 +2,10 @@
 // against the CPU twin, assemble_heat_operator on the host's refined mesh (*IsEquivalentToRef):
 //  - the fine edges: the same set of node pairs, each once;
 //  - K_ab within 1e-6 of the larger diagonal of its two rows (float face normals from fp64 point
-//    differences, summed over up to ~10 children), the lumped mass within 1e-6 of each node's;
+//    differences, summed over up to ~10 children), the lumped mass and K_ii within 1e-6 of each
+//    node's;
+//  - the node graph: every row the host's (neighbour, edge) pairs, and K·T by heat_apply.glsl on the
+//    GPU's tables within 1e-5 of K_ii max |T| of the host's in double;
 // on every project mesh (refine 0 -> 1, interleaved as load_mesh numbers it), a refined mesh, a
 // structured box (exact ties between the octahedron's diagonals), awkward sizes (1, 2 and 13
 // tets) in both numberings, with a conductivity that differs from cell to cell; both packings and
@@ -29,6 +32,8 @@ namespace ss::test {
 namespace {
 
 constexpr double kTolerance = 1e-6;
+// K·T: a float sum of ~14 terms K_ij (T_j - T_i), each rounded: a few float roundings of K_ii max |T|.
+constexpr double kApplyTolerance = 1e-5;
 
 // A conductivity per coarse cell between 0.5 and 2.9, and its children's copy (children of coarse
 // cell c are fine cells 8c .. 8c + 7).
@@ -72,8 +77,11 @@ protected:
     EXPECT_EQ(d.wrong_edges, 0) << what;
     EXPECT_LE(d.coefficients, kTolerance) << what;
     EXPECT_LE(d.mass, kTolerance) << what;
-    std::printf("[ gpu heat tables ] %s: %d fine edges, coefficients %.2e, mass %.2e\n", what.c_str(),
-                fine.topology.num_edges, d.coefficients, d.mass);
+    EXPECT_EQ(d.wrong_rows, 0) << what;
+    EXPECT_LE(d.diagonal, kTolerance) << what;
+    EXPECT_LE(d.apply, kApplyTolerance) << what;
+    std::printf("[ gpu heat tables ] %s: %d fine edges, coefficients %.2e, mass %.2e, diagonal %.2e, K·T %.2e\n",
+                what.c_str(), fine.topology.num_edges, d.coefficients, d.mass, d.diagonal, d.apply);
   }
   // Renumbered as load_mesh does (interleaved), and in the file's order (coarse_first).
   void expect_equivalent_in_both_numberings(const TetMesh& mesh) {
