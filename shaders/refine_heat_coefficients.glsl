@@ -7,14 +7,29 @@
 uniform sampler2D coarse_volumes_eighth;  // V/8 of each coarse cell: every child's volume
 uniform sampler2D coarse_conductivity;    // k of each coarse cell (its children's)
 
+uniform sampler2D coarse_coordinates_hi;  // 3 per coarse node: float(x)
+uniform sampler2D coarse_coordinates_lo;  // 3 per coarse node: x - float(x), rounded to float
+
+vec3 corner_hi(int v) { return vec3(ss_element(coarse_coordinates_hi, 3 * v), ss_element(coarse_coordinates_hi, 3 * v + 1), ss_element(coarse_coordinates_hi, 3 * v + 2)); }
+vec3 corner_lo(int v) { return vec3(ss_element(coarse_coordinates_lo, 3 * v), ss_element(coarse_coordinates_lo, 3 * v + 1), ss_element(coarse_coordinates_lo, 3 * v + 2)); }
+
 // Σ over the children of coarse cell c holding both slots of k V ∇λ_a·∇λ_b. With ∇λ_m = −S_m/(3V)
 // and S_m = n_m/2 the area vector of the face opposite corner m: k (n_a·n_b) / (36 V). The sign of
-// n does not matter (both flip together). Points in fp64, their differences rounded to float.
+// n does not matter (both flip together).
+// The ten slot points are taken relative to corner 0, in float: corner m at (hi_m − hi_0) + (lo_m − lo_0),
+// each difference correctly rounded, so a point is within a few float roundings of the cell's size,
+// not of the coordinates' size (a fine cell is 2^-K of the mesh: GLSL fp64 differences, which the
+// H200 computed no better than float, lost 2^K of that).
 float children_coefficient(int c, int slot_a, int slot_b) {
   ivec4 t = ss_index_quad(coarse_cells, c);
-  dvec3 q[10];
-  for (int m = 0; m < 4; ++m) q[m] = coarse_point(t[m]);
-  for (int k = 0; k < 6; ++k) q[4 + k] = midpoint(q[kLocalEdgeNodes[k].x], q[kLocalEdgeNodes[k].y]);
+  vec3 q[10];
+  vec3 hi0 = corner_hi(t.x), lo0 = corner_lo(t.x);
+  q[0] = vec3(0.0);
+  for (int m = 1; m < 4; ++m) {
+    precise vec3 d = (corner_hi(t[m]) - hi0) + (corner_lo(t[m]) - lo0);
+    q[m] = d;
+  }
+  for (int k = 0; k < 6; ++k) q[4 + k] = 0.5 * (q[kLocalEdgeNodes[k].x] + q[kLocalEdgeNodes[k].y]);
   const ivec3 face_nodes[4] = ivec3[4](ivec3(1, 2, 3), ivec3(0, 3, 2), ivec3(0, 1, 3), ivec3(0, 2, 1));  // kTetFaceNodes
   int cut = ss_index_element(coarse_cuts, c);
   float sum = 0.0;
@@ -27,8 +42,8 @@ float children_coefficient(int c, int slot_a, int slot_b) {
     }
     if (ia < 0 || ib < 0) continue;
     ivec3 fa = face_nodes[ia], fb = face_nodes[ib];
-    vec3 na = cross(vec3(q[s[fa.y]] - q[s[fa.x]]), vec3(q[s[fa.z]] - q[s[fa.x]]));
-    vec3 nb = cross(vec3(q[s[fb.y]] - q[s[fb.x]]), vec3(q[s[fb.z]] - q[s[fb.x]]));
+    vec3 na = cross(q[s[fa.y]] - q[s[fa.x]], q[s[fa.z]] - q[s[fa.x]]);
+    vec3 nb = cross(q[s[fb.y]] - q[s[fb.x]], q[s[fb.z]] - q[s[fb.x]]);
     sum += dot(na, nb);
   }
   return ss_element(coarse_conductivity, c) * sum / (36.0 * ss_element(coarse_volumes_eighth, c));

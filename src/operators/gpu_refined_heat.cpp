@@ -73,6 +73,15 @@ GpuRefinedHeatTables gpu_refine_heat_tables(GpuBackend& gpu, const LoadedMesh& c
   const IndexField around = gpu.upload_indices(edge_cells);
   const Field cell_conductivity = gpu.upload(conductivity);
   const Field coarse_mass = gpu.upload(coarse.geometry.dual_volumes);
+  // The coordinates as float pairs (hi = float(x), lo = float(x - hi)), for differences in float.
+  std::vector<double> hi(size_t(topo.num_nodes) * 3), lo(hi.size());
+  for (size_t v = 0; v < coarse.mesh.nodes.size(); ++v)
+    for (int d = 0; d < 3; ++d) {
+      const double x = coarse.mesh.nodes[v][d];
+      hi[3 * v + size_t(d)] = double(float(x));
+      lo[3 * v + size_t(d)] = x - double(float(x));
+    }
+  const Field coordinates_hi = gpu.upload(hi), coordinates_lo = gpu.upload(lo);
   const IndexField node_offsets = gpu.upload_indices(topo.node_offsets);
   const IndexField node_edges = gpu.upload_indices(topo.node_edges.empty() ? std::vector<i32>{0} : topo.node_edges);
   const IndexField face_offsets = gpu.upload_indices(topo.edge_face_offsets);
@@ -81,7 +90,8 @@ GpuRefinedHeatTables gpu_refine_heat_tables(GpuBackend& gpu, const LoadedMesh& c
   inputs.insert(inputs.end(), {GpuBackend::in("coarse_face_nodes", face_nodes), GpuBackend::in("coarse_face_cells", face_cells),
                                GpuBackend::in("edge_cell_offsets", offsets), GpuBackend::in("edge_cells", around),
                                GpuBackend::in("coarse_conductivity", cell_conductivity),
-                               GpuBackend::in("coarse_mass", coarse_mass), GpuBackend::in("coarse_node_offsets", node_offsets),
+                               GpuBackend::in("coarse_mass", coarse_mass), GpuBackend::in("coarse_coordinates_hi", coordinates_hi),
+                               GpuBackend::in("coarse_coordinates_lo", coordinates_lo), GpuBackend::in("coarse_node_offsets", node_offsets),
                                GpuBackend::in("coarse_node_edges", node_edges), GpuBackend::in("edge_face_offsets", face_offsets),
                                GpuBackend::in("edge_faces", faces_around)});
   std::vector<KernelUniform> uniforms = level.uniforms;

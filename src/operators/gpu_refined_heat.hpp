@@ -8,7 +8,8 @@
 //   - edges: the same set as the fine Topology's, numbered by the coarse entity they come from
 //     (2 per coarse edge, 3 per coarse face, 1 per coarse cell: refine_fine_edges.glsl);
 //   - K_ab: Σ over the children holding the edge of k (n_a·n_b) / (36 V), n the face normals in
-//     float from fp64 point differences, V = V_c/8;
+//     float from the points relative to a corner of the coarse cell (float-pair coordinates:
+//     differences correctly rounded), V = V_c/8;
 //   - mass: a coarse node keeps 1/8 of its coarse mass, an edge midpoint sums V_c/8 · (1 or 1.5)
 //     over the coarse cells around the edge;
 //   - the node graph: row lengths counted on the host from the coarse tables (one int per fine
