@@ -29,6 +29,7 @@
 #include "operators/heat_operator.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
+#include "util/host_memory.hpp"
 
 namespace ss {
 namespace {
@@ -53,6 +54,7 @@ void run_refine_bench(const RefineBenchOptions& o, const GlobalOptions& globals)
   load.tables = TopologyTables::all;
   const LoadedMesh coarse = load_mesh(o.mesh, load);
   const Topology& topo = coarse.topology;
+  const std::int64_t coarse_peak_bytes = peak_host_memory_bytes();  // all the GPU path needs on the host
 
   // 2. Level K on the host (the CPU twin), timed.
   TetMesh fine;
@@ -78,6 +80,9 @@ void run_refine_bench(const RefineBenchOptions& o, const GlobalOptions& globals)
   report["cpu_threads"] = std::thread::hardware_concurrency();
   report["mesh"] = {{"file", o.mesh}, {"refine", o.refine}, {"coarse_nodes", topo.num_nodes}, {"coarse_tets", topo.num_cells},
                     {"fine_nodes", fine.nodes.size()}, {"fine_tets", fine.tets.size()}};
+  report["host_memory"] = {{"coarse_level_peak_bytes", coarse_peak_bytes}, {"peak_bytes", peak_host_memory_bytes()},
+                           {"note", "coarse_level_peak_bytes: peak after loading level K-1 with every table (what the GPU "
+                                    "path needs); peak_bytes: after the host's level K and its heat tables too"}};
   report["cpu"] = {{"refine_seconds", cpu_refine}, {"cell_geometry_seconds", cpu_geometry},
                    {"seconds", cpu_refine + cpu_geometry},
                    {"heat_mesh_seconds", cpu_heat_mesh}, {"heat_assembly_seconds", cpu_heat_assembly},
@@ -87,6 +92,8 @@ void run_refine_bench(const RefineBenchOptions& o, const GlobalOptions& globals)
               topo.num_nodes, fine.nodes.size(), topo.num_cells, fine.tets.size());
   std::printf("cpu: refine_once %.3f s + cell volumes and centroids %.3f s = %.3f s\n", cpu_refine, cpu_geometry,
               cpu_refine + cpu_geometry);
+  std::printf("host memory: peak %.2f GB after level %d (all tables), %.2f GB after the host's level %d and its heat tables\n",
+              coarse_peak_bytes / 1e9, o.refine - 1, peak_host_memory_bytes() / 1e9, o.refine);
   std::printf("cpu heat tables: refine_once %.3f s + topology and geometry %.3f s + assembly %.3f s = %.3f s\n", cpu_refine,
               cpu_heat_mesh, cpu_heat_assembly, cpu_refine + cpu_heat_mesh + cpu_heat_assembly);
   std::printf("%-8s %-8s %8s %8s %8s %13s %9s %9s %9s %9s %9s %11s %8s %8s %s\n", "format", "launch", "first_s", "gpu_s", "cpu/gpu",

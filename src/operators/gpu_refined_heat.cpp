@@ -47,15 +47,17 @@ std::vector<i32> fine_row_offsets(const Topology& topo, const std::vector<i32>& 
 }  // namespace
 
 GpuRefinedHeatTables gpu_refine_heat_tables(GpuBackend& gpu, const LoadedMesh& coarse, const std::vector<double>& conductivity,
-                                            RefineNumbering numbering) {
+                                            const std::vector<double>& heat_capacity, RefineNumbering numbering) {
   const Topology& topo = coarse.topology;
   const std::string& source = coarse.mesh.source;
   SS_REQUIRE(topo.tables == TopologyTables::all && std::int64_t(topo.face_cells.size()) == topo.mesh_faces,
              source << ": the GPU's fine heat tables need the coarse level's face tables (TopologyTables::all)");
   SS_REQUIRE(std::int64_t(conductivity.size()) == topo.num_cells,
              source << ": " << conductivity.size() << " conductivities for " << topo.num_cells << " cells");
-  SS_REQUIRE(std::int64_t(coarse.geometry.dual_volumes.size()) == topo.num_nodes,
-             source << ": the GPU's fine heat tables need the coarse level's geometry (dual volumes)");
+  SS_REQUIRE(heat_capacity.empty() || std::int64_t(heat_capacity.size()) == topo.num_cells,
+             source << ": " << heat_capacity.size() << " heat capacities for " << topo.num_cells << " cells");
+  SS_REQUIRE(std::int64_t(coarse.geometry.cell_volumes.size()) == topo.num_cells,
+             source << ": the GPU's fine heat tables need the coarse level's geometry (cell volumes)");
   const GpuCoarseLevel level = upload_coarse_level(gpu, coarse.mesh, topo, numbering);
 
   // 1. The cells around each coarse edge (6c + k: local edge k of cell c), ascending by cell.
@@ -72,7 +74,12 @@ GpuRefinedHeatTables gpu_refine_heat_tables(GpuBackend& gpu, const LoadedMesh& c
   const IndexField offsets = gpu.upload_indices(edge_cell_offsets);
   const IndexField around = gpu.upload_indices(edge_cells);
   const Field cell_conductivity = gpu.upload(conductivity);
-  const Field coarse_mass = gpu.upload(coarse.geometry.dual_volumes);
+  // ρc per coarse cell, and the coarse lumped heat capacity Σ_c ρc V_c / 4 (a coarse node keeps 1/8 of it).
+  const std::vector<double> rho_c = heat_capacity.empty() ? std::vector<double>(size_t(topo.num_cells), 1.0) : heat_capacity;
+  std::vector<double> mass(size_t(topo.num_nodes), 0.0);
+  for (i32 c = 0; c < topo.num_cells; ++c)
+    for (i32 node : coarse.mesh.tets[size_t(c)]) mass[size_t(node)] += rho_c[size_t(c)] * coarse.geometry.cell_volumes[size_t(c)] / 4.0;
+  const Field coarse_mass = gpu.upload(mass), cell_heat_capacity = gpu.upload(rho_c);
   // The coordinates as float pairs (hi = float(x), lo = float(x - hi)), for differences in float.
   std::vector<double> hi(size_t(topo.num_nodes) * 3), lo(hi.size());
   for (size_t v = 0; v < coarse.mesh.nodes.size(); ++v)
@@ -90,7 +97,8 @@ GpuRefinedHeatTables gpu_refine_heat_tables(GpuBackend& gpu, const LoadedMesh& c
   inputs.insert(inputs.end(), {GpuBackend::in("coarse_face_nodes", face_nodes), GpuBackend::in("coarse_face_cells", face_cells),
                                GpuBackend::in("edge_cell_offsets", offsets), GpuBackend::in("edge_cells", around),
                                GpuBackend::in("coarse_conductivity", cell_conductivity),
-                               GpuBackend::in("coarse_mass", coarse_mass), GpuBackend::in("coarse_coordinates_hi", coordinates_hi),
+                               GpuBackend::in("coarse_mass", coarse_mass), GpuBackend::in("coarse_heat_capacity", cell_heat_capacity),
+                               GpuBackend::in("coarse_coordinates_hi", coordinates_hi),
                                GpuBackend::in("coarse_coordinates_lo", coordinates_lo), GpuBackend::in("coarse_node_offsets", node_offsets),
                                GpuBackend::in("coarse_node_edges", node_edges), GpuBackend::in("edge_face_offsets", face_offsets),
                                GpuBackend::in("edge_faces", faces_around)});
@@ -174,7 +182,10 @@ RefinedHeatDifferences compare_with_reference(GpuBackend& gpu, const GpuRefinedH
       host_row.emplace_back(topo.node_neighbors[size_t(k)], topo.node_edges[size_t(k)]);
     std::sort(row.begin(), row.end());
     if (offsets[size_t(i)] != topo.node_offsets[size_t(i)] || row != host_row) ++d.wrong_rows;
-    d.diagonal = std::max(d.diagonal, std::fabs(diagonal[size_t(i)] - reference.diagonal[size_t(i)]) / reference.diagonal[size_t(i)]);
+    double row_scale = 0;  // Σ_j |K_ij|: the scale of the float sum K_ii = -Σ_j K_ij
+    for (i32 k = reference.offsets[size_t(i)]; k < reference.offsets[size_t(i) + 1]; ++k)
+      row_scale += std::fabs(reference.coefficients[size_t(k)]);
+    d.diagonal = std::max(d.diagonal, std::fabs(diagonal[size_t(i)] - reference.diagonal[size_t(i)]) / row_scale);
   }
 
   // K·T on the GPU's tables (heat_apply.glsl, one entry at a time) against the host's.

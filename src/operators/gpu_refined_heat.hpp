@@ -3,14 +3,14 @@
 // edges as node pairs, each edge's stiffness K_ab and each fine node's lumped mass, computed by
 // kernels that read only the coarse level's tables (shaders/refine_fine_edges.glsl): the fine mesh,
 // its topology and its geometry need not exist on the host. The CPU twin is assemble_heat_operator
-// on refine_once's mesh (operators/heat_operator.hpp), with each child taking its parent's
-// conductivity.
+// on refine_once's mesh (physics/heat_problem.hpp's assemble_heat_system), with each child taking
+// its parent's conductivity and heat capacity.
 //   - edges: the same set as the fine Topology's, numbered by the coarse entity they come from
 //     (2 per coarse edge, 3 per coarse face, 1 per coarse cell: refine_fine_edges.glsl);
 //   - K_ab: Σ over the children holding the edge of k (n_a·n_b) / (36 V), n the face normals in
 //     float from the points relative to a corner of the coarse cell (float-pair coordinates:
 //     differences correctly rounded), V = V_c/8;
-//   - mass: a coarse node keeps 1/8 of its coarse mass, an edge midpoint sums V_c/8 · (1 or 1.5)
+//   - mass: a coarse node keeps 1/8 of its coarse mass, an edge midpoint sums ρc V_c/8 · (1 or 1.5)
 //     over the coarse cells around the edge;
 //   - the node graph: row lengths counted on the host from the coarse tables (one int per fine
 //     node), the entries made by a kernel (refine_heat_node_edges.glsl), K_ij gathered per entry.
@@ -42,20 +42,22 @@ struct GpuRefinedHeatTables {
 };
 
 // `coarse`: level K - 1 as load_mesh leaves it, with TopologyTables::all (every face's nodes and
-// cells) and its geometry; `conductivity`: one value > 0 per coarse cell. Throws ss::Error naming
-// the mesh for missing face tables or a conductivity count that is not the cell count.
+// cells) and its geometry; `conductivity` k and `heat_capacity` ρc: one value per coarse cell (its
+// children's; ρc empty: 1), so `mass` is assemble_heat_system's M_ii = Σ_c (ρc)_c V_c / 4. Throws
+// ss::Error naming the mesh for missing face tables or a value count that is not the cell count.
 GpuRefinedHeatTables gpu_refine_heat_tables(GpuBackend& gpu, const LoadedMesh& coarse, const std::vector<double>& conductivity,
+                                            const std::vector<double>& heat_capacity = {},
                                             RefineNumbering numbering = RefineNumbering::interleaved);
 
 // How the GPU's tables differ from the CPU twin's (`fine`: the refined mesh with its topology and
-// geometry; `reference`: assemble_heat_operator on it).
+// geometry; `reference`: assemble_heat_system on it).
 struct RefinedHeatDifferences {
   bool sizes_match = true;
   std::int64_t wrong_edges = 0;  // GPU edges that are no fine edge, or one already produced
   double coefficients = 0;       // max |gpu - cpu| / max(K_aa, K_bb) over the edges
   double mass = 0;               // max |gpu - cpu| / cpu, per node
   std::int64_t wrong_rows = 0;   // node-graph rows whose (neighbour, edge) pairs differ from the host's
-  double diagonal = 0;           // max |gpu - cpu| / cpu of K_ii
+  double diagonal = 0;           // max |gpu - cpu| / Σ_j |K_ij| of K_ii
   // K·T of T_i = sin(i) by heat_apply.glsl on these tables against the host's in double: max over
   // the nodes of |gpu - cpu| / (K_ii max |T|).
   double apply = 0;

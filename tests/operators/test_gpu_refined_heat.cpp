@@ -2,14 +2,14 @@
 // against the CPU twin, assemble_heat_operator on the host's refined mesh (*IsEquivalentToRef):
 //  - the fine edges: the same set of node pairs, each once;
 //  - K_ab within 1e-6 of the larger diagonal of its two rows (float face normals from fp64 point
-//    differences, summed over up to ~10 children), the lumped mass and K_ii within 1e-6 of each
-//    node's;
+//    differences, summed over up to ~10 children), the lumped heat capacity within 1e-6 of each
+//    node's, K_ii within 1e-6 of Σ_j |K_ij|;
 //  - the node graph: every row the host's (neighbour, edge) pairs, and K·T by heat_apply.glsl on the
 //    GPU's tables within 1e-5 of K_ii max |T| of the host's in double;
 // on every project mesh (refine 0 -> 1, interleaved as load_mesh numbers it), a refined mesh, a
 // structured box (exact ties between the octahedron's diagonals), awkward sizes (1, 2 and 13
-// tets) in both numberings, with a conductivity that differs from cell to cell; both packings and
-// both launch paths.
+// tets) in both numberings, with a conductivity and a heat capacity that differ from cell to cell
+// (the twin: assemble_heat_system); both packings and both launch paths.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,7 +17,6 @@
 #include <optional>
 #include <random>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "gl/gl_test_base.hpp"
@@ -25,6 +24,7 @@
 #include "mesh/load_mesh.hpp"
 #include "operators/gpu_refined_heat.hpp"
 #include "operators/heat_operator.hpp"
+#include "physics/heat_problem.hpp"
 #include "project_mesh.hpp"
 #include "util/error.hpp"
 
@@ -35,17 +35,17 @@ constexpr double kTolerance = 1e-6;
 // K·T: a float sum of ~14 terms K_ij (T_j - T_i), each rounded: a few float roundings of K_ii max |T|.
 constexpr double kApplyTolerance = 1e-5;
 
-// A conductivity per coarse cell between 0.5 and 2.9, and its children's copy (children of coarse
-// cell c are fine cells 8c .. 8c + 7).
-std::vector<double> coarse_conductivity(std::int32_t cells) {
-  std::vector<double> k(static_cast<size_t>(cells));
-  for (std::int32_t c = 0; c < cells; ++c) k[size_t(c)] = 0.5 + 0.4 * double(c % 7);
-  return k;
+// A material value per coarse cell, first + step · (c mod 7), and its children's copy (children of
+// coarse cell c are fine cells 8c .. 8c + 7).
+std::vector<double> coarse_values(std::int32_t cells, double first, double step) {
+  std::vector<double> v(static_cast<size_t>(cells));
+  for (std::int32_t c = 0; c < cells; ++c) v[size_t(c)] = first + step * double(c % 7);
+  return v;
 }
-std::vector<double> children_conductivity(const std::vector<double>& coarse) {
-  std::vector<double> k(coarse.size() * 8);
-  for (size_t c = 0; c < k.size(); ++c) k[c] = coarse[c / 8];
-  return k;
+std::vector<double> children_values(const std::vector<double>& coarse) {
+  std::vector<double> v(coarse.size() * 8);
+  for (size_t c = 0; c < v.size(); ++c) v[c] = coarse[c / 8];
+  return v;
 }
 
 struct Setting {
@@ -69,10 +69,14 @@ protected:
     return *backend_;
   }
   void expect_equivalent(const LoadedMesh& coarse, const LoadedMesh& fine, RefineNumbering numbering, const std::string& what) {
-    const std::vector<double> k = coarse_conductivity(coarse.topology.num_cells);
-    const HeatOperatorData reference = assemble_heat_operator(fine, children_conductivity(k), HeatTables::operator_only);
+    const std::vector<double> k = coarse_values(coarse.topology.num_cells, 0.5, 0.4);
+    const std::vector<double> rho_c = coarse_values(coarse.topology.num_cells, 2.0, -0.25);
+    HeatProblem problem;  // the children's materials, as build_heat_problem gives them
+    problem.conductivity = children_values(k);
+    problem.heat_capacity = children_values(rho_c);
+    const HeatOperatorData reference = assemble_heat_system(fine, problem, HeatTables::operator_only);
     const RefinedHeatDifferences d =
-        compare_with_reference(backend(), gpu_refine_heat_tables(backend(), coarse, k, numbering), fine, reference);
+        compare_with_reference(backend(), gpu_refine_heat_tables(backend(), coarse, k, rho_c, numbering), fine, reference);
     ASSERT_TRUE(d.sizes_match) << what;
     EXPECT_EQ(d.wrong_edges, 0) << what;
     EXPECT_LE(d.coefficients, kTolerance) << what;
@@ -135,24 +139,28 @@ TEST_P(GpuRefinedHeat, AwkwardSizesAreEquivalentToRef) {
   }
 }
 
-// One-line errors naming the mesh: a coarse level without its face tables, a conductivity per fine
-// cell instead of per coarse cell.
-TEST_P(GpuRefinedHeat, RefusesMissingFaceTablesAndWrongConductivityCount) {
+// One-line errors naming the mesh: a coarse level without its face tables, a conductivity or a heat
+// capacity per fine cell instead of per coarse cell.
+TEST_P(GpuRefinedHeat, RefusesMissingFaceTablesAndWrongValueCounts) {
   LoadOptions lean;
   lean.tables = TopologyTables::boundary;
   const LoadedMesh cube = load_mesh(std::string(SS_SOURCE_DIR) + "/meshes/cube.msh", lean);
   const LoadedMesh& full = project_mesh("cube.msh", 0);
-  GpuBackend backend = gpu();
-  for (const auto& [mesh, cells, what] : {std::tuple{&cube, cube.topology.num_cells, "face tables"},
-                                          std::tuple{&full, 8 * full.topology.num_cells, "conductivities"}}) {
+  const size_t cells = size_t(full.topology.num_cells);
+  const std::vector<double> ones(cells, 1.0), too_many(8 * cells, 1.0);
+  const auto expect_error = [&](const LoadedMesh& mesh, const std::vector<double>& k, const std::vector<double>& rho_c,
+                                const char* what) {
     try {
-      gpu_refine_heat_tables(backend, *mesh, std::vector<double>(size_t(cells), 1.0));
+      gpu_refine_heat_tables(backend(), mesh, k, rho_c);
       ADD_FAILURE() << "no error for " << what;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("cube.msh"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
     }
-  }
+  };
+  expect_error(cube, ones, {}, "face tables");
+  expect_error(full, too_many, {}, "conductivities");
+  expect_error(full, ones, too_many, "heat capacities");
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, GpuRefinedHeat,
