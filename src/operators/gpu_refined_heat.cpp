@@ -140,6 +140,71 @@ GpuRefinedHeatTables gpu_refine_heat_tables(GpuBackend& gpu, const LoadedMesh& c
   return fine;
 }
 
+GpuRefinedHeatSystem::GpuRefinedHeatSystem(GpuBackend& gpu, const GpuRefinedHeatTables& tables,
+                                           std::vector<i32> fixed_nodes, std::vector<double> fixed_values)
+    : gpu_(gpu), tables_(tables), fixed_nodes_(std::move(fixed_nodes)), fixed_values_(std::move(fixed_values)) {
+  SS_REQUIRE(fixed_values_.size() == fixed_nodes_.size(),
+             "refined heat system: " << fixed_values_.size() << " Dirichlet values for " << fixed_nodes_.size() << " fixed nodes");
+  std::vector<double> fixed(size_t(tables.num_nodes), 0.0);
+  for (i32 node : fixed_nodes_) {
+    SS_REQUIRE(node >= 0 && node < tables.num_nodes,
+               "refined heat system: fixed node " << node << " is not one of the " << tables.num_nodes << " nodes");
+    fixed[size_t(node)] = 1.0;
+  }
+  fixed_ = gpu.upload(fixed);
+  // K_ij fixed_j per entry; the free columns' K_ij = K_ij − that; d_i = −Σ_j K_ij fixed_j.
+  const std::int64_t entries = tables.coefficients.size();
+  Field fixed_neighbor = gpu.make_vector(entries), fixed_part = gpu.make_vector(entries);
+  gpu.gather(fixed_, tables.neighbors, fixed_neighbor);
+  gpu.multiply(tables.coefficients, fixed_neighbor, fixed_part);
+  free_coefficients_ = gpu.make_vector(entries);
+  gpu.axpy(-1.0, fixed_part, tables.coefficients, free_coefficients_);
+  shift_ = gpu.make_vector(tables.num_nodes);
+  gpu.launch("refine_heat_diagonal.glsl",
+             {GpuBackend::in("fine_offsets", tables.offsets), GpuBackend::in("coefficients", fixed_part)}, {&shift_});
+  zero_entries_ = gpu.make_vector(entries);
+  gpu.fill(zero_entries_, 0.0);
+  zero_nodes_ = gpu.make_vector(tables.num_nodes);
+  gpu.fill(zero_nodes_, 0.0);
+}
+
+GpuRefinedHeatSystem::Vector GpuRefinedHeatSystem::system_diagonal(double a, double s) {
+  // a m + s K_ii, then fixed rows 1: v + fixed (1 − v).
+  Vector v = gpu_.make_vector(tables_.num_nodes), fixed_v = gpu_.make_vector(tables_.num_nodes);
+  gpu_.linear_combination({a, s}, {&tables_.mass, &tables_.diagonal}, v);
+  gpu_.multiply(fixed_, v, fixed_v);
+  Vector out = gpu_.make_vector(tables_.num_nodes);
+  gpu_.linear_combination({1.0, 1.0, -1.0}, {&v, &fixed_, &fixed_v}, out);
+  return out;
+}
+
+void GpuRefinedHeatSystem::apply_system(double a, double s, const Vector& x, Vector& y) {
+  gpu_.launch("heat_apply_system.glsl",
+              {GpuBackend::in("T", x), GpuBackend::in("offsets", tables_.offsets), GpuBackend::in("neighbors", tables_.neighbors),
+               GpuBackend::in("coefficients", free_coefficients_), GpuBackend::in("mass", tables_.mass),
+               GpuBackend::in("shift", shift_), GpuBackend::in("fixed_mask", fixed_)},
+              {&y},
+              {uniform_float("mass_coefficient", a), uniform_float("stiffness_coefficient", s), uniform_int("quad_rows", 0)});
+}
+
+void GpuRefinedHeatSystem::prepare_solution_precise(PreciseVector& X) {
+  if (!fixed_nodes_.empty()) gpu_.scatter_precise(X, fixed_nodes_, fixed_values_);
+}
+
+void GpuRefinedHeatSystem::residual_precise(double a, double s, const PreciseVector& f, const PreciseVector& X,
+                                            PreciseVector& out, bool fixed_rows) {
+  const auto hi = [](double v) { return double(float(v)); };  // a and s as float pairs (1/Δt is no float)
+  gpu_.launch("heat_residual_precise.glsl",
+              {GpuBackend::in("f_hi", f.hi), GpuBackend::in("f_lo", f.lo), GpuBackend::in("x_hi", X.hi),
+               GpuBackend::in("x_lo", X.lo), GpuBackend::in("mass_hi", tables_.mass), GpuBackend::in("mass_lo", zero_nodes_),
+               GpuBackend::in("coefficients_hi", tables_.coefficients), GpuBackend::in("coefficients_lo", zero_entries_),
+               GpuBackend::in("fixed_mask", fixed_), GpuBackend::in("offsets", tables_.offsets),
+               GpuBackend::in("neighbors", tables_.neighbors)},
+              {&out.hi, &out.lo},
+              {uniform_float("a_hi", hi(a)), uniform_float("a_lo", a - hi(a)), uniform_float("s_hi", hi(s)),
+               uniform_float("s_lo", s - hi(s)), uniform_int("fixed_rows", fixed_rows ? 1 : 0)});
+}
+
 RefinedHeatDifferences compare_with_reference(GpuBackend& gpu, const GpuRefinedHeatTables& tables, const LoadedMesh& fine,
                                               const HeatOperatorData& reference) {
   RefinedHeatDifferences d;

@@ -49,6 +49,34 @@ GpuRefinedHeatTables gpu_refine_heat_tables(GpuBackend& gpu, const LoadedMesh& c
                                             const std::vector<double>& heat_capacity = {},
                                             RefineNumbering numbering = RefineNumbering::interleaved);
 
+// The heat system a·M + s·K̃ on these tables with the fixed nodes eliminated, in the form
+// solve_heat_system (physics/heat_solver.hpp) takes, from the kernels GpuHeatOperator uses
+// (heat_apply_system.glsl, heat_residual_precise.glsl) over the unsorted, unpadded node graph. The
+// elimination is made on the GPU: the fixed columns' K_ij zeroed (K_ij (1 − fixed_j)) and
+// d_i = −Σ_j K_ij fixed_j. K is the tables' float K, so the defect correction's residual is exact
+// for that operator (its lo parts are 0); it differs from the host's double K by ~1e-7 relative.
+class GpuRefinedHeatSystem {
+public:
+  using Vector = Field;
+  using PreciseVector = GpuBackend::PreciseVector;
+  // `fixed_nodes` (fine ids, any order, unique) hold `fixed_values`. Throws ss::Error for an id out
+  // of range or a value count that is not the node count. Keeps a reference to `tables`.
+  GpuRefinedHeatSystem(GpuBackend& gpu, const GpuRefinedHeatTables& tables, std::vector<std::int32_t> fixed_nodes,
+                       std::vector<double> fixed_values);
+  Vector system_diagonal(double a, double s);  // a m_i + s K_ii free, 1 fixed
+  void apply_system(double a, double s, const Vector& x, Vector& y);
+  void prepare_solution_precise(PreciseVector& X);  // X_D = T_D exactly
+  void residual_precise(double a, double s, const PreciseVector& f, const PreciseVector& X, PreciseVector& out,
+                        bool fixed_rows);
+
+private:
+  GpuBackend& gpu_;
+  const GpuRefinedHeatTables& tables_;
+  std::vector<std::int32_t> fixed_nodes_;
+  std::vector<double> fixed_values_;
+  Field fixed_, free_coefficients_, shift_, zero_entries_, zero_nodes_;
+};
+
 // How the GPU's tables differ from the CPU twin's (`fine`: the refined mesh with its topology and
 // geometry; `reference`: assemble_heat_system on it).
 struct RefinedHeatDifferences {
