@@ -8,9 +8,7 @@
 #include "util/error.hpp"
 
 namespace ss {
-namespace {
 
-// e(p), which must be finite: "<where>: <what> = "<text>" is <v> at (x, y, z)" otherwise.
 double evaluate_finite(const Expression& e, const glm::dvec3& p, const std::string& where, const char* what) {
   const double v = e(p);
   SS_REQUIRE(std::isfinite(v), where << ": " << what << " = \"" << e.text() << "\" is " << v << " at (" << p.x << ", "
@@ -18,7 +16,6 @@ double evaluate_finite(const Expression& e, const glm::dvec3& p, const std::stri
   return v;
 }
 
-// The case's materials: the one [material], or each [material.<group>].
 std::vector<const Material*> unique_materials(const HeatCase& c) {
   if (c.material) return {&*c.material};
   std::vector<const Material*> list;
@@ -26,7 +23,54 @@ std::vector<const Material*> unique_materials(const HeatCase& c) {
   return list;
 }
 
-}  // namespace
+HeatProblem heat_problem_settings(const HeatCase& c) {
+  HeatProblem p;
+  if (c.time) p.time = static_cast<const TimeSettings&>(*c.time);
+  p.tolerance = c.tolerance;
+  p.max_iterations = c.max_iterations;
+  p.jacobi = c.jacobi;
+  p.multigrid = c.multigrid;
+  p.mixed = c.mixed;
+  p.inner_tolerance = c.inner_tolerance;
+  p.variant = parse_cg_variant(c.variant);
+  return p;
+}
+
+std::vector<const Material*> cell_materials(const HeatCase& c, const LoadedMesh& m, const PresentGroups* whole) {
+  const size_t cells = m.mesh.tets.size();
+  const auto line = [&](int l) { return c.path + ":" + std::to_string(l); };
+  std::map<std::int32_t, const Material*> by_id;
+  if (!c.material) {
+    for (const auto& [spec, material] : c.materials)
+      by_id[resolve_volume_group(m.mesh, spec, line(c.material_lines.at(spec)), whole)] = &material;
+  }
+  // A parallel pass that remembers the first cell without one (reported below, outside the region).
+  std::vector<const Material*> material_of(cells, c.material ? &*c.material : nullptr);
+  std::int64_t missing = std::int64_t(cells);
+  if (!c.material) {
+#pragma omp parallel for schedule(static) reduction(min : missing)
+    for (std::int64_t cell = 0; cell < std::int64_t(cells); ++cell) {
+      const std::int32_t g = m.mesh.tet_groups.empty() ? 0 : m.mesh.tet_groups[size_t(cell)];
+      const auto it = by_id.find(g);
+      if (it == by_id.end()) missing = std::min(missing, cell);
+      else material_of[size_t(cell)] = it->second;
+    }
+  }
+  if (missing < std::int64_t(cells)) {
+    const std::int32_t g = m.mesh.tet_groups.empty() ? 0 : m.mesh.tet_groups[size_t(missing)];
+    SS_THROW(c.path << ": no [material.<group>] for " << volume_group_label(m.mesh, g) << " (it has tets, e.g. "
+                    << tet_label(m.mesh, missing) << ")");
+  }
+  return material_of;
+}
+
+void fix_dirichlet_nodes(const std::vector<char>& fixed, const std::vector<double>& fixed_value, HeatProblem& p) {
+  for (size_t i = 0; i < fixed.size(); ++i) {
+    if (!fixed[i]) continue;
+    p.dirichlet_nodes.push_back(std::int32_t(i));
+    p.dirichlet_values.push_back(fixed_value[i]);
+  }
+}
 
 void add_boundary_flux(const LoadedMesh& mesh, std::int32_t group, const Expression& q, std::vector<double>& load) {
   const Topology& topo = mesh.topology;
@@ -63,16 +107,7 @@ HeatOperatorData assemble_heat_system(const LoadedMesh& mesh, const HeatProblem&
 
 HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m, const PresentGroups* whole) {
   const size_t cells = m.mesh.tets.size(), nodes = m.mesh.nodes.size();
-  HeatProblem p;
-  if (c.time) p.time = static_cast<const TimeSettings&>(*c.time);
-  p.tolerance = c.tolerance;
-  p.max_iterations = c.max_iterations;
-  p.jacobi = c.jacobi;
-  p.multigrid = c.multigrid;
-  p.mixed = c.mixed;
-  p.inner_tolerance = c.inner_tolerance;
-  p.variant = parse_cg_variant(c.variant);
-
+  HeatProblem p = heat_problem_settings(c);
   const auto line = [&](int l) { return c.path + ":" + std::to_string(l); };
 
   // Materials: one for all, or per volume group (every group present must be given one); the source
@@ -80,29 +115,7 @@ HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m, const Pre
   std::vector<double> source(cells, 0.0);
   p.conductivity.assign(cells, 1.0);
   p.heat_capacity.assign(cells, 1.0);
-  std::map<std::int32_t, const Material*> by_id;
-  if (!c.material) {
-    for (const auto& [spec, material] : c.materials)
-      by_id[resolve_volume_group(m.mesh, spec, line(c.material_lines.at(spec)), whole)] = &material;
-  }
-  // Each cell's material: a parallel pass that remembers the first cell without one (reported
-  // below, outside the parallel region).
-  std::vector<const Material*> material_of(cells, c.material ? &*c.material : nullptr);
-  std::int64_t missing = std::int64_t(cells);
-  if (!c.material) {
-#pragma omp parallel for schedule(static) reduction(min : missing)
-    for (std::int64_t cell = 0; cell < std::int64_t(cells); ++cell) {
-      const std::int32_t g = m.mesh.tet_groups.empty() ? 0 : m.mesh.tet_groups[size_t(cell)];
-      const auto it = by_id.find(g);
-      if (it == by_id.end()) missing = std::min(missing, cell);
-      else material_of[size_t(cell)] = it->second;
-    }
-  }
-  if (missing < std::int64_t(cells)) {
-    const std::int32_t g = m.mesh.tet_groups.empty() ? 0 : m.mesh.tet_groups[size_t(missing)];
-    SS_THROW(c.path << ": no [material.<group>] for " << volume_group_label(m.mesh, g) << " (it has tets, e.g. "
-                    << tet_label(m.mesh, missing) << ")");
-  }
+  std::vector<const Material*> material_of = cell_materials(c, m, whole);
 #pragma omp parallel for schedule(static)
   for (std::int64_t cell = 0; cell < std::int64_t(cells); ++cell) {
     p.conductivity[size_t(cell)] = material_of[size_t(cell)]->conductivity;
@@ -154,11 +167,7 @@ HeatProblem build_heat_problem(const HeatCase& c, const LoadedMesh& m, const Pre
     for (size_t i = 0; i < nodes; ++i)
       p.initial[i] = evaluate_finite(c.time->initial, m.mesh.nodes[i], c.path, "[time] initial");
   }
-  for (size_t i = 0; i < nodes; ++i) {
-    if (!fixed[i]) continue;
-    p.dirichlet_nodes.push_back(std::int32_t(i));
-    p.dirichlet_values.push_back(fixed_value[i]);
-  }
+  fix_dirichlet_nodes(fixed, fixed_value, p);
   return p;
 }
 

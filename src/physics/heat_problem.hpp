@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "mesh/load_mesh.hpp"
+#include "mesh/refine.hpp"
 #include "operators/heat_operator.hpp"
 #include "physics/heat_case.hpp"
 #include "solver/cg.hpp"
@@ -49,6 +50,26 @@ struct HeatProblem {
 // On a rank's piece of a mesh, `whole` lists the whole mesh's groups (a piece may lack some); the
 // values of the piece's owned nodes are exact (their every tet and boundary face is local).
 HeatProblem build_heat_problem(const HeatCase& heat_case, const LoadedMesh& mesh, const PresentGroups* whole = nullptr);
+
+// The heat problem of level K = one refinement of `coarse` (level K − 1, load_mesh's tables: the
+// edges, the boundary faces with their groups; and its geometry), made without level K's mesh
+// (issue 13, item 4): build_heat_problem on refine_once(coarse, numbering) gives the same, except
+// that conductivity and heat_capacity stay one per coarse cell (each child has its parent's). The
+// loads, fixed nodes and initial values are per fine node, from the fine nodes' coordinates
+// (midpoints in double, as refine_once) and the children's centroids, volumes, boundary triangles.
+// The case's groups are resolved against the coarse mesh (the same groups).
+HeatProblem build_refined_heat_problem(const HeatCase& heat_case, const LoadedMesh& coarse,
+                                       RefineNumbering numbering = RefineNumbering::interleaved);
+
+// Shared by the two builders: e(p), which must be finite ("<where>: <what> = "<text>" is <v> at
+// (x, y, z)" otherwise); the case's materials (the one [material], or each [material.<group>]); a
+// problem with the case's solver and time settings only; each cell's material (an error names the
+// first cell without one); the fixed nodes (ascending) and their values from per-node flags.
+double evaluate_finite(const Expression& e, const glm::dvec3& p, const std::string& where, const char* what);
+std::vector<const Material*> unique_materials(const HeatCase& c);
+HeatProblem heat_problem_settings(const HeatCase& c);
+std::vector<const Material*> cell_materials(const HeatCase& c, const LoadedMesh& m, const PresentGroups* whole);
+void fix_dirichlet_nodes(const std::vector<char>& fixed, const std::vector<double>& fixed_value, HeatProblem& p);
 
 // The conduction operator of the problem in double (K with its k per cell) and its lumped heat
 // capacity M_ii = Σ_c (ρc)_c V_c / 4 in place of the plain dual volumes.
