@@ -91,12 +91,7 @@ TetMesh refine_once(const TetMesh& mesh, const Topology& topo, RefineNumbering n
   out.surface_group_names = mesh.surface_group_names;
   out.volume_group_names = mesh.volume_group_names;  // tags are dropped: refined entities have none
   const std::vector<i32> id = refined_node_ids(topo, numbering);
-  out.nodes.resize(static_cast<size_t>(nn) + ne);
-#pragma omp parallel for schedule(static)
-  for (i32 v = 0; v < nn; ++v) out.nodes[size_t(id[size_t(v)])] = mesh.nodes[size_t(v)];
-#pragma omp parallel for schedule(static)
-  for (i32 e = 0; e < ne; ++e)
-    out.nodes[size_t(id[size_t(nn + e)])] = 0.5 * (mesh.nodes[topo.edge_nodes[e][0]] + mesh.nodes[topo.edge_nodes[e][1]]);
+  out.nodes = refined_node_coordinates(mesh, topo, numbering);
 
   out.tets.resize(static_cast<size_t>(nc) * 8);
   out.tet_groups.resize(out.tets.size());
@@ -121,22 +116,37 @@ TetMesh refine_once(const TetMesh& mesh, const Topology& topo, RefineNumbering n
   out.triangle_groups.resize(out.boundary_triangles.size());
   for (i32 t = 0; t < nt; ++t) {
     const Triangle& tri = mesh.boundary_triangles[t];
-    i32 mid[3];
-    for (int k = 0; k < 3; ++k) {
-      i32 e = topo.find_edge(tri[k], tri[(k + 1) % 3]);
-      SS_REQUIRE(e >= 0, mesh.source << ": " << triangle_label(mesh, t) << " (" << nodes_label(mesh, tri.data(), 3)
-                                     << ") has an edge that is no tet edge");
-      mid[k] = id[size_t(nn + e)];  // midpoint of (tri[k], tri[k+1])
+    for (int k = 0; k < 3; ++k)
+      SS_REQUIRE(topo.find_edge(tri[k], tri[(k + 1) % 3]) >= 0, mesh.source << ": " << triangle_label(mesh, t) << " ("
+                                                                              << nodes_label(mesh, tri.data(), 3)
+                                                                              << ") has an edge that is no tet edge");
+    const auto children = refined_triangle_children(topo, id, tri);
+    for (int k = 0; k < 4; ++k) {
+      out.boundary_triangles[static_cast<size_t>(t) * 4 + k] = children[size_t(k)];
+      out.triangle_groups[static_cast<size_t>(t) * 4 + k] = mesh.triangle_groups[t];
     }
-    const i32 v[3] = {id[size_t(tri[0])], id[size_t(tri[1])], id[size_t(tri[2])]};
-    Triangle* child = &out.boundary_triangles[static_cast<size_t>(t) * 4];
-    child[0] = {v[0], mid[0], mid[2]};
-    child[1] = {mid[0], v[1], mid[1]};
-    child[2] = {mid[2], mid[1], v[2]};
-    child[3] = {mid[0], mid[1], mid[2]};
-    for (int k = 0; k < 4; ++k) out.triangle_groups[static_cast<size_t>(t) * 4 + k] = mesh.triangle_groups[t];
   }
   return out;
+}
+
+std::vector<glm::dvec3> refined_node_coordinates(const TetMesh& mesh, const Topology& topo, RefineNumbering numbering) {
+  const i32 nn = topo.num_nodes, ne = topo.num_edges;
+  const std::vector<i32> id = refined_node_ids(topo, numbering);
+  std::vector<glm::dvec3> nodes(static_cast<size_t>(nn) + static_cast<size_t>(ne));
+#pragma omp parallel for schedule(static)
+  for (i32 v = 0; v < nn; ++v) nodes[size_t(id[size_t(v)])] = mesh.nodes[size_t(v)];
+#pragma omp parallel for schedule(static)
+  for (i32 e = 0; e < ne; ++e)
+    nodes[size_t(id[size_t(nn + e)])] = 0.5 * (mesh.nodes[topo.edge_nodes[e][0]] + mesh.nodes[topo.edge_nodes[e][1]]);
+  return nodes;
+}
+
+std::array<std::array<i32, 3>, 4> refined_triangle_children(const Topology& topo, const std::vector<i32>& id,
+                                                            const std::array<i32, 3>& tri) {
+  i32 mid[3];  // fine id of the midpoint of (tri[k], tri[k+1])
+  for (int k = 0; k < 3; ++k) mid[k] = id[size_t(topo.num_nodes + topo.find_edge(tri[k], tri[(k + 1) % 3]))];
+  const i32 v[3] = {id[size_t(tri[0])], id[size_t(tri[1])], id[size_t(tri[2])]};
+  return {{{v[0], mid[0], mid[2]}, {mid[0], v[1], mid[1]}, {mid[2], mid[1], v[2]}, {mid[0], mid[1], mid[2]}}};
 }
 
 void require_refinable(const TetMesh& mesh, int levels) {

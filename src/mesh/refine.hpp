@@ -1,5 +1,6 @@
 #pragma once
 // Uniform refinement: every tet into 8, every boundary triangle into 4.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -42,6 +43,16 @@ enum class RefineNumbering { coarse_first, interleaved };
 
 // Fine id of each coarse-first id (coarse node v, then nn + e for edge e) under `numbering`.
 std::vector<std::int32_t> refined_node_ids(const Topology& topo, RefineNumbering numbering);
+
+// The fine nodes' coordinates (coarse nodes, then midpoints 0.5 (a + b) in double), in `numbering`'s
+// order: refine_once's nodes without its cells.
+std::vector<glm::dvec3> refined_node_coordinates(const TetMesh& mesh, const Topology& topo, RefineNumbering numbering);
+
+// The four children of triangle (n0, n1, n2) as refine_once splits it, in fine ids (`id` from
+// refined_node_ids): (n0, m01, m20), (m01, n1, m12), (m20, m12, n2), (m01, m12, m20), each oriented
+// as the parent. Needs the topology's edge lookup.
+std::array<std::array<std::int32_t, 3>, 4> refined_triangle_children(const Topology& topo, const std::vector<std::int32_t>& id,
+                                                                    const std::array<std::int32_t, 3>& triangle);
 
 // One level with the mesh's topology already built (any TopologyTables: it needs the edges and
 // cell_edges only). Children of tet c are tets 8c .. 8c + 7, of triangle t triangles 4t .. 4t + 3.

@@ -2,7 +2,6 @@
 // same sums as build_heat_problem on the refined mesh, walking each coarse cell's eight children and
 // each coarse boundary face's four (refine_once's children, refine_cut's cuts) instead of level K's
 // tables.
-#include <array>
 #include <cmath>
 
 #include <glm/geometric.hpp>
@@ -25,12 +24,7 @@ HeatProblem build_refined_heat_problem(const HeatCase& c, const LoadedMesh& m, R
   // 1. Level K's node coordinates (refine_once's midpoints) in its numbering.
   const std::vector<i32> id = refined_node_ids(topo, numbering);  // of coarse node v, then of edge e's midpoint
   const size_t nodes = size_t(nn) + size_t(ne);
-  std::vector<glm::dvec3> points(nodes);
-#pragma omp parallel for schedule(static)
-  for (i32 v = 0; v < nn; ++v) points[size_t(id[size_t(v)])] = m.mesh.nodes[size_t(v)];
-#pragma omp parallel for schedule(static)
-  for (i32 e = 0; e < ne; ++e)
-    points[size_t(id[size_t(nn + e)])] = 0.5 * (m.mesh.nodes[topo.edge_nodes[e][0]] + m.mesh.nodes[topo.edge_nodes[e][1]]);
+  const std::vector<glm::dvec3> points = refined_node_coordinates(m.mesh, topo, numbering);
 
   // 2. Materials per coarse cell; sources S at the children's centroids, S V / 4 to each child's nodes
   // (children in refine_once's order: cell 8c + k, as add_cell_source walks them).
@@ -74,14 +68,6 @@ HeatProblem build_refined_heat_problem(const HeatCase& c, const LoadedMesh& m, R
 
   // 3. Boundary conditions, in case-file order, on the four children of each coarse boundary face of
   // the group (corner, midpoint, midpoint as refine_once splits the file's triangles).
-  const auto children_of_face = [&](i32 f) {
-    const auto& n = topo.face_nodes[size_t(f)];
-    i32 mid[3];
-    for (int k = 0; k < 3; ++k) mid[k] = id[size_t(nn + topo.find_edge(n[k], n[(k + 1) % 3]))];
-    const i32 v[3] = {id[size_t(n[0])], id[size_t(n[1])], id[size_t(n[2])]};
-    return std::array<std::array<i32, 3>, 4>{{{v[0], mid[0], mid[2]}, {mid[0], v[1], mid[1]}, {mid[2], mid[1], v[2]},
-                                              {mid[0], mid[1], mid[2]}}};
-  };
   std::vector<double> fixed_value(nodes, 0.0);
   std::vector<char> fixed(nodes, 0);
   for (const BoundaryCondition& bc : c.boundaries) {
@@ -89,7 +75,7 @@ HeatProblem build_refined_heat_problem(const HeatCase& c, const LoadedMesh& m, R
     const i32 group = resolve_surface_group(m, bc.group, where, nullptr);
     for (i32 f : topo.boundary_faces) {
       if (topo.face_groups[size_t(f)] != group) continue;
-      for (const auto& triangle : children_of_face(f)) {
+      for (const auto& triangle : refined_triangle_children(topo, id, topo.face_nodes[size_t(f)])) {
         const glm::dvec3 &a = points[size_t(triangle[0])], &b = points[size_t(triangle[1])], &d = points[size_t(triangle[2])];
         if (bc.type == BoundaryCondition::Type::neumann) {  // q A / 3 to each corner, q at the centroid
           const double area = glm::length(0.5 * glm::cross(b - a, d - a));
