@@ -11,6 +11,7 @@
 
 #include "app/commands.hpp"
 #include "app/heat_distributed.hpp"
+#include "app/heat_gpu_finest.hpp"
 #include "app/solve_command.hpp"
 #include "gl/context.hpp"
 #include "mesh/load_mesh.hpp"
@@ -36,22 +37,7 @@ namespace fs = std::filesystem;
 
 struct HeatOptions : SolveOptions {
   std::string format = "R32F";
-};
-
-// Prints CG progress on stderr at most four times a second (over all solves of a run).
-class ProgressPrinter {
-public:
-  explicit ProgressPrinter(std::string label) : label_(std::move(label)) {}
-  void operator()(int iteration, double residual, double seconds) {
-    if (!throttle_.due(false)) return;
-    std::fprintf(stderr, "streamsolve: %s: CG iteration %d, relative residual %.3e, %.2f s\n", label_.c_str(), iteration,
-                 residual, seconds);
-  }
-  void reset() { throttle_.reset(); }
-
-private:
-  std::string label_;
-  ProgressThrottle throttle_;
+  bool gpu_finest_level = false;  // level K made on the GPU from level K − 1 (app/heat_gpu_finest.hpp)
 };
 
 struct BackendRun {
@@ -101,6 +87,8 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   // Under mpirun with several ranks (or --distributed): partitioned solve, src/app/cmd_heat_distributed.cpp.
   if (mpi::size() > 1 || o.distributed) {
     SS_REQUIRE(!o.compare, "--compare is not available with MPI ranks (compare a serial run's JSON instead)");
+    SS_REQUIRE(!o.gpu_finest_level, "--gpu-finest-level is not available with MPI ranks yet (each rank refines its "
+                                    "piece on the host)");
     DistributedHeatOptions d;
     d.case_file = o.case_file;
     d.backend = o.backend;
@@ -117,6 +105,12 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
     d.gpu_given = globals.gpu_option && globals.gpu_option->count() > 0;
     if (o.backend == "gpu") d.gpu = globals.gpu_options();
     run_heat_distributed(d);
+    return;
+  }
+  if (o.gpu_finest_level) {
+    SS_REQUIRE(o.backend == "gpu" && !o.compare,
+               "--gpu-finest-level runs on the GPU alone (no --backend cpu, no --compare: compare with a run without it)");
+    run_heat_gpu_finest_level(o, o.format, globals);
     return;
   }
   StageTimings timings;
@@ -171,7 +165,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   TimeSeries series(out_dir, "heat");
   series.remove_previous_run(kHeatFinalFiles);
   HeatSolveHooks primary_hooks;
-  ProgressPrinter progress(o.backend);
+  CgProgressPrinter progress(o.backend);
   primary_hooks.progress = [&](int k, double r, double s) { progress(k, r, s); };
   if (problem.time && !o.no_vtu) {
     primary_hooks.every = o.every ? *o.every : heat_case.output_every;
@@ -223,7 +217,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   timings.add("true_residual", runs[0].true_residual_seconds);
   if (o.compare) {
     HeatSolveHooks quiet;
-    ProgressPrinter other_progress(other_backend(o.backend));
+    CgProgressPrinter other_progress(other_backend(o.backend));
     quiet.progress = [&](int k, double r, double s) { other_progress(k, r, s); };
     t0 = StageTimings::now();
     runs.push_back(o.backend == "gpu" ? run_cpu(quiet) : run_gpu(quiet));
@@ -232,25 +226,8 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   const BackendRun& primary = runs[0];
 
   // 6. Outputs: JSON summary always (it records a failed solve too), fields only when converged.
-  nlohmann::json summary;
-  summary["problem"] = "heat";
-  summary["case"] = heat_case.path;
-  summary["mesh"] = {{"file", heat_case.mesh_file}, {"nodes", mesh.mesh.nodes.size()}, {"tets", mesh.mesh.tets.size()},
-                     {"refine", heat_case.refine}};
-  describe_backend(summary, primary.backend, primary.device, globals);
-  summary["steps"] = primary.report.steps;
-  summary["iterations"] = primary.report.iterations;
-  summary["relative_residual"] = primary.report.relative_residual;
-  summary["true_relative_residual"] = primary.true_residual;
-  summary["outer_corrections"] = primary.report.outer_corrections;  // defect corrections (inner solves), all solves
-  summary["inner_iterations"] = primary.report.inner_iterations;    // per correction of the last solve
-  summary["precision"] = problem.mixed ? "mixed" : "float";
-  summary["variant"] = to_string(problem.variant);
-  summary["converged"] = primary.report.converged;
-  summary["stop_reason"] = primary.report.stop_reason;
-  summary["solve_seconds"] = primary.report.solve_seconds;
-  summary["seconds_per_iteration"] =
-      primary.report.iterations ? primary.report.solve_seconds / primary.report.iterations : 0.0;
+  nlohmann::json summary = heat_summary(heat_case, mesh.mesh.nodes.size(), mesh.mesh.tets.size(), primary.backend,
+                                        primary.device, globals, problem, primary.report, primary.true_residual);
   const auto [t_min, t_max] = std::minmax_element(primary.temperature.begin(), primary.temperature.end());
   summary["temperature"] = {{"min", *t_min}, {"max", *t_max}};
   if (o.compare) {
@@ -304,6 +281,9 @@ void add_heat_command(CLI::App& app, GlobalOptions& globals) {
   auto* heat = app.add_subcommand("heat", "node-based heat conduction from a case file (steady or transient)");
   add_solve_options(*heat, o, "heat", "the surface temperature");
   heat->add_option("--format", o.format, "GPU texture format: R32F or RGBA32F")->check(CLI::IsMember({"R32F", "RGBA32F"}));
+  heat->add_flag("--gpu-finest-level", o.gpu_finest_level,
+                 "make the finest level (refine K >= 1) on the GPU from level K-1: its mesh, topology and operator never "
+                 "exist on the host (Jacobi or no preconditioner; the VTU downloads the mesh from the GPU)");
   heat->callback([&globals] { run_heat(o, globals); });
 }
 

@@ -52,6 +52,22 @@ std::string output_path(const std::string& option, const std::string& out_dir, c
 void describe_backend(nlohmann::json& summary, const std::string& backend, const std::string& device,
                       const GlobalOptions& globals);
 
+// CG progress on stderr at most four times a second (over all solves of a run):
+// "streamsolve: LABEL: CG iteration K, relative residual R, S s".
+class CgProgressPrinter {
+public:
+  explicit CgProgressPrinter(std::string label) : label_(std::move(label)) {}
+  void operator()(int iteration, double residual, double seconds) {
+    if (!throttle_.due(false)) return;
+    std::fprintf(stderr, "streamsolve: %s: CG iteration %d, relative residual %.3e, %.2f s\n", label_.c_str(), iteration,
+                 residual, seconds);
+  }
+
+private:
+  std::string label_;
+  ProgressThrottle throttle_;
+};
+
 // Where a run's wall time went, stage by stage in run order (read, refine, ..., solve, write), and
 // its peak host memory: the JSON's "timings" and "peak_host_memory_bytes", printed with -v.
 class StageTimings {

@@ -1,0 +1,208 @@
+// `heat --gpu-finest-level`: the finest level made on the GPU from level K − 1 (app/heat_gpu_finest.hpp).
+#include "app/heat_gpu_finest.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+
+#include "app/heat_distributed.hpp"
+#include "gl/context.hpp"
+#include "mesh/geometry.hpp"
+#include "mesh/refine.hpp"
+#include "mesh/vtu.hpp"
+#include "operators/gpu_refined_heat.hpp"
+#include "operators/gpu_refinement.hpp"
+#include "render/render_surface.hpp"
+#include "util/atomic_file.hpp"
+#include "util/error.hpp"
+#include "util/host_memory.hpp"
+
+namespace ss {
+namespace {
+
+namespace fs = std::filesystem;
+using i32 = std::int32_t;
+
+// Level K's mesh from the GPU's refinement of level K − 1 (coordinates as floats: the GPU's values;
+// the children's volume groups their parents').
+TetMesh download_refined_mesh(GpuBackend& gpu, const LoadedMesh& coarse) {
+  const GpuRefinedMesh fine = gpu_refine_once(gpu, coarse.mesh, coarse.topology);
+  TetMesh mesh;
+  mesh.source = coarse.mesh.source;
+  mesh.volume_group_names = coarse.mesh.volume_group_names;
+  mesh.surface_group_names = coarse.mesh.surface_group_names;
+  {
+    const std::vector<double> x = gpu.download(fine.x), y = gpu.download(fine.y), z = gpu.download(fine.z);
+    mesh.nodes.resize(x.size());
+    for (size_t i = 0; i < x.size(); ++i) mesh.nodes[i] = {x[i], y[i], z[i]};
+  }
+  const std::vector<i32> corners = fine.cell_nodes.download();
+  mesh.tets.resize(size_t(fine.num_cells));
+  mesh.tet_groups.resize(mesh.tets.size());
+  for (size_t c = 0; c < mesh.tets.size(); ++c) {
+    mesh.tets[c] = {corners[4 * c], corners[4 * c + 1], corners[4 * c + 2], corners[4 * c + 3]};
+    mesh.tet_groups[c] = coarse.mesh.tet_groups.empty() ? 0 : coarse.mesh.tet_groups[c / 8];
+  }
+  return mesh;
+}
+
+// Level K's surface for the picture: its nodes, and the four children of each boundary face of
+// level K − 1 as its boundary faces (all the surface renderer reads).
+LoadedMesh refined_surface(const LoadedMesh& coarse) {
+  const Topology& topo = coarse.topology;
+  LoadedMesh surface;
+  surface.mesh.source = coarse.mesh.source;
+  surface.mesh.nodes = refined_node_coordinates(coarse.mesh, topo, RefineNumbering::interleaved);
+  const std::vector<i32> id = refined_node_ids(topo, RefineNumbering::interleaved);
+  for (i32 f : topo.boundary_faces)
+    for (const auto& triangle : refined_triangle_children(topo, id, topo.face_nodes[size_t(f)])) {
+      surface.topology.boundary_faces.push_back(i32(surface.topology.face_nodes.size()));
+      surface.topology.face_nodes.push_back(triangle);
+    }
+  return surface;
+}
+
+}  // namespace
+
+nlohmann::json heat_summary(const HeatCase& heat_case, std::size_t nodes, std::size_t tets, const std::string& backend,
+                            const std::string& device, const GlobalOptions& globals, const HeatProblem& problem,
+                            const HeatSolveReport& report, double true_residual) {
+  nlohmann::json summary;
+  summary["problem"] = "heat";
+  summary["case"] = heat_case.path;
+  summary["mesh"] = {{"file", heat_case.mesh_file}, {"nodes", nodes}, {"tets", tets}, {"refine", heat_case.refine}};
+  describe_backend(summary, backend, device, globals);
+  summary["steps"] = report.steps;
+  summary["iterations"] = report.iterations;
+  summary["relative_residual"] = report.relative_residual;
+  summary["true_relative_residual"] = true_residual;
+  summary["outer_corrections"] = report.outer_corrections;  // defect corrections (inner solves), all solves
+  summary["inner_iterations"] = report.inner_iterations;    // per correction of the last solve
+  summary["precision"] = problem.mixed ? "mixed" : "float";
+  summary["variant"] = to_string(problem.variant);
+  summary["converged"] = report.converged;
+  summary["stop_reason"] = report.stop_reason;
+  summary["solve_seconds"] = report.solve_seconds;
+  summary["seconds_per_iteration"] = report.iterations ? report.solve_seconds / report.iterations : 0.0;
+  return summary;
+}
+
+void run_heat_gpu_finest_level(const SolveOptions& o, const std::string& format, const GlobalOptions& globals) {
+  StageTimings timings;
+  // 1. The case: every mistake stops here, before any work.
+  HeatCase heat_case = read_heat_case(o.case_file);
+  if (o.refine) heat_case.refine = *o.refine;
+  SS_REQUIRE(heat_case.refine >= 1, o.case_file << ": --gpu-finest-level makes level K on the GPU from level K - 1: "
+                                                   "it needs refine >= 1 (the case's [mesh] refine or --refine)");
+  SS_REQUIRE(!heat_case.multigrid, o.case_file << ": --gpu-finest-level does not take the multigrid preconditioner yet (its "
+                                                  "set-up reads the finest level's host tables): set [solver] "
+                                                  "preconditioner = \"jacobi\", or run without --gpu-finest-level");
+
+  // 2. Level K − 1 on the host, with every table (the GPU kernels read its faces).
+  LoadOptions load;
+  load.refine = heat_case.refine - 1;
+  load.tables = TopologyTables::all;
+  auto t0 = StageTimings::now();
+  const LoadedMesh coarse = load_mesh(heat_case.mesh_file, load);
+  add_mesh_timings(timings, coarse.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
+
+  // 3. Level K's problem from level K − 1 (materials per coarse cell).
+  t0 = StageTimings::now();
+  const HeatProblem problem = build_refined_heat_problem(heat_case, coarse);
+  timings.add_since("problem", t0);
+  const size_t nodes = problem.load.size(), tets = 8 * coarse.mesh.tets.size();
+  std::fprintf(stderr, "streamsolve: heat: level %d made on the GPU from level %d: %zu nodes, %zu tets, %zu fixed nodes, %s\n",
+               heat_case.refine, heat_case.refine - 1, nodes, tets, problem.dirichlet_nodes.size(),
+               problem.time ? ("transient, " + std::to_string(problem.time->steps) + " steps").c_str() : "steady");
+  const std::string out_dir = prepare_output_directory(o.out, heat_case.output_directory);
+  TimeSeries series(out_dir, "heat");
+  series.remove_previous_run(kHeatFinalFiles);
+
+  // 4. The GPU: level K's operator from level K − 1's tables, its fixed nodes eliminated.
+  t0 = StageTimings::now();
+  GlContext context(globals.gl);
+  timings.add_since("gl_context", t0);
+  LayoutOptions layout;
+  layout.packing = parse_packing(format);
+  GpuBackend gpu(context, layout, globals.gpu_options());
+  t0 = StageTimings::now();
+  const GpuRefinedHeatTables tables = gpu_refine_heat_tables(gpu, coarse, problem.conductivity, problem.heat_capacity);
+  GpuRefinedHeatSystem system(gpu, tables, problem.dirichlet_nodes, problem.dirichlet_values);
+  gpu.finish();
+  timings.add_since("gpu_finest_level", t0);
+
+  // Level K's mesh on the host only while a VTU is written (made on the GPU, downloaded).
+  std::optional<TetMesh> fine_mesh;
+  const auto fine_mesh_or_download = [&]() -> std::optional<TetMesh>& {
+    if (!fine_mesh) fine_mesh = download_refined_mesh(gpu, coarse);
+    return fine_mesh;
+  };
+  const auto mesh_for_output = [&]() -> const TetMesh& { return *fine_mesh_or_download(); };
+  HeatSolveHooks hooks;
+  CgProgressPrinter progress("gpu");
+  hooks.progress = [&](int k, double r, double s) { progress(k, r, s); };
+  if (problem.time && !o.no_vtu) {
+    hooks.every = o.every ? *o.every : heat_case.output_every;
+    hooks.snapshot = [&](int step, double time, const std::vector<double>& T) {
+      series.add(step, time, mesh_for_output(), {VtuArray::scalars("temperature", T)}, {});
+    };
+  }
+
+  // 5. The solve (mixed-precision defect correction around CG, as `heat`).
+  t0 = StageTimings::now();
+  GpuBackend::PreciseVector T =
+      gpu.upload_precise(problem.time && !problem.initial.empty() ? problem.initial : std::vector<double>(nodes, 0.0));
+  HeatSolveReport report;
+  solve_heat_system(gpu, system, problem.load, T, heat_solve_settings(problem), report, hooks);
+  timings.add_since("solve", t0);
+  t0 = StageTimings::now();
+  const std::vector<double> temperature = gpu.download_precise(T);
+  timings.add_since("download", t0);
+
+  // 6. Outputs: the JSON always, the fields only when converged (as `heat`).
+  nlohmann::json summary = heat_summary(heat_case, nodes, tets, "gpu", context.info().renderer, globals, problem, report,
+                                        report.relative_residual);
+  summary["finest_level"] = "gpu";  // the true residual is the GPU-made operator's
+  const auto [t_min, t_max] = std::minmax_element(temperature.begin(), temperature.end());
+  summary["temperature"] = {{"min", *t_min}, {"max", *t_max}};
+  if (report.converged) {
+    t0 = StageTimings::now();
+    if (!o.no_vtu) {
+      LoadedMesh fine;  // the mesh and its cell volumes: all cell_heat_flux reads
+      fine.mesh = std::move(*fine_mesh_or_download());
+      fine.geometry.cell_volumes.resize(tets);
+#pragma omp parallel for schedule(static)
+      for (std::int64_t c = 0; c < std::int64_t(tets); ++c)
+        fine.geometry.cell_volumes[size_t(c)] = signed_tet_volume(fine.mesh, fine.mesh.tets[size_t(c)]);
+      std::vector<double> conductivity(tets);
+      for (size_t c = 0; c < tets; ++c) conductivity[c] = problem.conductivity[c / 8];
+      std::vector<VtuArray> cell_data;
+      cell_data.push_back(VtuArray::float_vectors("heat_flux", cell_heat_flux(fine, temperature, conductivity)));
+      write_vtu((fs::path(out_dir) / (problem.time ? "heat_final.vtu" : "heat.vtu")).string(), fine.mesh,
+                {VtuArray::scalars("temperature", temperature)}, cell_data);
+    }
+    if (!o.no_png) {
+      RenderOptions view;
+      view.title = "temperature";
+      view.subtitle = fs::path(heat_case.path).filename().string() + ", gpu, level " + std::to_string(heat_case.refine) +
+                      " made on the GPU";
+      render_surface_png(refined_surface(coarse), temperature, view, output_path(o.png, out_dir, "heat.png"));
+    }
+    timings.add_since("write", t0);
+  }
+  summary["timings"] = timings.json();
+  summary["peak_host_memory_bytes"] = peak_host_memory_bytes();
+  if (globals.gl.verbose) timings.print("heat");
+  const std::string json_path = output_path(o.json, out_dir, "heat.json");
+  write_file_atomically(json_path, summary.dump(2) + "\n");
+  SS_REQUIRE(report.converged, "gpu solve did not converge: " << report.stop_reason << " after " << report.iterations
+                                                              << " CG iterations (summary in " << json_path << ")");
+  std::printf("heat: gpu on %s, level %d made on the GPU: %d CG iterations, relative residual %.2e, %.3f s in CG, T in [%g, %g]\n",
+              context.info().renderer.c_str(), heat_case.refine, report.iterations, report.relative_residual,
+              report.solve_seconds, *t_min, *t_max);
+  std::printf("wrote %s\n", out_dir.c_str());
+}
+
+}  // namespace ss

@@ -1,0 +1,34 @@
+#pragma once
+// `streamsolve heat CASE.toml --refine K --gpu-finest-level` (issue 13, item 4): level K − 1 is loaded
+// on the host with every table; level K's problem comes from it (build_refined_heat_problem), its
+// operator is made on the GPU from level K − 1's tables (gpu_refine_heat_tables) and solved there
+// (GpuRefinedHeatSystem in solve_heat_system): level K's mesh, topology and operator never exist on
+// the host. Outputs as `heat` writes them: the JSON (with "finest_level": "gpu"), the PNG on level K's
+// surface (its nodes' coordinates and the children of level K − 1's boundary faces), and the VTU on
+// level K's mesh, downloaded from the GPU's refinement (gpu_refine_once) only for the write.
+// Not yet: the multigrid preconditioner (its set-up reads the finest level's host tables), --compare,
+// MPI ranks. The true residual is that of the GPU-made operator (float K, exact arithmetic in the
+// refinement's fp64 residual), not of the host's double K, which is never built.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/commands.hpp"
+#include "app/solve_command.hpp"
+#include "physics/heat_case.hpp"
+#include "physics/heat_problem.hpp"
+#include "physics/heat_solver.hpp"
+
+namespace ss {
+
+void run_heat_gpu_finest_level(const SolveOptions& options, const std::string& format, const GlobalOptions& globals);
+
+// heat.json's common part: case, mesh counts, backend and device, iterations, residuals, precision,
+// convergence, solve times (both heat paths).
+nlohmann::json heat_summary(const HeatCase& heat_case, std::size_t nodes, std::size_t tets, const std::string& backend,
+                            const std::string& device, const GlobalOptions& globals, const HeatProblem& problem,
+                            const HeatSolveReport& report, double true_residual);
+
+}  // namespace ss

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""`heat --gpu-finest-level` (level K made on the GPU from level K - 1) against the host path.
+
+usage: check_heat_gpu_finest.py STREAMSOLVE SOURCE_DIR OUTDIR
+
+- Steady crankshaft (journals at 20 and 100, Jacobi CG to 1e-8) and the transient cube (theta = 1/2,
+  5 steps), each at refine 1: the same VTU cells, points within 1e-6 of the mesh's size (the GPU's are
+  floats), temperatures within 1e-6 of their range, heat flux within 1e-4 of its largest; heat.json
+  with "finest_level": "gpu", the same node and tet counts, converged, the GPU stage timed; a PNG;
+  for the transient run the PVD series.
+- One-line errors, exit 1, nothing written: with --compare, with --backend cpu, at refine 0, with the
+  multigrid preconditioner.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import meshio
+import numpy as np
+
+exe, src, work = sys.argv[1], sys.argv[2], sys.argv[3]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+failures = []
+
+
+def check(what, ok):
+    print(("ok    " if ok else "FAIL  ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def run(*args):
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    return subprocess.run([exe, *args], capture_output=True, text=True, env=env, timeout=600)
+
+
+crank = os.path.join(work, "crank_jacobi.toml")
+with open(crank, "w") as f:
+    f.write(f'''[mesh]
+file = "{src}/meshes/crank.msh"
+refine = 1
+[material]
+conductivity = 50.0
+[[boundary]]
+group = "journal_left"
+type = "dirichlet"
+value = 20.0
+[[boundary]]
+group = "journal_right"
+type = "dirichlet"
+value = 100.0
+[solver]
+preconditioner = "jacobi"
+tolerance = 1e-8
+''')
+cube = os.path.join(src, "tests", "parallel", "cube_transient.toml")
+
+for name, case, field in [("crank", crank, "heat.vtu"), ("cube_transient", cube, "heat_final.vtu")]:
+    gpu_out, host_out = os.path.join(work, name + "_gpu_finest"), os.path.join(work, name + "_host")
+    r = run("heat", case, "--refine", "1", "--gpu-finest-level", "--out", gpu_out)
+    check(f"{name}: --gpu-finest-level runs: {r.stderr.strip()[-400:]}", r.returncode == 0)
+    h = run("heat", case, "--refine", "1", "--out", host_out)
+    check(f"{name}: the host path runs: {h.stderr.strip()[-400:]}", h.returncode == 0)
+    if r.returncode != 0 or h.returncode != 0:
+        continue
+    a, b = meshio.read(os.path.join(gpu_out, field)), meshio.read(os.path.join(host_out, field))
+    check(f"{name}: the same cells", np.array_equal(a.cells[0].data, b.cells[0].data))
+    size = np.abs(b.points).max()
+    check(f"{name}: points within 1e-6 of the mesh's size", np.abs(a.points - b.points).max() <= 1e-6 * size)
+    ta, tb = a.point_data["temperature"], b.point_data["temperature"]
+    dt = np.abs(ta - tb).max() / (tb.max() - tb.min())
+    check(f"{name}: temperatures within 1e-6 of the range ({dt:.2e})", dt <= 1e-6)
+    qa, qb = a.cell_data["heat_flux"][0], b.cell_data["heat_flux"][0]
+    dq = np.abs(qa - qb).max() / np.abs(qb).max()
+    check(f"{name}: heat flux within 1e-4 of its largest ({dq:.2e})", dq <= 1e-4)
+    ja, jb = (json.load(open(os.path.join(d, "heat.json"))) for d in (gpu_out, host_out))
+    check(f"{name}: heat.json says finest_level gpu, converged, the host's counts",
+          ja.get("finest_level") == "gpu" and ja["converged"] and ja["mesh"]["nodes"] == jb["mesh"]["nodes"] and
+          ja["mesh"]["tets"] == jb["mesh"]["tets"] and ja["true_relative_residual"] <= 1e-8)
+    check(f"{name}: the GPU stage timed, no host assembly",
+          ja["timings"].get("gpu_finest_level", 0) > 0 and "assemble" not in ja["timings"])
+    with open(os.path.join(gpu_out, "heat.png"), "rb") as f:
+        check(f"{name}: heat.png is a PNG", f.read(8) == b"\x89PNG\r\n\x1a\n")
+    if name == "cube_transient":
+        check(f"{name}: the PVD series", os.path.exists(os.path.join(gpu_out, "heat.pvd")) and
+              os.path.exists(os.path.join(gpu_out, "heat_000005.vtu")))
+
+# Refusals: one line naming what is missing, exit 1, no output folder.
+for what, args, needle in [("--compare", ["--compare"], "--compare"), ("--backend cpu", ["--backend", "cpu"], "GPU alone"),
+                           ("refine 0", ["--refine", "0"], "refine >= 1")]:
+    out = os.path.join(work, "refused_" + what.replace(" ", "_").strip("-"))
+    r = run("heat", crank, "--gpu-finest-level", *args, "--out", out)
+    lines = r.stderr.strip().splitlines()
+    check(f"{what}: one error line naming it: {r.stderr.strip()}", r.returncode == 1 and len(lines) == 1 and needle in lines[0])
+    check(f"{what}: nothing written", not os.path.exists(os.path.join(out, "heat.json")))
+r = run("heat", os.path.join(src, "meshes", "crank_heat.toml"), "--gpu-finest-level", "--out", os.path.join(work, "refused_mg"))
+check(f"multigrid: one error line naming it: {r.stderr.strip()}",
+      r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and "multigrid" in r.stderr)
+
+print(f"{len(failures)} failed" if failures else "all passed")
+sys.exit(1 if failures else 0)
