@@ -52,6 +52,7 @@ void run_refine_bench(const RefineBenchOptions& o, const GlobalOptions& globals)
   LoadOptions load;
   load.refine = o.refine - 1;
   load.tables = TopologyTables::all;
+  load.cell_geometry_only = true;
   const LoadedMesh coarse = load_mesh(o.mesh, load);
   const Topology& topo = coarse.topology;
   const std::int64_t coarse_peak_bytes = peak_host_memory_bytes();  // all the GPU path needs on the host

@@ -1,11 +1,12 @@
 #pragma once
 // `streamsolve heat CASE.toml --refine K --gpu-finest-level` (issue 13, item 4): level K − 1 is loaded
-// on the host with every table; level K's problem comes from it (build_refined_heat_problem), its
-// operator is made on the GPU from level K − 1's tables (gpu_refine_heat_tables) and solved there
-// (GpuRefinedHeatSystem in solve_heat_system): level K's mesh, topology and operator never exist on
-// the host. Outputs as `heat` writes them: the JSON (with "finest_level": "gpu"), the PNG on level K's
-// surface (its nodes' coordinates and the children of level K − 1's boundary faces), and the VTU on
-// level K's mesh, downloaded from the GPU's refinement (gpu_refine_once) only for the write.
+// on the host with every table (geometry: its cells' volumes only); level K's problem comes from it
+// (build_refined_heat_problem), its operator is made on the GPU from level K − 1's tables
+// (gpu_refine_heat_tables) and solved there (GpuRefinedHeatSystem in solve_heat_system): level K's
+// mesh, topology and operator never exist on the host. Outputs as `heat` writes them: the JSON (with
+// "finest_level": "gpu"), the PNG on level K's surface (its nodes' coordinates and the children of
+// level K − 1's boundary faces), and the VTU on level K's mesh, downloaded from the GPU's refinement
+// (gpu_refine_once) only for the write.
 // Not yet: the multigrid preconditioner (its set-up reads the finest level's host tables), --compare,
 // MPI ranks. The true residual is that of the GPU-made operator (float K, exact arithmetic in the
 // refinement's fp64 residual), not of the host's double K, which is never built.

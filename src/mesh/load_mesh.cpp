@@ -60,7 +60,8 @@ LoadedMesh prepare(TetMesh mesh, const LoadOptions& options, LoadReport report) 
   if (out.topology.unassigned_group != 0) mesh.surface_group_names[out.topology.unassigned_group] = "unassigned";
   report.topology_seconds = seconds_since(t0);
   t0 = clock::now();
-  out.geometry = compute_geometry(mesh, out.topology);
+  if (options.cell_geometry_only) cell_volumes_and_centroids(mesh, out.geometry.cell_volumes, out.geometry.cell_centroids);
+  else out.geometry = compute_geometry(mesh, out.topology);
   report.geometry_seconds = seconds_since(t0);
   out.mesh = std::move(mesh);
   out.report = report;

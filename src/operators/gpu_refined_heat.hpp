@@ -42,7 +42,7 @@ struct GpuRefinedHeatTables {
 };
 
 // `coarse`: level K - 1 as load_mesh leaves it, with TopologyTables::all (every face's nodes and
-// cells) and its geometry; `conductivity` k and `heat_capacity` ρc: one value per coarse cell (its
+// cells) and its cells' volumes; `conductivity` k and `heat_capacity` ρc: one value per coarse cell (its
 // children's; ρc empty: 1), so `mass` is assemble_heat_system's M_ii = Σ_c (ρc)_c V_c / 4. Throws
 // ss::Error naming the mesh for missing face tables or a value count that is not the cell count.
 GpuRefinedHeatTables gpu_refine_heat_tables(GpuBackend& gpu, const LoadedMesh& coarse, const std::vector<double>& conductivity,
