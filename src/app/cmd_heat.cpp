@@ -26,9 +26,7 @@
 #include "physics/heat_solver.hpp"
 #include "render/render_surface.hpp"
 #include "render/surface_viewer.hpp"
-#include "util/atomic_file.hpp"
 #include "util/error.hpp"
-#include "util/host_memory.hpp"
 
 namespace ss {
 namespace {
@@ -254,11 +252,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
     if (!o.no_png) render_surface_png(mesh, primary.temperature, view, output_path(o.png, out_dir, "heat.png"));
     timings.add_since("write", t0);
   }
-  summary["timings"] = timings.json();
-  summary["peak_host_memory_bytes"] = peak_host_memory_bytes();
-  if (globals.gl.verbose) timings.print("heat");
-  const std::string json_path = output_path(o.json, out_dir, "heat.json");
-  write_file_atomically(json_path, summary.dump(2) + "\n");
+  const std::string json_path = write_heat_summary(summary, timings, globals, o.json, out_dir);
   for (const BackendRun& run : runs)
     SS_REQUIRE(run.report.converged, run.backend << " solve did not converge: " << run.report.stop_reason << " after "
                                                  << run.report.iterations << " CG iterations (summary in " << json_path << ")");

@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/heat_distributed.hpp"
+#include "app/heat_gpu_finest.hpp"
 #include "app/solve_command.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "gl/context.hpp"
@@ -255,17 +256,8 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   summary["backend"] = o.backend;
   summary["device"] = device;
   summary["ranks"] = ranks;
-  summary["steps"] = report.steps;
-  summary["iterations"] = report.iterations;
-  summary["relative_residual"] = report.relative_residual;
-  summary["true_relative_residual"] = true_residual;
-  summary["outer_corrections"] = report.outer_corrections;  // defect corrections (inner solves), all solves
-  summary["inner_iterations"] = report.inner_iterations;    // per correction of the last solve
-  summary["precision"] = h.settings.mixed ? "mixed" : "float";
-  summary["variant"] = to_string(h.settings.variant);
+  add_heat_solve_report(summary, report, true_residual, h.settings.mixed, h.settings.variant);
   summary["preconditioner"] = h.coarser ? "multigrid" : h.settings.jacobi ? "jacobi" : "none";
-  summary["converged"] = report.converged;
-  summary["stop_reason"] = report.stop_reason;
   summary["solve_seconds"] = report.solve_seconds;
   summary["seconds_per_iteration"] = per_iteration;
   summary["communication_seconds"] = comm_max;

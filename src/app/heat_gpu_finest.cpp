@@ -66,6 +66,20 @@ LoadedMesh refined_surface(const LoadedMesh& coarse) {
 
 }  // namespace
 
+void add_heat_solve_report(nlohmann::json& summary, const HeatSolveReport& report, double true_residual, bool mixed,
+                           CgVariant variant) {
+  summary["steps"] = report.steps;
+  summary["iterations"] = report.iterations;
+  summary["relative_residual"] = report.relative_residual;
+  summary["true_relative_residual"] = true_residual;
+  summary["outer_corrections"] = report.outer_corrections;  // defect corrections (inner solves), all solves
+  summary["inner_iterations"] = report.inner_iterations;    // per correction of the last solve
+  summary["precision"] = mixed ? "mixed" : "float";
+  summary["variant"] = to_string(variant);
+  summary["converged"] = report.converged;
+  summary["stop_reason"] = report.stop_reason;
+}
+
 nlohmann::json heat_summary(const HeatCase& heat_case, std::size_t nodes, std::size_t tets, const std::string& backend,
                             const std::string& device, const GlobalOptions& globals, const HeatProblem& problem,
                             const HeatSolveReport& report, double true_residual) {
@@ -74,19 +88,20 @@ nlohmann::json heat_summary(const HeatCase& heat_case, std::size_t nodes, std::s
   summary["case"] = heat_case.path;
   summary["mesh"] = {{"file", heat_case.mesh_file}, {"nodes", nodes}, {"tets", tets}, {"refine", heat_case.refine}};
   describe_backend(summary, backend, device, globals);
-  summary["steps"] = report.steps;
-  summary["iterations"] = report.iterations;
-  summary["relative_residual"] = report.relative_residual;
-  summary["true_relative_residual"] = true_residual;
-  summary["outer_corrections"] = report.outer_corrections;  // defect corrections (inner solves), all solves
-  summary["inner_iterations"] = report.inner_iterations;    // per correction of the last solve
-  summary["precision"] = problem.mixed ? "mixed" : "float";
-  summary["variant"] = to_string(problem.variant);
-  summary["converged"] = report.converged;
-  summary["stop_reason"] = report.stop_reason;
+  add_heat_solve_report(summary, report, true_residual, problem.mixed, problem.variant);
   summary["solve_seconds"] = report.solve_seconds;
   summary["seconds_per_iteration"] = report.iterations ? report.solve_seconds / report.iterations : 0.0;
   return summary;
+}
+
+std::string write_heat_summary(nlohmann::json& summary, const StageTimings& timings, const GlobalOptions& globals,
+                               const std::string& json_option, const std::string& out_dir) {
+  summary["timings"] = timings.json();
+  summary["peak_host_memory_bytes"] = peak_host_memory_bytes();
+  if (globals.gl.verbose) timings.print("heat");
+  const std::string json_path = output_path(json_option, out_dir, "heat.json");
+  write_file_atomically(json_path, summary.dump(2) + "\n");
+  return json_path;
 }
 
 void run_heat_gpu_finest_level(const SolveOptions& o, const std::string& format, const GlobalOptions& globals) {
@@ -193,11 +208,7 @@ void run_heat_gpu_finest_level(const SolveOptions& o, const std::string& format,
     }
     timings.add_since("write", t0);
   }
-  summary["timings"] = timings.json();
-  summary["peak_host_memory_bytes"] = peak_host_memory_bytes();
-  if (globals.gl.verbose) timings.print("heat");
-  const std::string json_path = output_path(o.json, out_dir, "heat.json");
-  write_file_atomically(json_path, summary.dump(2) + "\n");
+  const std::string json_path = write_heat_summary(summary, timings, globals, o.json, out_dir);
   SS_REQUIRE(report.converged, "gpu solve did not converge: " << report.stop_reason << " after " << report.iterations
                                                               << " CG iterations (summary in " << json_path << ")");
   std::printf("heat: gpu on %s, level %d made on the GPU: %d CG iterations, relative residual %.2e, %.3f s in CG, T in [%g, %g]\n",

@@ -26,10 +26,19 @@ namespace ss {
 
 void run_heat_gpu_finest_level(const SolveOptions& options, const std::string& format, const GlobalOptions& globals);
 
-// heat.json's common part: case, mesh counts, backend and device, iterations, residuals, precision,
-// convergence, solve times (both heat paths).
+// heat.json's solve figures: steps, iterations, residuals (the true one given), corrections,
+// precision, variant, convergence (every heat path, the MPI one too).
+void add_heat_solve_report(nlohmann::json& summary, const HeatSolveReport& report, double true_residual, bool mixed,
+                           CgVariant variant);
+// heat.json's common part: case, mesh counts, backend and device, add_heat_solve_report, solve times
+// (the serial heat paths).
 nlohmann::json heat_summary(const HeatCase& heat_case, std::size_t nodes, std::size_t tets, const std::string& backend,
                             const std::string& device, const GlobalOptions& globals, const HeatProblem& problem,
                             const HeatSolveReport& report, double true_residual);
+
+// Adds the timings and the peak host memory to `summary`, prints the timings with -v, writes it as
+// heat.json (--json, else in `out_dir`, atomically) and returns that path (the serial heat paths).
+std::string write_heat_summary(nlohmann::json& summary, const StageTimings& timings, const GlobalOptions& globals,
+                               const std::string& json_option, const std::string& out_dir);
 
 }  // namespace ss
