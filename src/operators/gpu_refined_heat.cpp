@@ -56,6 +56,12 @@ GpuRefinedHeatTables gpu_refine_heat_tables(GpuBackend& gpu, const LoadedMesh& c
              source << ": " << conductivity.size() << " conductivities for " << topo.num_cells << " cells");
   SS_REQUIRE(heat_capacity.empty() || std::int64_t(heat_capacity.size()) == topo.num_cells,
              source << ": " << heat_capacity.size() << " heat capacities for " << topo.num_cells << " cells");
+  for (i32 c = 0; c < topo.num_cells; ++c)
+    SS_REQUIRE(std::isfinite(conductivity[size_t(c)]) && conductivity[size_t(c)] > 0 &&
+                   (heat_capacity.empty() || (std::isfinite(heat_capacity[size_t(c)]) && heat_capacity[size_t(c)] > 0)),
+               source << ": cell " << c << " has conductivity " << conductivity[size_t(c)]
+                      << (heat_capacity.empty() ? "" : " and heat capacity " + std::to_string(heat_capacity[size_t(c)]))
+                      << " (both must be > 0)");
   SS_REQUIRE(std::int64_t(coarse.geometry.cell_volumes.size()) == topo.num_cells,
              source << ": the GPU's fine heat tables need the coarse level's geometry (cell volumes)");
   const GpuCoarseLevel level = upload_coarse_level(gpu, coarse.mesh, topo, numbering);

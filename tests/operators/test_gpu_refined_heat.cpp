@@ -190,7 +190,7 @@ TEST_P(GpuRefinedHeat, HeatSolvesMatchTheHostLevel) {
 }
 
 // One-line errors naming the mesh: a coarse level without its face tables, a conductivity or a heat
-// capacity per fine cell instead of per coarse cell.
+// capacity per fine cell instead of per coarse cell, a zero conductivity or heat capacity.
 TEST_P(GpuRefinedHeat, RefusesMissingFaceTablesAndWrongValueCounts) {
   LoadOptions lean;
   lean.tables = TopologyTables::boundary;
@@ -211,6 +211,10 @@ TEST_P(GpuRefinedHeat, RefusesMissingFaceTablesAndWrongValueCounts) {
   expect_error(cube, ones, {}, "face tables");
   expect_error(full, too_many, {}, "conductivities");
   expect_error(full, ones, too_many, "heat capacities");
+  std::vector<double> one_zero = ones;
+  one_zero[cells / 2] = 0.0;
+  expect_error(full, one_zero, {}, "must be > 0");
+  expect_error(full, ones, one_zero, "must be > 0");
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, GpuRefinedHeat,
