@@ -149,7 +149,8 @@ void run_heat_gpu_finest_level(const SolveOptions& o, const std::string& format,
   gpu.finish();
   timings.add_since("gpu_finest_level", t0);
 
-  // Level K's mesh on the host only while a VTU is written (made on the GPU, downloaded).
+  // Level K's mesh on the host only for the VTU (made on the GPU, downloaded for the first snapshot or
+  // the final field, then kept to the end of the run).
   std::optional<TetMesh> fine_mesh;
   const auto fine_mesh_or_download = [&]() -> std::optional<TetMesh>& {
     if (!fine_mesh) fine_mesh = download_refined_mesh(gpu, coarse);

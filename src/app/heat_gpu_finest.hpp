@@ -6,7 +6,7 @@
 // mesh, topology and operator never exist on the host. Outputs as `heat` writes them: the JSON (with
 // "finest_level": "gpu"), the PNG on level K's surface (its nodes' coordinates and the children of
 // level K − 1's boundary faces), and the VTU on level K's mesh, downloaded from the GPU's refinement
-// (gpu_refine_once) only for the write.
+// (gpu_refine_once) when the first VTU is written (--no-vtu: never).
 // Not yet: the multigrid preconditioner (its set-up reads the finest level's host tables), --compare,
 // MPI ranks. The true residual is that of the GPU-made operator (float K, exact arithmetic in the
 // refinement's fp64 residual), not of the host's double K, which is never built.
