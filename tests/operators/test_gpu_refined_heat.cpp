@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "gl/gl_test_base.hpp"
+#include "gpu_paths.hpp"
 #include "mesh/box_mesh.hpp"
 #include "mesh/load_mesh.hpp"
 #include "operators/gpu_refined_heat.hpp"
@@ -54,13 +55,7 @@ std::vector<double> children_values(const std::vector<double>& coarse) {
   return v;
 }
 
-struct Setting {
-  Packing packing;
-  LaunchPath launch;
-};
-std::string name_of(const Setting& s) { return std::string(to_string(s.packing)) + "_" + to_string(s.launch); }
-
-class GpuRefinedHeat : public GlTest, public ::testing::WithParamInterface<Setting> {
+class GpuRefinedHeat : public GlTest, public ::testing::WithParamInterface<GpuPath> {
 protected:
   GpuBackend gpu() { return make_gpu(GetParam().packing, GetParam().launch); }
   // One backend per test: its kernels compile once (a few seconds each on llvmpipe).
@@ -217,10 +212,7 @@ TEST_P(GpuRefinedHeat, RefusesMissingFaceTablesAndWrongValueCounts) {
   expect_error(full, ones, one_zero, "must be > 0");
 }
 
-INSTANTIATE_TEST_SUITE_P(Paths, GpuRefinedHeat,
-                         ::testing::Values(Setting{Packing::r32f, LaunchPath::fragment}, Setting{Packing::rgba32f, LaunchPath::fragment},
-                                           Setting{Packing::r32f, LaunchPath::compute}, Setting{Packing::rgba32f, LaunchPath::compute}),
-                         [](const ::testing::TestParamInfo<Setting>& info) { return name_of(info.param); });
+INSTANTIATE_TEST_SUITE_P(Paths, GpuRefinedHeat, kGpuPaths, gpu_path_name);
 
 }  // namespace
 }  // namespace ss::test

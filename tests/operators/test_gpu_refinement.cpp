@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gl/gl_test_base.hpp"
+#include "gpu_paths.hpp"
 #include "mesh/box_mesh.hpp"
 #include "mesh/load_mesh.hpp"
 #include "operators/gpu_refinement.hpp"
@@ -39,13 +40,7 @@ void expect_equivalent(const RefinementDifferences& d, const std::string& what) 
               what.c_str(), d.coordinates, d.volumes, d.centroids, static_cast<long long>(d.inexact()));
 }
 
-struct Setting {
-  Packing packing;
-  LaunchPath launch;
-};
-std::string name_of(const Setting& s) { return std::string(to_string(s.packing)) + "_" + to_string(s.launch); }
-
-class GpuRefinement : public GlTest, public ::testing::WithParamInterface<Setting> {
+class GpuRefinement : public GlTest, public ::testing::WithParamInterface<GpuPath> {
 protected:
   GpuBackend gpu() { return make_gpu(GetParam().packing, GetParam().launch); }
   // Coarse mesh as load_mesh leaves it (oriented, RCM), refined once on both sides.
@@ -117,10 +112,7 @@ TEST_P(GpuRefinement, RefusesAnotherMeshsTopology) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Paths, GpuRefinement,
-                         ::testing::Values(Setting{Packing::r32f, LaunchPath::fragment}, Setting{Packing::rgba32f, LaunchPath::fragment},
-                                           Setting{Packing::r32f, LaunchPath::compute}, Setting{Packing::rgba32f, LaunchPath::compute}),
-                         [](const ::testing::TestParamInfo<Setting>& info) { return name_of(info.param); });
+INSTANTIATE_TEST_SUITE_P(Paths, GpuRefinement, kGpuPaths, gpu_path_name);
 
 }  // namespace
 }  // namespace ss::test
