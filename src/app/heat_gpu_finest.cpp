@@ -10,10 +10,13 @@
 #include "app/heat_distributed.hpp"
 #include "gl/context.hpp"
 #include "mesh/geometry.hpp"
+#include "mesh/mesh_hierarchy.hpp"
+#include "multigrid/refined_level_multigrid.hpp"
 #include "mesh/refine.hpp"
 #include "mesh/vtu.hpp"
 #include "operators/gpu_refined_heat.hpp"
 #include "operators/gpu_refinement.hpp"
+#include "physics/heat_multigrid.hpp"
 #include "render/render_surface.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
@@ -111,18 +114,32 @@ void run_heat_gpu_finest_level(const SolveOptions& o, const std::string& format,
   if (o.refine) heat_case.refine = *o.refine;
   SS_REQUIRE(heat_case.refine >= 1, o.case_file << ": --gpu-finest-level makes level K on the GPU from level K - 1: "
                                                    "it needs refine >= 1 (the case's [mesh] refine or --refine)");
-  SS_REQUIRE(!heat_case.multigrid, o.case_file << ": --gpu-finest-level does not take the multigrid preconditioner yet (its "
-                                                  "set-up reads the finest level's host tables): set [solver] "
-                                                  "preconditioner = \"jacobi\", or run without --gpu-finest-level");
 
-  // 2. Level K − 1 on the host, with every table (the GPU kernels read its faces).
+  // 2. Level K − 1 on the host, with every table (the GPU kernels read its faces); with multigrid
+  // every coarser level too, as the multigrid's levels below level K.
   LoadOptions load;
   load.refine = heat_case.refine - 1;
   load.tables = TopologyTables::all;
-  load.cell_geometry_only = true;
+  load.cell_geometry_only = !heat_case.multigrid;
   auto t0 = StageTimings::now();
-  const LoadedMesh coarse = load_mesh(heat_case.mesh_file, load);
-  add_mesh_timings(timings, coarse.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
+  LoadedMesh coarse;
+  GeometricLevels levels;
+  if (heat_case.multigrid) {
+    MeshHierarchy hierarchy = load_mesh_hierarchy(heat_case.mesh_file, load);
+    add_mesh_timings(timings, hierarchy.finest().report, std::chrono::duration<double>(StageTimings::now() - t0).count(),
+                     true);
+    t0 = StageTimings::now();
+    levels = heat_levels_below_gpu_finest(heat_case, hierarchy);
+    timings.add_since("coarse_levels", t0);
+    coarse = std::move(hierarchy.levels.back());
+    Geometry cells;  // all level K − 1 still serves: its cells' volumes and centroids
+    cells.cell_volumes = std::move(coarse.geometry.cell_volumes);
+    cells.cell_centroids = std::move(coarse.geometry.cell_centroids);
+    coarse.geometry = std::move(cells);
+  } else {
+    coarse = load_mesh(heat_case.mesh_file, load);
+    add_mesh_timings(timings, coarse.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
+  }
 
   // 3. Level K's problem from level K − 1 (materials per coarse cell).
   t0 = StageTimings::now();
@@ -146,6 +163,8 @@ void run_heat_gpu_finest_level(const SolveOptions& o, const std::string& format,
   t0 = StageTimings::now();
   const GpuRefinedHeatTables tables = gpu_refine_heat_tables(gpu, coarse, problem.conductivity, problem.heat_capacity);
   GpuRefinedHeatSystem system(gpu, tables, problem.dirichlet_nodes, problem.dirichlet_values);
+  MultigridStats multigrid;
+  if (heat_case.multigrid) system.preconditioner = refined_level_multigrid_factory(gpu, system, levels, {}, &multigrid);
   gpu.finish();
   timings.add_since("gpu_finest_level", t0);
 
@@ -174,6 +193,9 @@ void run_heat_gpu_finest_level(const SolveOptions& o, const std::string& format,
   HeatSolveReport report;
   solve_heat_system(gpu, system, problem.load, T, heat_solve_settings(problem), report, hooks);
   timings.add_since("solve", t0);
+  if (heat_case.multigrid)
+    std::fprintf(stderr, "streamsolve: heat: gpu multigrid levels %s, setup %.3f s\n", multigrid.levels.c_str(),
+                 multigrid.setup_seconds);
   t0 = StageTimings::now();
   const std::vector<double> temperature = gpu.download_precise(T);
   timings.add_since("download", t0);

@@ -39,6 +39,19 @@ void finish_level(TetMesh mesh, const LoadOptions& options, bool renumber, int l
 
 }  // namespace
 
+LevelMap refinement_map(const Topology& topo, RefineNumbering numbering) {
+  // Fine node f lies at the midpoint of coarse nodes parents[f] (a coarse node: both the same).
+  const std::vector<std::int32_t> fine_id = refined_node_ids(topo, numbering);
+  LevelMap map;
+  map.coarse_nodes = topo.num_nodes;
+  map.fine_nodes = topo.num_nodes + topo.num_edges;
+  map.parents.resize(size_t(map.fine_nodes));
+  for (std::int32_t i = 0; i < topo.num_nodes; ++i) map.parents[size_t(fine_id[size_t(i)])] = {i, i};
+  for (std::int32_t e = 0; e < topo.num_edges; ++e)
+    map.parents[size_t(fine_id[size_t(topo.num_nodes + e)])] = topo.edge_nodes[size_t(e)];
+  return map;
+}
+
 MeshHierarchy prepare_mesh_hierarchy(TetMesh mesh, const LoadOptions& options) {
   SS_REQUIRE(options.refine >= 0, mesh.source << ": refinement level must be >= 0, got " << options.refine);
   require_refinable(mesh, options.refine);
@@ -67,16 +80,7 @@ MeshHierarchy prepare_mesh_hierarchy(TetMesh mesh, const LoadOptions& options) {
     t0 = std::chrono::steady_clock::now();
     TetMesh fine = refine_once(coarse.mesh, topo, numbering);
     report.refine_seconds += seconds_since(t0);
-    // Fine node f lies at the midpoint of coarse nodes parents[f] (a coarse node: both the same).
-    const std::vector<std::int32_t> fine_id = refined_node_ids(topo, numbering);
-    LevelMap map;
-    map.coarse_nodes = topo.num_nodes;
-    map.fine_nodes = topo.num_nodes + topo.num_edges;
-    map.parents.resize(size_t(map.fine_nodes));
-    for (std::int32_t i = 0; i < topo.num_nodes; ++i) map.parents[size_t(fine_id[size_t(i)])] = {i, i};
-    for (std::int32_t e = 0; e < topo.num_edges; ++e)
-      map.parents[size_t(fine_id[size_t(topo.num_nodes + e)])] = topo.edge_nodes[size_t(e)];
-    h.maps.push_back(std::move(map));
+    h.maps.push_back(refinement_map(topo, numbering));
     finish_level(std::move(fine), options, false, level, report, h.levels[size_t(level)]);
   }
   return h;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mesh/load_mesh.hpp"
+#include "mesh/refine.hpp"
 
 namespace ss {
 
@@ -28,6 +29,9 @@ struct MeshHierarchy {
   std::vector<LevelMap> maps;      // maps[l]: level l -> level l + 1
   const LoadedMesh& finest() const { return levels.back(); }
 };
+
+// The node map of one refinement of a mesh with topology `coarse` (refined_node_ids' numbering).
+LevelMap refinement_map(const Topology& coarse, RefineNumbering numbering);
 
 // The pipeline of load_mesh (read, validate + orient, refine, renumber, topology, geometry), keeping
 // every level. levels.back() equals load_mesh(path, options).

@@ -60,6 +60,15 @@ public:
     build_levels(nullptr, nullptr, std::move(fine_apply));
   }
 
+  // A finest level the host does not hold (made on the GPU): `fine_apply` is its system y = A x,
+  // `fine` its smoother's data, `geometric` the levels below it (setup_multigrid_below_finest).
+  Multigrid(Backend& backend, LevelApply fine_apply, const FinestSmoother& fine, const GeometricLevels& geometric, double a,
+            double s, const MultigridOptions& options = {})
+      : backend_(backend), a_(a), s_(s), options_(options),
+        setup_(setup_multigrid_below_finest(fine, geometric, a, s, options)) {
+    build_levels(nullptr, &geometric, std::move(fine_apply));
+  }
+
   // z = M⁻¹ r (one V-cycle from zero).
   void operator()(const Vector& r, Vector& z) {
     if (levels_.size() == 1) {
@@ -180,23 +189,23 @@ struct MultigridStats {
 };
 
 // A preconditioner factory for the heat solve (physics/heat_solver.hpp: PreconditionerFactory):
-// builds the multigrid of the system a·M + s·K̃ on first use and again only when (a, s) changes.
-// `op` must have its fixed nodes set when the factory is called (solve_heat does that first).
+// builds the multigrid of the system a·M + s·K̃ (`build(a, s)`) on first use and again only when
+// (a, s) changes.
 template <class Backend>
 std::function<std::function<void(const typename Backend::Vector&, typename Backend::Vector&)>(double, double)>
-multigrid_factory(Backend& backend, typename MultigridTypes<Backend>::HeatOperator& op, const GeometricLevels* geometric,
-                  const MultigridOptions& options = {}, MultigridStats* stats = nullptr) {
+cached_multigrid_factory(Backend& backend, std::function<std::unique_ptr<Multigrid<Backend>>(double, double)> build,
+                         MultigridStats* stats = nullptr) {
   using Vector = typename Backend::Vector;
   struct Cache {
     double a = 0, s = 0;
     std::unique_ptr<Multigrid<Backend>> mg;
   };
   auto cache = std::make_shared<Cache>();
-  return [cache, &backend, &op, geometric, options, stats](double a, double s) {
+  return [cache, &backend, build = std::move(build), stats](double a, double s) {
     if (!cache->mg || cache->a != a || cache->s != s) {
       const auto t0 = std::chrono::steady_clock::now();
       cache->mg.reset();
-      cache->mg = std::make_unique<Multigrid<Backend>>(backend, op, geometric, a, s, options);
+      cache->mg = build(a, s);
       backend.finish();
       cache->a = a;
       cache->s = s;
@@ -209,6 +218,20 @@ multigrid_factory(Backend& backend, typename MultigridTypes<Backend>::HeatOperat
     Multigrid<Backend>* mg = cache->mg.get();
     return std::function<void(const Vector&, Vector&)>([mg](const Vector& r, Vector& z) { (*mg)(r, z); });
   };
+}
+
+// The factory of the heat operator `op` (host tables: its finest level) and its coarser `geometric`
+// levels. `op` must have its fixed nodes set when the factory is called (solve_heat does that first).
+template <class Backend>
+std::function<std::function<void(const typename Backend::Vector&, typename Backend::Vector&)>(double, double)>
+multigrid_factory(Backend& backend, typename MultigridTypes<Backend>::HeatOperator& op, const GeometricLevels* geometric,
+                  const MultigridOptions& options = {}, MultigridStats* stats = nullptr) {
+  return cached_multigrid_factory<Backend>(
+      backend,
+      [&backend, &op, geometric, options](double a, double s) {
+        return std::make_unique<Multigrid<Backend>>(backend, op, geometric, a, s, options);
+      },
+      stats);
 }
 
 }  // namespace ss

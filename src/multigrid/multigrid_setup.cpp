@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <sstream>
 
 #include <suitesparse/cholmod.h>
@@ -257,6 +258,69 @@ void add_aggregation_levels(MultigridSetup& setup, SparseMatrix current, const M
 
 }  // namespace
 
+namespace {
+
+// Geometric levels below setup.levels.back() (the finest, whose fixed nodes `fixed_mask` marks),
+// from the finest's parent down to the base, while above coarse_size (`at_least_one`: the first
+// whatever its size).
+void add_geometric_levels(MultigridSetup& setup, std::vector<double> fixed_mask, const GeometricLevels& geometric,
+                          const MultigridOptions& o, bool at_least_one) {
+  SS_REQUIRE(geometric.maps.size() == geometric.operators.size() && geometric.fixed_nodes.size() == geometric.operators.size(),
+             "multigrid: geometric levels and maps do not match");
+  for (int g = int(geometric.operators.size()) - 1; g >= 0; --g) {
+    const bool first = setup.levels.size() == 1 && at_least_one;
+    if (!first && (setup.levels.back().size <= o.coarse_size || int(setup.levels.size()) >= o.max_levels)) break;
+    const HeatOperatorData& data = geometric.operators[size_t(g)];
+    const LevelMap& map = geometric.maps[size_t(g)];
+    SS_REQUIRE(map.fine_nodes == setup.levels.back().size && map.coarse_nodes == data.num_nodes,
+               "multigrid: level map " << g << " does not match the operators (" << map.coarse_nodes << " -> "
+                                       << map.fine_nodes << ")");
+    const HeatDirichletData e = eliminate_dirichlet(data, geometric.fixed_nodes[size_t(g)]);
+    HostLevel& finer = setup.levels.back();
+    finer.prolongation = prolongation_from_map(map, e.fixed, fixed_mask);
+    finer.restriction = transpose(finer.prolongation);
+    HostLevel level;
+    level.kind = HostLevel::Kind::geometric;
+    level.size = data.num_nodes;
+    level.geometric_level = g;
+    level.fixed_nodes = geometric.fixed_nodes[size_t(g)];
+    fixed_mask = e.fixed;
+    setup.levels.push_back(std::move(level));
+  }
+}
+
+// The smoother's data of a heat level (the system of `data` with elimination `elim`): inverse
+// diagonal and λmax(D⁻¹A).
+void add_heat_smoother(HostLevel& l, const HeatOperatorData& data, const HeatDirichletData& elim, double a, double s,
+                       const MultigridOptions& o) {
+  std::vector<double> d(size_t(l.size));
+  for (size_t i = 0; i < d.size(); ++i) d[i] = elim.fixed[i] != 0 ? 1.0 : a * data.mass[i] + s * data.diagonal[i];
+  l.inverse_diagonal = inverse_of(d);
+  if (l.size > o.coarse_size)
+    l.lambda_max = estimate_lambda_max(
+        [&](const std::vector<double>& x, std::vector<double>& y) { apply_heat_system(data, elim, a, s, x, y); },
+        l.inverse_diagonal, o.lanczos_steps);
+}
+
+// Smoother data of the geometric levels of `setup`, then the aggregation levels and the coarsest
+// below the last heat level (whose explicit matrix is `finest_matrix()` when that is the finest).
+void finish_heat_multigrid(MultigridSetup& setup, const GeometricLevels* geometric, double a, double s,
+                           const MultigridOptions& o, const std::function<SparseMatrix()>& finest_matrix) {
+  for (HostLevel& l : setup.levels)
+    if (l.kind == HostLevel::Kind::geometric) {
+      const HeatOperatorData& data = geometric->operators[size_t(l.geometric_level)];
+      add_heat_smoother(l, data, eliminate_dirichlet(data, l.fixed_nodes), a, s, o);
+    }
+  const HostLevel& last = setup.levels.back();
+  add_aggregation_levels(setup,
+                         last.kind == HostLevel::Kind::fine
+                             ? finest_matrix()
+                             : level_matrix(geometric->operators[size_t(last.geometric_level)], last.fixed_nodes, a, s),
+                         o);
+}
+
+}  // namespace
+
 MultigridSetup setup_multigrid(const HeatOperatorData& fine, const HeatDirichletData& fine_dirichlet,
                                const GeometricLevels* geometric, double a, double s, const MultigridOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -265,57 +329,28 @@ MultigridSetup setup_multigrid(const HeatOperatorData& fine, const HeatDirichlet
   top.kind = HostLevel::Kind::fine;
   top.size = fine.num_nodes;
   setup.levels.push_back(std::move(top));
-  std::vector<double> fixed_mask = fine_dirichlet.fixed;
-  // The system of a level: apply (double) and diagonal.
-  const auto heat_tables = [&](const HostLevel& l) -> const HeatOperatorData& {
-    return l.kind == HostLevel::Kind::fine ? fine : geometric->operators[size_t(l.geometric_level)];
-  };
+  if (geometric) add_geometric_levels(setup, fine_dirichlet.fixed, *geometric, o, false);
+  add_heat_smoother(setup.levels.front(), fine, fine_dirichlet, a, s, o);
+  finish_heat_multigrid(setup, geometric, a, s, o, [&] { return heat_system_matrix(fine, fine_dirichlet, a, s); });
+  setup.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return setup;
+}
 
-  // Geometric levels, from the finest's parent down to the base, while above coarse_size.
-  if (geometric) {
-    SS_REQUIRE(geometric->maps.size() == geometric->operators.size() &&
-                   geometric->fixed_nodes.size() == geometric->operators.size(),
-               "multigrid: geometric levels and maps do not match");
-    for (int g = int(geometric->operators.size()) - 1; g >= 0; --g) {
-      if (setup.levels.back().size <= o.coarse_size || int(setup.levels.size()) >= o.max_levels) break;
-      const HeatOperatorData& data = geometric->operators[size_t(g)];
-      const LevelMap& map = geometric->maps[size_t(g)];
-      SS_REQUIRE(map.fine_nodes == setup.levels.back().size && map.coarse_nodes == data.num_nodes,
-                 "multigrid: level map " << g << " does not match the operators (" << map.coarse_nodes << " -> "
-                                         << map.fine_nodes << ")");
-      const HeatDirichletData e = eliminate_dirichlet(data, geometric->fixed_nodes[size_t(g)]);
-      HostLevel& finer = setup.levels.back();
-      finer.prolongation = prolongation_from_map(map, e.fixed, fixed_mask);
-      finer.restriction = transpose(finer.prolongation);
-      HostLevel level;
-      level.kind = HostLevel::Kind::geometric;
-      level.size = data.num_nodes;
-      level.geometric_level = g;
-      level.fixed_nodes = geometric->fixed_nodes[size_t(g)];
-      fixed_mask = e.fixed;
-      setup.levels.push_back(std::move(level));
-    }
-  }
-
-  // Smoother data of the heat levels: inverse diagonal and λmax(D⁻¹A).
-  for (HostLevel& l : setup.levels) {
-    const HeatOperatorData& data = heat_tables(l);
-    const HeatDirichletData e = l.kind == HostLevel::Kind::fine ? HeatDirichletData{} : eliminate_dirichlet(data, l.fixed_nodes);
-    const HeatDirichletData& elim = l.kind == HostLevel::Kind::fine ? fine_dirichlet : e;
-    std::vector<double> d(size_t(l.size));
-    for (size_t i = 0; i < d.size(); ++i) d[i] = elim.fixed[i] != 0 ? 1.0 : a * data.mass[i] + s * data.diagonal[i];
-    l.inverse_diagonal = inverse_of(d);
-    if (l.size > o.coarse_size)
-      l.lambda_max = estimate_lambda_max(
-          [&](const std::vector<double>& x, std::vector<double>& y) { apply_heat_system(data, elim, a, s, x, y); },
-          l.inverse_diagonal, o.lanczos_steps);
-  }
-
-  // Below the last heat level: the explicit matrix, aggregated while above coarse_size.
-  const HostLevel& last = setup.levels.back();
-  add_aggregation_levels(setup, last.kind == HostLevel::Kind::fine ? heat_system_matrix(heat_tables(last), fine_dirichlet, a, s)
-                                                                   : level_matrix(heat_tables(last), last.fixed_nodes, a, s),
-                         o);
+MultigridSetup setup_multigrid_below_finest(const FinestSmoother& fine, const GeometricLevels& geometric, double a,
+                                            double s, const MultigridOptions& o) {
+  SS_REQUIRE(!geometric.operators.empty(), "multigrid: a finest level made on the GPU needs its coarser levels");
+  SS_REQUIRE(fine.inverse_diagonal.size() == fine.fixed.size(),
+             "multigrid: the finest level's inverse diagonal and fixed mask differ in size");
+  const auto t0 = std::chrono::steady_clock::now();
+  MultigridSetup setup;
+  HostLevel top;
+  top.kind = HostLevel::Kind::fine;
+  top.size = std::int32_t(fine.fixed.size());
+  top.inverse_diagonal = fine.inverse_diagonal;
+  top.lambda_max = fine.lambda_max;
+  setup.levels.push_back(std::move(top));
+  add_geometric_levels(setup, fine.fixed, geometric, o, true);
+  finish_heat_multigrid(setup, &geometric, a, s, o, {});
   setup.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return setup;
 }

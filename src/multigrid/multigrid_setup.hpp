@@ -119,6 +119,20 @@ struct MultigridSetup {
 MultigridSetup setup_multigrid(const HeatOperatorData& fine, const HeatDirichletData& fine_dirichlet,
                                const GeometricLevels* geometric, double a, double s, const MultigridOptions& options);
 
+// The finest level as its smoother sees it, for a finest operator the host does not hold (the
+// level made on the GPU from level K − 1, operators/gpu_refined_heat.hpp): 1 at its fixed nodes,
+// the system's inverse diagonal (1 at fixed nodes) and λmax(D⁻¹A).
+struct FinestSmoother {
+  std::vector<double> fixed, inverse_diagonal;
+  double lambda_max = 0;
+};
+
+// The levels below such a finest level: every level of `geometric` (operators 0 .. K − 1,
+// maps.back() onto the finest) while above coarse_size, level K − 1 always, then aggregation and
+// the coarsest as setup_multigrid.
+MultigridSetup setup_multigrid_below_finest(const FinestSmoother& fine, const GeometricLevels& geometric, double a,
+                                            double s, const MultigridOptions& options);
+
 // Algebraic multigrid of any SPD matrix `a` (or, constant_null_space, symmetric positive
 // semi-definite with exactly the constants as null space): `a` is the finest level, the
 // refinement's families (options.refinement_families) and smoothed aggregation below it, CHOLMOD

@@ -17,6 +17,7 @@
 // Not yet used by `heat`: its problem set-up (boundary groups, loads), Dirichlet elimination, true
 // residual, multigrid levels and output still take the host's fine mesh.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "field/field.hpp"
@@ -63,6 +64,11 @@ public:
   // of range or a value count that is not the node count. Keeps a reference to `tables`.
   GpuRefinedHeatSystem(GpuBackend& gpu, const GpuRefinedHeatTables& tables, std::vector<std::int32_t> fixed_nodes,
                        std::vector<double> fixed_values);
+  // z = M⁻¹ r for the system a·M + s·K̃, made per (a, s) (physics/heat_solver.hpp's
+  // PreconditionerFactory; multigrid/refined_level_multigrid.hpp); empty: Jacobi or none.
+  std::function<std::function<void(const Vector&, Vector&)>(double, double)> preconditioner;
+  std::int64_t num_nodes() const { return tables_.num_nodes; }
+  const std::vector<std::int32_t>& fixed_nodes() const { return fixed_nodes_; }
   Vector system_diagonal(double a, double s);  // a m_i + s K_ii free, 1 fixed
   void apply_system(double a, double s, const Vector& x, Vector& y);
   void prepare_solution_precise(PreciseVector& X);  // X_D = T_D exactly

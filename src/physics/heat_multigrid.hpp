@@ -10,4 +10,9 @@ namespace ss {
 
 GeometricLevels heat_geometric_levels(const HeatCase& heat_case, const MeshHierarchy& hierarchy);
 
+// The levels below a finest level K made on the GPU from hierarchy.finest() (level K − 1): every
+// level of `hierarchy`, and the map K − 1 → K of a refinement of level K − 1 in `numbering`.
+GeometricLevels heat_levels_below_gpu_finest(const HeatCase& heat_case, const MeshHierarchy& hierarchy,
+                                             RefineNumbering numbering = RefineNumbering::interleaved);
+
 }  // namespace ss

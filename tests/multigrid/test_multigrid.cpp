@@ -143,6 +143,65 @@ TEST(MultigridCpu, VcycleIsSymmetricPositive) {
   }
 }
 
+void expect_same_matrix(const SparseMatrix& a, const SparseMatrix& b, const std::string& what) {
+  EXPECT_EQ(a.rows, b.rows) << what;
+  EXPECT_EQ(a.cols, b.cols) << what;
+  EXPECT_EQ(a.offsets, b.offsets) << what;
+  EXPECT_EQ(a.columns, b.columns) << what;
+  EXPECT_EQ(a.values, b.values) << what;
+}
+
+// The multigrid below a finest level the host does not hold (the level made on the GPU:
+// heat_levels_below_gpu_finest from the hierarchy up to level K − 1 only, then
+// setup_multigrid_below_finest) against setup_multigrid on the host's whole hierarchy: the same
+// coarser operators, fixed nodes and maps (the K − 1 → K map from level K − 1's topology), and the
+// same levels, transfers, smoother data and coarsest solve; with a coarse_size above the finest
+// level's size, level K − 1 is made all the same (as the coarsest).
+TEST(MultigridCpu, BelowFinestLevelIsEquivalentToSetupMultigrid) {
+  for (const char* file : {"cube.msh", "crank.msh"})
+    for (int refine : {1, 2}) {
+      const std::string name = std::string(file) + " refine " + std::to_string(refine);
+      HierarchyProblem h = make_hierarchy_problem(file, refine);
+      const MeshHierarchy to_parent = load_mesh_hierarchy(mesh_path(file), LoadOptions{refine - 1});
+      const GeometricLevels below = heat_levels_below_gpu_finest(h.heat_case, to_parent);
+      ASSERT_EQ(below.operators.size(), h.geometric.operators.size()) << name;
+      ASSERT_EQ(below.maps.size(), h.geometric.maps.size()) << name;
+      for (size_t l = 0; l < below.maps.size(); ++l) {
+        EXPECT_EQ(below.maps[l].parents, h.geometric.maps[l].parents) << name << ", map " << l;
+        EXPECT_EQ(below.fixed_nodes[l], h.geometric.fixed_nodes[l]) << name << ", level " << l;
+        EXPECT_EQ(below.operators[l].neighbors, h.geometric.operators[l].neighbors) << name << ", level " << l;
+        EXPECT_EQ(below.operators[l].coefficients, h.geometric.operators[l].coefficients) << name << ", level " << l;
+        EXPECT_EQ(below.operators[l].mass, h.geometric.operators[l].mass) << name << ", level " << l;
+      }
+      const HeatDirichletData e = eliminate_dirichlet(h.data, h.problem.dirichlet_nodes);
+      MultigridOptions whole_finest;
+      whole_finest.coarse_size = h.data.num_nodes;
+      for (const MultigridOptions& options : {MultigridOptions{}, small_coarse(), whole_finest}) {
+        const MultigridSetup ref = setup_multigrid(h.data, e, &h.geometric, 0.0, 1.0, options);
+        const FinestSmoother fine{e.fixed, ref.levels[0].inverse_diagonal, ref.levels[0].lambda_max};
+        const MultigridSetup got = setup_multigrid_below_finest(fine, below, 0.0, 1.0, options);
+        if (ref.levels.size() == 1) {  // the finest is the coarsest on the host; here level K − 1 is
+          ASSERT_EQ(got.levels.size(), 2u) << name << ": " << got.describe();
+          EXPECT_EQ(got.levels[1].kind, HostLevel::Kind::geometric) << name;
+          EXPECT_EQ(got.levels[1].size, below.operators.back().num_nodes) << name;
+          continue;
+        }
+        ASSERT_EQ(got.describe(), ref.describe()) << name;
+        for (size_t l = 0; l < ref.levels.size(); ++l) {
+          const std::string level = name + ", level " + std::to_string(l);
+          expect_same_matrix(got.levels[l].prolongation, ref.levels[l].prolongation, level + " P");
+          expect_same_matrix(got.levels[l].restriction, ref.levels[l].restriction, level + " R");
+          expect_same_matrix(got.levels[l].matrix, ref.levels[l].matrix, level + " A");
+          EXPECT_EQ(got.levels[l].inverse_diagonal, ref.levels[l].inverse_diagonal) << level;
+          EXPECT_EQ(got.levels[l].lambda_max, ref.levels[l].lambda_max) << level;
+        }
+        std::vector<double> b(size_t(ref.levels.back().size));
+        for (size_t i = 0; i < b.size(); ++i) b[i] = std::sin(double(i));
+        EXPECT_EQ(got.solve_coarsest(b), ref.solve_coarsest(b)) << name;
+      }
+    }
+}
+
 // CG + multigrid on the steady two-ends problem: iterations to 1e-6.
 int multigrid_cg_iterations(const char* file, int refine, const MultigridOptions& options, std::string* levels = nullptr) {
   HierarchyProblem h = make_hierarchy_problem(file, refine);
