@@ -35,7 +35,9 @@ namespace fs = std::filesystem;
 
 struct HeatOptions : SolveOptions {
   std::string format = "R32F";
-  bool gpu_finest_level = false;  // level K made on the GPU from level K − 1 (app/heat_gpu_finest.hpp)
+  // Where level K is made: "gpu" from level K − 1 (app/heat_gpu_finest.hpp), "host" (load_mesh and
+  // the host's assembly), "auto": the GPU's when it applies (gpu_finest_level_applies).
+  std::string finest_level = "auto";
 };
 
 struct BackendRun {
@@ -80,13 +82,20 @@ void write_heat_vtu(const std::string& path, const LoadedMesh& mesh, const HeatP
   write_vtu(path, mesh.mesh, {VtuArray::scalars("temperature", run.temperature)}, cell_data);
 }
 
+// The finest level made on the GPU by default: a run on the GPU alone (no --compare, no live
+// window, one process) of a refined mesh.
+bool gpu_finest_level_applies(const HeatOptions& o, const GlobalOptions& globals) {
+  if (o.backend != "gpu" || o.compare || globals.gl.window || mpi::size() > 1 || o.distributed) return false;
+  return (o.refine ? *o.refine : read_heat_case(o.case_file).refine) >= 1;
+}
+
 void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   SS_REQUIRE(o.backend == "gpu" || o.backend == "cpu", "--backend must be gpu or cpu");
   // Under mpirun with several ranks (or --distributed): partitioned solve, src/app/cmd_heat_distributed.cpp.
   if (mpi::size() > 1 || o.distributed) {
     SS_REQUIRE(!o.compare, "--compare is not available with MPI ranks (compare a serial run's JSON instead)");
-    SS_REQUIRE(!o.gpu_finest_level, "--gpu-finest-level is not available with MPI ranks yet (each rank refines its "
-                                    "piece on the host)");
+    SS_REQUIRE(o.finest_level != "gpu", "--finest-level gpu is not available with MPI ranks yet (each rank refines its "
+                                        "piece on the host)");
     DistributedHeatOptions d;
     d.case_file = o.case_file;
     d.backend = o.backend;
@@ -105,9 +114,10 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
     run_heat_distributed(d);
     return;
   }
-  if (o.gpu_finest_level) {
-    SS_REQUIRE(o.backend == "gpu" && !o.compare,
-               "--gpu-finest-level runs on the GPU alone (no --backend cpu, no --compare: compare with a run without it)");
+  if (o.finest_level == "gpu" || (o.finest_level == "auto" && gpu_finest_level_applies(o, globals))) {
+    SS_REQUIRE(o.backend == "gpu" && !o.compare && !globals.gl.window,
+               "--finest-level gpu runs on the GPU alone (no --backend cpu, no --compare, no --window: compare with "
+               "--finest-level host)");
     run_heat_gpu_finest_level(o, o.format, globals);
     return;
   }
@@ -226,6 +236,7 @@ void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
   // 6. Outputs: JSON summary always (it records a failed solve too), fields only when converged.
   nlohmann::json summary = heat_summary(heat_case, mesh.mesh.nodes.size(), mesh.mesh.tets.size(), primary.backend,
                                         primary.device, globals, problem, primary.report, primary.true_residual);
+  summary["finest_level"] = "host";
   const auto [t_min, t_max] = std::minmax_element(primary.temperature.begin(), primary.temperature.end());
   summary["temperature"] = {{"min", *t_min}, {"max", *t_max}};
   if (o.compare) {
@@ -275,9 +286,12 @@ void add_heat_command(CLI::App& app, GlobalOptions& globals) {
   auto* heat = app.add_subcommand("heat", "node-based heat conduction from a case file (steady or transient)");
   add_solve_options(*heat, o, "heat", "the surface temperature");
   heat->add_option("--format", o.format, "GPU texture format: R32F or RGBA32F")->check(CLI::IsMember({"R32F", "RGBA32F"}));
-  heat->add_flag("--gpu-finest-level", o.gpu_finest_level,
-                 "make the finest level (refine K >= 1) on the GPU from level K-1: its mesh, topology and operator never "
-                 "exist on the host (Jacobi or no preconditioner; the VTU downloads the mesh from the GPU)");
+  heat->add_option("--finest-level", o.finest_level,
+                   "where the finest level (refine K) is made: gpu = from level K-1 on the GPU (K >= 1; its mesh, "
+                   "topology and operator never exist on the host; the VTU downloads the mesh from the GPU), host = on "
+                   "the host (the CPU reference's own), auto = gpu for a refined run on the GPU alone (no --compare, no "
+                   "--window, one process), else host")
+      ->check(CLI::IsMember({"auto", "gpu", "host"}));
   heat->callback([&globals] { run_heat(o, globals); });
 }
 

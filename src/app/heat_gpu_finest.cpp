@@ -1,4 +1,4 @@
-// `heat --gpu-finest-level`: the finest level made on the GPU from level K − 1 (app/heat_gpu_finest.hpp).
+// `heat --finest-level gpu` (the default for refined runs on the GPU alone): the finest level made on the GPU from level K − 1 (app/heat_gpu_finest.hpp).
 #include "app/heat_gpu_finest.hpp"
 
 #include <algorithm>
@@ -112,15 +112,16 @@ void run_heat_gpu_finest_level(const SolveOptions& o, const std::string& format,
   // 1. The case: every mistake stops here, before any work.
   HeatCase heat_case = read_heat_case(o.case_file);
   if (o.refine) heat_case.refine = *o.refine;
-  SS_REQUIRE(heat_case.refine >= 1, o.case_file << ": --gpu-finest-level makes level K on the GPU from level K - 1: "
+  SS_REQUIRE(heat_case.refine >= 1, o.case_file << ": --finest-level gpu makes level K on the GPU from level K - 1: "
                                                    "it needs refine >= 1 (the case's [mesh] refine or --refine)");
 
-  // 2. Level K − 1 on the host, with every table (the GPU kernels read its faces); with multigrid
-  // every coarser level too, as the multigrid's levels below level K.
+  // 2. Level K − 1 on the host, with every table (the GPU kernels read its faces) and its cells'
+  // geometry. With multigrid every level below K too, each with its operator, as the host path
+  // builds them (the node graph and the boundary faces); level K − 1's every-table topology follows.
   LoadOptions load;
   load.refine = heat_case.refine - 1;
-  load.tables = TopologyTables::all;
-  load.cell_geometry_only = !heat_case.multigrid;
+  load.tables = heat_case.multigrid ? TopologyTables::boundary : TopologyTables::all;
+  load.cell_geometry_only = !heat_case.multigrid;  // (the hierarchy's levels keep their face geometry)
   auto t0 = StageTimings::now();
   LoadedMesh coarse;
   GeometricLevels levels;
@@ -129,13 +130,16 @@ void run_heat_gpu_finest_level(const SolveOptions& o, const std::string& format,
     add_mesh_timings(timings, hierarchy.finest().report, std::chrono::duration<double>(StageTimings::now() - t0).count(),
                      true);
     t0 = StageTimings::now();
-    levels = heat_levels_below_gpu_finest(heat_case, hierarchy);
+    Topology every_table = build_topology(hierarchy.finest().mesh, TopologyTables::all);
+    timings.add_since("topology", t0);
+    t0 = StageTimings::now();
+    levels = heat_levels_below_gpu_finest(heat_case, hierarchy, every_table);
     timings.add_since("coarse_levels", t0);
-    coarse = std::move(hierarchy.levels.back());
-    Geometry cells;  // all level K − 1 still serves: its cells' volumes and centroids
-    cells.cell_volumes = std::move(coarse.geometry.cell_volumes);
-    cells.cell_centroids = std::move(coarse.geometry.cell_centroids);
-    coarse.geometry = std::move(cells);
+    coarse.mesh = std::move(hierarchy.levels.back().mesh);
+    coarse.topology = std::move(every_table);
+    coarse.geometry.cell_volumes = std::move(hierarchy.levels.back().geometry.cell_volumes);
+    coarse.geometry.cell_centroids = std::move(hierarchy.levels.back().geometry.cell_centroids);
+    coarse.report = hierarchy.levels.back().report;
   } else {
     coarse = load_mesh(heat_case.mesh_file, load);
     add_mesh_timings(timings, coarse.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);

@@ -1,15 +1,18 @@
 #pragma once
-// `streamsolve heat CASE.toml --refine K --gpu-finest-level` (issue 13, item 4): level K − 1 is loaded
-// on the host with every table (geometry: its cells' volumes only); level K's problem comes from it
-// (build_refined_heat_problem), its operator is made on the GPU from level K − 1's tables
-// (gpu_refine_heat_tables) and solved there (GpuRefinedHeatSystem in solve_heat_system): level K's
-// mesh, topology and operator never exist on the host. Outputs as `heat` writes them: the JSON (with
+// `streamsolve heat CASE.toml --refine K --finest-level gpu` (issue 13, item 4; the default for a
+// refined run on the GPU alone): level K − 1 is loaded on the host with every table (geometry: its
+// cells' volumes only; with multigrid every coarser level too, each with its operator); level K's
+// problem comes from it (build_refined_heat_problem), its operator is made on the GPU from level
+// K − 1's tables (gpu_refine_heat_tables) and solved there (GpuRefinedHeatSystem in
+// solve_heat_system): level K's mesh, topology and operator never exist on the host. Multigrid:
+// levels 0 .. K − 1 on the host, level K's smoother data from the GPU
+// (multigrid/refined_level_multigrid.hpp). Outputs as `heat` writes them: the JSON (with
 // "finest_level": "gpu"), the PNG on level K's surface (its nodes' coordinates and the children of
 // level K − 1's boundary faces), and the VTU on level K's mesh, downloaded from the GPU's refinement
 // (gpu_refine_once) when the first VTU is written (--no-vtu: never).
-// Not yet: the multigrid preconditioner (its set-up reads the finest level's host tables), --compare,
-// MPI ranks. The true residual is that of the GPU-made operator (float K, exact arithmetic in the
-// refinement's fp64 residual), not of the host's double K, which is never built.
+// Not here: --compare, --window, MPI ranks (the host path, --finest-level host, serves them). The
+// true residual is that of the GPU-made operator (float K, exact arithmetic in the refinement's
+// fp64 residual), not of the host's double K, which is never built.
 #include <cstddef>
 #include <string>
 #include <vector>

@@ -27,7 +27,7 @@ struct LoadOptions {
   // the memory); coarser levels of a hierarchy get the same.
   TopologyTables tables = TopologyTables::all;
   // Only the cells' volumes and centroids (cell_volumes_and_centroids), no face, edge or node
-  // geometry: a level the GPU refines (heat --gpu-finest-level) needs no more; ~250 bytes per tet
+  // geometry: a level the GPU refines (heat --finest-level gpu) needs no more; ~250 bytes per tet
   // fewer with TopologyTables::all.
   bool cell_geometry_only = false;
 };

@@ -25,10 +25,10 @@ GeometricLevels heat_geometric_levels(const HeatCase& heat_case, const MeshHiera
 }
 
 GeometricLevels heat_levels_below_gpu_finest(const HeatCase& heat_case, const MeshHierarchy& hierarchy,
-                                             RefineNumbering numbering) {
+                                             const Topology& refined_topology, RefineNumbering numbering) {
   GeometricLevels g = heat_levels(heat_case, hierarchy, hierarchy.levels.size());
   g.maps = hierarchy.maps;
-  g.maps.push_back(refinement_map(hierarchy.finest().topology, numbering));
+  g.maps.push_back(refinement_map(refined_topology, numbering));
   return g;
 }
 

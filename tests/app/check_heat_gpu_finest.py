@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`heat --gpu-finest-level` (level K made on the GPU from level K - 1) against the host path.
+"""`heat --finest-level gpu` (level K made on the GPU from level K - 1) against `--finest-level host`.
 
 usage: check_heat_gpu_finest.py STREAMSOLVE SOURCE_DIR OUTDIR
 
@@ -8,7 +8,10 @@ usage: check_heat_gpu_finest.py STREAMSOLVE SOURCE_DIR OUTDIR
   floats), temperatures within 1e-6 of their range, heat flux within 1e-4 of its largest; heat.json
   with "finest_level": "gpu", the same node and tet counts, converged, the GPU stage timed; a PNG;
   for the transient run the PVD series; with multigrid the host path's level list and CG iterations.
-- One-line errors, exit 1, nothing written: with --compare, with --backend cpu, at refine 0.
+- The default (auto): the GPU's level for a refined GPU run; the host's at refine 0, with --compare
+  and with --backend cpu.
+- One-line errors, exit 1, nothing written: --finest-level gpu with --compare, with --backend cpu,
+  at refine 0.
 """
 import json
 import os
@@ -68,9 +71,9 @@ def multigrid_levels(stderr):
 for name, case, field in [("crank", crank, "heat.vtu"), ("crank_multigrid", crank_mg, "heat.vtu"),
                           ("cube_transient", cube, "heat_final.vtu")]:
     gpu_out, host_out = os.path.join(work, name + "_gpu_finest"), os.path.join(work, name + "_host")
-    r = run("heat", case, "--refine", "1", "--gpu-finest-level", "--out", gpu_out)
-    check(f"{name}: --gpu-finest-level runs: {r.stderr.strip()[-400:]}", r.returncode == 0)
-    h = run("heat", case, "--refine", "1", "--out", host_out)
+    r = run("heat", case, "--refine", "1", "--finest-level", "gpu", "--out", gpu_out)
+    check(f"{name}: --finest-level gpu runs: {r.stderr.strip()[-400:]}", r.returncode == 0)
+    h = run("heat", case, "--refine", "1", "--finest-level", "host", "--out", host_out)
     check(f"{name}: the host path runs: {h.stderr.strip()[-400:]}", h.returncode == 0)
     if r.returncode != 0 or h.returncode != 0:
         continue
@@ -85,8 +88,8 @@ for name, case, field in [("crank", crank, "heat.vtu"), ("crank_multigrid", cran
     dq = np.abs(qa - qb).max() / np.abs(qb).max()
     check(f"{name}: heat flux within 1e-4 of its largest ({dq:.2e})", dq <= 1e-4)
     ja, jb = (json.load(open(os.path.join(d, "heat.json"))) for d in (gpu_out, host_out))
-    check(f"{name}: heat.json says finest_level gpu, converged, the host's counts",
-          ja.get("finest_level") == "gpu" and ja["converged"] and ja["mesh"]["nodes"] == jb["mesh"]["nodes"] and
+    check(f"{name}: heat.json says finest_level gpu (host), converged, the host's counts",
+          ja.get("finest_level") == "gpu" and jb.get("finest_level") == "host" and ja["converged"] and ja["mesh"]["nodes"] == jb["mesh"]["nodes"] and
           ja["mesh"]["tets"] == jb["mesh"]["tets"] and ja["true_relative_residual"] <= 1e-8)
     check(f"{name}: the GPU stage timed, no host assembly",
           ja["timings"].get("gpu_finest_level", 0) > 0 and "assemble" not in ja["timings"])
@@ -101,11 +104,20 @@ for name, case, field in [("crank", crank, "heat.vtu"), ("crank_multigrid", cran
         check(f"{name}: the PVD series", os.path.exists(os.path.join(gpu_out, "heat.pvd")) and
               os.path.exists(os.path.join(gpu_out, "heat_000005.vtu")))
 
+# The default: the GPU's level for a refined run on the GPU alone, else the host's.
+for what, args, level in [("refine 1", ["--refine", "1"], "gpu"), ("refine 0", ["--refine", "0"], "host"),
+                          ("--compare", ["--refine", "1", "--compare"], "host"),
+                          ("--backend cpu", ["--refine", "1", "--backend", "cpu"], "host")]:
+    out = os.path.join(work, "default_" + what.replace(" ", "_").strip("-"))
+    r = run("heat", crank, *args, "--no-vtu", "--no-png", "--out", out)
+    j = json.load(open(os.path.join(out, "heat.json"))) if r.returncode == 0 else {}
+    check(f"default, {what}: finest_level {level} ({j.get('finest_level')})", j.get("finest_level") == level)
+
 # Refusals: one line naming what is missing, exit 1, no output folder.
 for what, args, needle in [("--compare", ["--compare"], "--compare"), ("--backend cpu", ["--backend", "cpu"], "GPU alone"),
                            ("refine 0", ["--refine", "0"], "refine >= 1")]:
     out = os.path.join(work, "refused_" + what.replace(" ", "_").strip("-"))
-    r = run("heat", crank, "--gpu-finest-level", *args, "--out", out)
+    r = run("heat", crank, "--finest-level", "gpu", *args, "--out", out)
     lines = r.stderr.strip().splitlines()
     check(f"{what}: one error line naming it: {r.stderr.strip()}", r.returncode == 1 and len(lines) == 1 and needle in lines[0])
     check(f"{what}: nothing written", not os.path.exists(os.path.join(out, "heat.json")))

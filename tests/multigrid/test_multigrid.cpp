@@ -163,7 +163,7 @@ TEST(MultigridCpu, BelowFinestLevelIsEquivalentToSetupMultigrid) {
       const std::string name = std::string(file) + " refine " + std::to_string(refine);
       HierarchyProblem h = make_hierarchy_problem(file, refine);
       const MeshHierarchy to_parent = load_mesh_hierarchy(mesh_path(file), LoadOptions{refine - 1});
-      const GeometricLevels below = heat_levels_below_gpu_finest(h.heat_case, to_parent);
+      const GeometricLevels below = heat_levels_below_gpu_finest(h.heat_case, to_parent, to_parent.finest().topology);
       ASSERT_EQ(below.operators.size(), h.geometric.operators.size()) << name;
       ASSERT_EQ(below.maps.size(), h.geometric.maps.size()) << name;
       for (size_t l = 0; l < below.maps.size(); ++l) {

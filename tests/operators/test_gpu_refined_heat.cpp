@@ -215,7 +215,7 @@ TEST_P(GpuRefinedHeat, MultigridOnTheGpuMadeLevelMatchesTheHostLevel) {
   for (size_t cell = 0; cell < k.size(); ++cell) k[cell] = problem.conductivity[8 * cell];
   const GpuRefinedHeatTables tables = gpu_refine_heat_tables(backend(), coarse, k);
   GpuRefinedHeatSystem system(backend(), tables, problem.dirichlet_nodes, problem.dirichlet_values);
-  const GeometricLevels below = heat_levels_below_gpu_finest(c, to_parent);
+  const GeometricLevels below = heat_levels_below_gpu_finest(c, to_parent, coarse.topology);
   // 3. The finest level's smoother data.
   const HeatDirichletData e = eliminate_dirichlet(data, problem.dirichlet_nodes);
   const MultigridSetup host = setup_multigrid(data, e, &host_levels, 0.0, 1.0, {});
