@@ -15,7 +15,6 @@
 #include "mesh/refine.hpp"
 #include "mesh/vtu.hpp"
 #include "operators/gpu_refined_heat.hpp"
-#include "operators/gpu_refinement.hpp"
 #include "physics/heat_multigrid.hpp"
 #include "render/render_surface.hpp"
 #include "util/atomic_file.hpp"
@@ -27,29 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using i32 = std::int32_t;
-
-// Level K's mesh from the GPU's refinement of level K − 1 (coordinates as floats: the GPU's values;
-// the children's volume groups their parents').
-TetMesh download_refined_mesh(GpuBackend& gpu, const LoadedMesh& coarse) {
-  const GpuRefinedMesh fine = gpu_refine_once(gpu, coarse.mesh, coarse.topology);
-  TetMesh mesh;
-  mesh.source = coarse.mesh.source;
-  mesh.volume_group_names = coarse.mesh.volume_group_names;
-  mesh.surface_group_names = coarse.mesh.surface_group_names;
-  {
-    const std::vector<double> x = gpu.download(fine.x), y = gpu.download(fine.y), z = gpu.download(fine.z);
-    mesh.nodes.resize(x.size());
-    for (size_t i = 0; i < x.size(); ++i) mesh.nodes[i] = {x[i], y[i], z[i]};
-  }
-  const std::vector<i32> corners = fine.cell_nodes.download();
-  mesh.tets.resize(size_t(fine.num_cells));
-  mesh.tet_groups.resize(mesh.tets.size());
-  for (size_t c = 0; c < mesh.tets.size(); ++c) {
-    mesh.tets[c] = {corners[4 * c], corners[4 * c + 1], corners[4 * c + 2], corners[4 * c + 3]};
-    mesh.tet_groups[c] = coarse.mesh.tet_groups.empty() ? 0 : coarse.mesh.tet_groups[c / 8];
-  }
-  return mesh;
-}
 
 // Level K's surface for the picture: its nodes, and the four children of each boundary face of
 // level K − 1 as its boundary faces (all the surface renderer reads).
@@ -172,14 +148,16 @@ void run_heat_gpu_finest_level(const SolveOptions& o, const std::string& format,
   gpu.finish();
   timings.add_since("gpu_finest_level", t0);
 
-  // Level K's mesh on the host only for the VTU (made on the GPU, downloaded for the first snapshot or
-  // the final field, then kept to the end of the run).
+  // Level K's mesh on the host only for the VTU: refined from level K − 1 by the CPU twin of the
+  // GPU's refinement (refine_once: the same cells, double coordinates) for the first snapshot or the
+  // final field, then kept to the end of the run. (Downloading the GPU's would hold a second copy
+  // of level K on the GPU, and its corners, 4 per cell, exceed one texture beyond 268M cells.)
   std::optional<TetMesh> fine_mesh;
-  const auto fine_mesh_or_download = [&]() -> std::optional<TetMesh>& {
-    if (!fine_mesh) fine_mesh = download_refined_mesh(gpu, coarse);
+  const auto refined_mesh = [&]() -> std::optional<TetMesh>& {
+    if (!fine_mesh) fine_mesh = refine_once(coarse.mesh, coarse.topology, RefineNumbering::interleaved);
     return fine_mesh;
   };
-  const auto mesh_for_output = [&]() -> const TetMesh& { return *fine_mesh_or_download(); };
+  const auto mesh_for_output = [&]() -> const TetMesh& { return *refined_mesh(); };
   HeatSolveHooks hooks;
   CgProgressPrinter progress("gpu");
   hooks.progress = [&](int k, double r, double s) { progress(k, r, s); };
@@ -214,7 +192,7 @@ void run_heat_gpu_finest_level(const SolveOptions& o, const std::string& format,
     t0 = StageTimings::now();
     if (!o.no_vtu) {
       LoadedMesh fine;  // the mesh and its cell volumes: all cell_heat_flux reads
-      fine.mesh = std::move(*fine_mesh_or_download());
+      fine.mesh = std::move(*refined_mesh());
       fine.geometry.cell_volumes.resize(tets);
 #pragma omp parallel for schedule(static)
       for (std::int64_t c = 0; c < std::int64_t(tets); ++c)

@@ -8,8 +8,8 @@
 // levels 0 .. K − 1 on the host, level K's smoother data from the GPU
 // (multigrid/refined_level_multigrid.hpp). Outputs as `heat` writes them: the JSON (with
 // "finest_level": "gpu"), the PNG on level K's surface (its nodes' coordinates and the children of
-// level K − 1's boundary faces), and the VTU on level K's mesh, downloaded from the GPU's refinement
-// (gpu_refine_once) when the first VTU is written (--no-vtu: never).
+// level K − 1's boundary faces), and the VTU on level K's mesh, refined on the host from level K − 1
+// (refine_once, the GPU refinement's CPU twin) when the first VTU is written (--no-vtu: never).
 // Not here: --compare, --window, MPI ranks (the host path, --finest-level host, serves them). The
 // true residual is that of the GPU-made operator (float K, exact arithmetic in the refinement's
 // fp64 residual), not of the host's double K, which is never built.
