@@ -4,8 +4,8 @@
 usage: check_heat_gpu_finest.py STREAMSOLVE SOURCE_DIR OUTDIR
 
 - Steady crankshaft (journals at 20 and 100, CG to 1e-8 with Jacobi and with multigrid) and the
-  transient cube (theta = 1/2, 5 steps), each at refine 1: the same VTU cells, points within 1e-6 of the mesh's size (the GPU's are
-  floats), temperatures within 1e-6 of their range, heat flux within 1e-4 of its largest; heat.json
+  transient cube (theta = 1/2, 5 steps), each at refine 1: the same VTU cells and points,
+  temperatures within 1e-6 of their range, heat flux within 1e-4 of its largest; heat.json
   with "finest_level": "gpu", the same node and tet counts, converged, the GPU stage timed; a PNG;
   for the transient run the PVD series; with multigrid the host path's level list and CG iterations.
 - The default (auto): the GPU's level for a refined GPU run; the host's at refine 0, with --compare
