@@ -1,6 +1,7 @@
 #include "multigrid/multigrid_setup.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -29,19 +30,31 @@ SparseMatrix prolongation_from_map(const LevelMap& map, const std::vector<double
   SparseMatrix p;
   p.rows = map.fine_nodes;
   p.cols = map.coarse_nodes;
+  // Row f: its free parents (one for a coarse node, weight 1; two for a midpoint, ½ each); counted,
+  // then filled, in parallel (56.6M rows onto a refine-6 level).
+  const auto parents = [&](std::int32_t f) {
+    auto [a, b] = map.parents[size_t(f)];
+    if (a > b) std::swap(a, b);
+    return std::array<std::int32_t, 2>{a, b};
+  };
   p.offsets.assign(size_t(p.rows) + 1, 0);
+#pragma omp parallel for schedule(static)
   for (std::int32_t f = 0; f < p.rows; ++f) {
-    if (fine_fixed[size_t(f)] == 0) {
-      auto [a, b] = map.parents[size_t(f)];
-      if (a > b) std::swap(a, b);
-      if (a == b) {
-        if (coarse_fixed[size_t(a)] == 0) p.columns.push_back(a), p.values.push_back(1.0);
-      } else {
-        if (coarse_fixed[size_t(a)] == 0) p.columns.push_back(a), p.values.push_back(0.5);
-        if (coarse_fixed[size_t(b)] == 0) p.columns.push_back(b), p.values.push_back(0.5);
-      }
-    }
-    p.offsets[size_t(f) + 1] = std::int32_t(p.values.size());
+    const auto [a, b] = parents(f);
+    const bool free_row = fine_fixed[size_t(f)] == 0;
+    p.offsets[size_t(f) + 1] = free_row ? int(coarse_fixed[size_t(a)] == 0) + int(a != b && coarse_fixed[size_t(b)] == 0) : 0;
+  }
+  for (std::int32_t f = 0; f < p.rows; ++f) p.offsets[size_t(f) + 1] += p.offsets[size_t(f)];
+  p.columns.resize(size_t(p.offsets.back()));
+  p.values.resize(p.columns.size());
+#pragma omp parallel for schedule(static)
+  for (std::int32_t f = 0; f < p.rows; ++f) {
+    if (fine_fixed[size_t(f)] != 0) continue;
+    const auto [a, b] = parents(f);
+    size_t at = size_t(p.offsets[size_t(f)]);
+    const double weight = a == b ? 1.0 : 0.5;
+    if (coarse_fixed[size_t(a)] == 0) p.columns[at] = a, p.values[at] = weight, ++at;
+    if (a != b && coarse_fixed[size_t(b)] == 0) p.columns[at] = b, p.values[at] = weight;
   }
   return p;
 }

@@ -17,14 +17,9 @@ FinestSmoother gpu_finest_smoother(GpuBackend& gpu, GpuRefinedHeatSystem& system
     fine.inverse_diagonal[i] = 1.0 / fine.inverse_diagonal[i];
   }
   if (n > options.coarse_size) {
-    Field x = gpu.make_vector(n), y = gpu.make_vector(n);
-    fine.lambda_max = estimate_lambda_max(
-        [&](const std::vector<double>& host_x, std::vector<double>& host_y) {
-          x = gpu.upload(host_x);
-          system.apply_system(a, s, x, y);
-          host_y = gpu.download(y);
-        },
-        fine.inverse_diagonal, options.lanczos_steps);
+    const Field inverse_diagonal = gpu.upload(fine.inverse_diagonal);
+    fine.lambda_max = estimate_lambda_max_on<GpuBackend>(
+        gpu, [&](const Field& x, Field& y) { system.apply_system(a, s, x, y); }, inverse_diagonal, options.lanczos_steps);
   }
   return fine;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Multigrid for the heat system on the finest level made on the GPU (operators/gpu_refined_heat.hpp),
 // whose tables the host never holds: the finest level's smoother data come from the GPU — its
-// system diagonal downloaded, λmax(D⁻¹A) by CG-Lanczos whose products A x run on the GPU in float —
+// system diagonal downloaded, λmax(D⁻¹A) by CG-Lanczos on the GPU in float (estimate_lambda_max_on) —
 // and the levels below it (0 .. K − 1 on the host, the K − 1 → K map from level K − 1's topology) are
 // those of setup_multigrid_below_finest.
 #include "multigrid/multigrid.hpp"

@@ -71,9 +71,7 @@ EigenRange lanczos(const std::function<void(const std::vector<double>&, std::vec
     alpha_prev = alpha;
     beta_prev = beta;
   }
-  if (diag.empty()) return {1.0, 1.0};
-  off.resize(diag.size() - 1);
-  return {tridiagonal_eigenvalue(diag, off, 0), tridiagonal_eigenvalue(diag, off, int(diag.size()) - 1)};
+  return lanczos_ritz_range(std::move(diag), std::move(off));
 }
 
 double local_dot(const std::vector<double>& x, const std::vector<double>& y) {
@@ -86,10 +84,13 @@ double local_dot(const std::vector<double>& x, const std::vector<double>& y) {
 
 }  // namespace
 
-EigenRange estimate_eigen_range(const std::function<void(const std::vector<double>&, std::vector<double>&)>& apply,
-                                const std::vector<double>& inverse_diagonal, int steps) {
-  const size_t n = inverse_diagonal.size();
-  if (n == 0) return {1.0, 1.0};
+EigenRange lanczos_ritz_range(std::vector<double> diag, std::vector<double> off) {
+  if (diag.empty()) return {1.0, 1.0};
+  off.resize(diag.size() - 1);
+  return {tridiagonal_eigenvalue(diag, off, 0), tridiagonal_eigenvalue(diag, off, int(diag.size()) - 1)};
+}
+
+std::vector<double> lanczos_start(size_t n) {
   // A deterministic start with every frequency in it.
   std::vector<double> r(n);
   std::uint64_t state = 0x9E3779B97F4A7C15ull;
@@ -97,7 +98,14 @@ EigenRange estimate_eigen_range(const std::function<void(const std::vector<doubl
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     r[i] = double(state >> 11) / double(1ull << 53) - 0.5;
   }
-  return lanczos(apply, inverse_diagonal, steps, std::move(r), local_dot);
+  return r;
+}
+
+EigenRange estimate_eigen_range(const std::function<void(const std::vector<double>&, std::vector<double>&)>& apply,
+                                const std::vector<double>& inverse_diagonal, int steps) {
+  const size_t n = inverse_diagonal.size();
+  if (n == 0) return {1.0, 1.0};
+  return lanczos(apply, inverse_diagonal, steps, lanczos_start(n), local_dot);
 }
 
 // SplitMix64's finaliser: the same value wherever the key is the same.

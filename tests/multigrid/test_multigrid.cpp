@@ -143,6 +143,26 @@ TEST(MultigridCpu, VcycleIsSymmetricPositive) {
   }
 }
 
+// estimate_lambda_max_on (every vector on a backend: the GPU-made level's λmax) on the CPU backend
+// against estimate_lambda_max on host vectors: the same start and recurrences, so the same Ritz value
+// up to the order of the dot products' sums (1e-12), for the heat system of the cube and crankshaft.
+TEST(MultigridCpu, LanczosOnBackendIsEquivalentToRef) {
+  for (const char* file : {"cube.msh", "crank.msh"}) {
+    HierarchyProblem h = make_hierarchy_problem(file, 1);
+    CpuBackend cpu;
+    CpuHeatOperator op(h.data);
+    op.set_dirichlet(h.problem.dirichlet_nodes);
+    const std::vector<double> d = op.system_diagonal(0.0, 1.0);
+    std::vector<double> inverse(d.size());
+    for (size_t i = 0; i < d.size(); ++i) inverse[i] = 1.0 / d[i];
+    const auto apply = [&](const std::vector<double>& x, std::vector<double>& y) { op.apply_system(0.0, 1.0, x, y); };
+    const double ref = estimate_lambda_max(apply, inverse, 12);
+    const double on_backend = estimate_lambda_max_on<CpuBackend>(cpu, apply, inverse, 12);
+    EXPECT_NEAR(on_backend, ref, 1e-12 * ref) << file;
+    EXPECT_GT(ref, 1.0) << file;  // D⁻¹A has eigenvalues above 1 (its mean is 1)
+  }
+}
+
 void expect_same_matrix(const SparseMatrix& a, const SparseMatrix& b, const std::string& what) {
   EXPECT_EQ(a.rows, b.rows) << what;
   EXPECT_EQ(a.cols, b.cols) << what;
