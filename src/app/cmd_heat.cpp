@@ -288,8 +288,8 @@ void add_heat_command(CLI::App& app, GlobalOptions& globals) {
   heat->add_option("--format", o.format, "GPU texture format: R32F or RGBA32F")->check(CLI::IsMember({"R32F", "RGBA32F"}));
   heat->add_option("--finest-level", o.finest_level,
                    "where the finest level (refine K) is made: gpu = from level K-1 on the GPU (K >= 1; its mesh, "
-                   "topology and operator never exist on the host; the VTU downloads the mesh from the GPU), host = on "
-                   "the host (the CPU reference's own), auto = gpu for a refined run on the GPU alone (no --compare, no "
+                   "topology and operator never exist on the host; the VTU refines level K-1 on the host), host = on the "
+                   "host (the CPU reference's own), auto = gpu for a refined run on the GPU alone (no --compare, no "
                    "--window, one process), else host")
       ->check(CLI::IsMember({"auto", "gpu", "host"}));
   heat->callback([&globals] { run_heat(o, globals); });

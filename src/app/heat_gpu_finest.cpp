@@ -1,4 +1,5 @@
-// `heat --finest-level gpu` (the default for refined runs on the GPU alone): the finest level made on the GPU from level K − 1 (app/heat_gpu_finest.hpp).
+// `heat --finest-level gpu` (the default for refined runs on the GPU alone): the finest level made on
+// the GPU from level K − 1 (app/heat_gpu_finest.hpp).
 #include "app/heat_gpu_finest.hpp"
 
 #include <algorithm>
@@ -11,9 +12,9 @@
 #include "gl/context.hpp"
 #include "mesh/geometry.hpp"
 #include "mesh/mesh_hierarchy.hpp"
-#include "multigrid/refined_level_multigrid.hpp"
 #include "mesh/refine.hpp"
 #include "mesh/vtu.hpp"
+#include "multigrid/refined_level_multigrid.hpp"
 #include "operators/gpu_refined_heat.hpp"
 #include "physics/heat_multigrid.hpp"
 #include "render/render_surface.hpp"

@@ -269,10 +269,6 @@ void add_aggregation_levels(MultigridSetup& setup, SparseMatrix current, const M
   setup.coarse = std::make_shared<DirectSolver>(setup.constant_null_space ? pin_first_unknown(current) : current);
 }
 
-}  // namespace
-
-namespace {
-
 // Geometric levels below setup.levels.back() (the finest, whose fixed nodes `fixed_mask` marks),
 // from the finest's parent down to the base, while above coarse_size (`at_least_one`: the first
 // whatever its size).

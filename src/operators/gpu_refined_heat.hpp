@@ -14,8 +14,8 @@
 //     over the coarse cells around the edge;
 //   - the node graph: row lengths counted on the host from the coarse tables (one int per fine
 //     node), the entries made by a kernel (refine_heat_node_edges.glsl), K_ij gathered per entry.
-// Not yet used by `heat`: its problem set-up (boundary groups, loads), Dirichlet elimination, true
-// residual, multigrid levels and output still take the host's fine mesh.
+// `heat` solves on these tables by default for a refined run on the GPU alone
+// (app/heat_gpu_finest.hpp; multigrid: multigrid/refined_level_multigrid.hpp).
 #include <cstdint>
 #include <functional>
 #include <vector>
