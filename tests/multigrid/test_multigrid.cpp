@@ -176,10 +176,12 @@ void expect_same_matrix(const SparseMatrix& a, const SparseMatrix& b, const std:
 // setup_multigrid_below_finest) against setup_multigrid on the host's whole hierarchy: the same
 // coarser operators, fixed nodes and maps (the K − 1 → K map from level K − 1's topology), and the
 // same levels, transfers, smoother data and coarsest solve; with a coarse_size above the finest
-// level's size, level K − 1 is made all the same (as the coarsest).
+// level's size, level K − 1 is made all the same (as the coarsest). The cube at refine 1 and 2, the
+// crankshaft at refine 1.
 TEST(MultigridCpu, BelowFinestLevelIsEquivalentToSetupMultigrid) {
   for (const char* file : {"cube.msh", "crank.msh"})
     for (int refine : {1, 2}) {
+      if (std::string(file) == "crank.msh" && refine == 2) continue;
       const std::string name = std::string(file) + " refine " + std::to_string(refine);
       HierarchyProblem h = make_hierarchy_problem(file, refine);
       const MeshHierarchy to_parent = load_mesh_hierarchy(mesh_path(file), LoadOptions{refine - 1});
