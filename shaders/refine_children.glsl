@@ -1,7 +1,7 @@
 // One uniform refinement on the GPU, from the coarse level's tables (mesh/refine.hpp, refine_once,
 // is the CPU twin). Coordinates are doubles (GLSL fp64; `precise`: no fused multiply-add). GLSL
 // only promises fp64 arithmetic at least as precise as fp32, and volumes and lengths computed here
-// came out ~1e-7 relative on the H200 (driver 580): so no decision here depends on fp64 arithmetic.
+// can come out ~1e-7 relative on real drivers: so no decision here depends on fp64 arithmetic.
 uniform isampler2D coarse_coordinates;  // 6 per coarse node: x, y, z, each as (low word, high word) of the double
 uniform isampler2D low_node_offsets;    // interleaved: edges whose low node is below v (Topology::edge_offsets_by_low_node)
 uniform int coarse_nodes;

@@ -18,8 +18,8 @@ vec3 corner_lo(int v) { return vec3(ss_element(coarse_coordinates_lo, 3 * v), ss
 // n does not matter (both flip together).
 // The ten slot points are taken relative to corner 0, in float: corner m at (hi_m − hi_0) + (lo_m − lo_0),
 // each difference correctly rounded, so a point is within a few float roundings of the cell's size,
-// not of the coordinates' size (a fine cell is 2^-K of the mesh: GLSL fp64 differences, which the
-// H200 computed no better than float, lost 2^K of that).
+// not of the coordinates' size (a fine cell is 2^-K of the mesh: GLSL fp64 differences, which some
+// drivers compute no better than float, would lose 2^K of that).
 float children_coefficient(int c, int slot_a, int slot_b) {
   ivec4 t = ss_index_quad(coarse_cells, c);
   vec3 q[10];

@@ -62,8 +62,8 @@ Texture::Texture(int width, int height, TexelFormat format)
 }
 
 // Through pixel buffer objects the driver frees right after, so it keeps no staging copy of the
-// image on the host (crankshaft refine 5 heat on the H200 machine: peak 16.5 -> 15.2 GB); in chunks,
-// so none is pinned memory the size of the texture (refine 6: the upload 11.8-13.8 -> 9.3 s).
+// image on the host (a lower peak of host memory for large fields); in chunks, so none is pinned
+// memory the size of the texture (docs/performance.md has the measured effect).
 void Texture::write_rows(int first_row, int rows, const ChunkFill& fill) {
   SS_REQUIRE(first_row >= 0 && rows >= 0 && first_row + rows <= height_, "row range out of texture");
   if (rows == 0) return;

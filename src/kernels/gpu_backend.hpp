@@ -87,9 +87,9 @@ struct GpuOptions {
   LaunchPath launch = LaunchPath::fragment;
   int local_size_x = 16, local_size_y = 16;  // compute work-group size
   // update_pair / xpay_pair as one pass with two outputs (1) or two single-output passes (0); -1:
-  // by launch path. Measured on the H200 (README, Performance): one MRT pass is 1.0–1.28× faster
-  // than two passes on the compute path but 0.83–1.02× on the fragment path, so -1 picks two
-  // passes for fragment and one for compute.
+  // by launch path. On datacenter GPUs one multiple-render-target pass is faster than two passes on
+  // the compute path but not on the fragment path (docs/performance.md), so -1 picks two passes
+  // for fragment and one for compute.
   int two_output_updates = -1;
 };
 

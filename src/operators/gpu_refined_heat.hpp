@@ -1,5 +1,5 @@
 #pragma once
-// The finest level's heat-operator tables on the GPU, from level K - 1 (issue 13, item 4): the fine
+// The finest level's heat-operator tables on the GPU, from level K - 1: the fine
 // edges as node pairs, each edge's stiffness K_ab and each fine node's lumped mass, computed by
 // kernels that read only the coarse level's tables (shaders/refine_fine_edges.glsl): the fine mesh,
 // its topology and its geometry need not exist on the host. The CPU twin is assemble_heat_operator

@@ -1,5 +1,5 @@
 #pragma once
-// The finest level's uniform refinement and per-cell geometry on the GPU (issue 13, item 4): the
+// The finest level's uniform refinement and per-cell geometry on the GPU : the
 // coarse level's tables go up, the fine mesh is made in textures and never needs to exist in host
 // memory. The CPU twin is refine_once + compute_geometry (mesh/refine.hpp, mesh/geometry.hpp):
 //   - connectivity: identical. The one coordinate-dependent choice, how each coarse tet is cut
@@ -9,7 +9,7 @@
 //   - volumes: V/8 of the parent (the eight children of a red refinement have equal volumes);
 //   - centroids: the mean of the child's corners in GLSL fp64, rounded to float.
 // GLSL fp64 is only promised to be as precise as fp32: volumes and squared lengths computed in it on
-// the GPU side were ~1e-7 relative on the H200 (driver 580), too coarse to reproduce the host's cuts.
+// the GPU side can be ~1e-7 relative, too coarse to reproduce the host's cuts.
 #include <cstdint>
 #include <vector>
 

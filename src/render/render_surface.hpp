@@ -1,5 +1,5 @@
 #pragma once
-// Pictures of a nodal scalar on the boundary surface of a tet mesh (issue 5, Outputs): the surface
+// Pictures of a nodal scalar on the boundary surface of a tet mesh: the surface
 // coloured through a perceptual colour map with light shading, seen from a three-quarter view
 // (camera towards +x, -y, +z of the bounding-box centre, like thesis Fig. 6.4), a colour bar with
 // min, max and a few ticks, and a title, drawn by our own GL code. The PNG path renders offscreen

@@ -7,8 +7,8 @@ namespace ss {
 std::int64_t peak_host_memory_bytes();
 
 // Keeps freed memory in the process for reuse (glibc: no mmap for big blocks, no trimming), so the
-// set-up's many large temporary arrays are faulted in once instead of once per allocation (crankshaft
-// refine 5 heat with --no-vtu on the H200 machine, whose page faults are costly: 42.7 -> 34.3 s).
+// set-up's many large temporary arrays are faulted in once instead of once per allocation (this
+// matters on machines whose page faults are costly).
 // The peak (what the host must hold) is unchanged; memory goes back to the system at exit. Under
 // ulimit -v an allocation that does not fit still fails cleanly (tests/fault, scenario memory).
 void keep_freed_memory_for_reuse();
@@ -16,10 +16,10 @@ void keep_freed_memory_for_reuse();
 // With STREAMSOLVE_HUGE_PAGES=1: large host arrays on transparent huge pages (2 MB) where the
 // kernel gives them only on request (/sys/kernel/mm/transparent_hugepage/enabled = "madvise"): the
 // program re-executes itself once with GLIBC_TUNABLES=glibc.malloc.hugetlb=1, which makes glibc's
-// malloc ask for them (glibc >= 2.35; older ones ignore the tunable). Off by default because it
-// depends on the machine: on the H200 machine a first touch of 4 GiB took 1.97 s on 4 kB pages and
-// 0.71 s on huge pages (crankshaft refine 5 heat, --no-vtu: 39.8 -> 31.2 s), on the 2-core
-// development machine refine 4 heat ran 2.0 s -> 2.7-4.5 s (fault-time compaction). Call first thing
+// malloc ask for them (glibc >= 2.35; older ones ignore the tunable). Off by default because the
+// gain depends on the machine: where first-touch page faults are costly, huge pages cut the set-up
+// time; where the kernel compacts memory at fault time they make it slower (docs/performance.md
+// has both measurements). Call first thing
 // in main(); returns when it does not re-execute (not asked, already set, THP "always"/"never", a
 // sanitizer build, or exec failed).
 void use_huge_pages_for_large_arrays(char** argv);

@@ -96,7 +96,7 @@ check(f"unwritable --json is one clear error: {r.stderr.strip()}", one_error_lin
 leftovers = [f for f in os.listdir(work) if ".tmp." in f]
 check(f"no temporary files left: {leftovers}", not leftovers)
 
-# bench operators: the JSON shape of issue 4 on a small project mesh, both formats.
+# bench operators: the JSON shape on a small project mesh, both formats.
 cube = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "meshes", "cube.msh")
 out = f"{work}/operators.json"
 r = run("bench", "operators", "--mesh", cube, "--min-seconds", "0.01", "--json", out)

@@ -18,7 +18,7 @@ dt = 0.01 unless said otherwise). One scenario per call, so each is its own ctes
             motion (fx < 0), the walls along it; after the last checkpoint is removed, --restart
             rewrites the rows from step 4 on: the same file as the straight run's.
   compare   --backend gpu --compare (GL: llvmpipe in CI), 20 steps: max_velocity_diff <= 1e-4 (the
-            float32 GPU run against the double CPU reference; issue 9's target) and the JSON's
+            float32 GPU run against the double CPU reference) and the JSON's
             compare object.
 Usage: check_flow_command.py STREAMSOLVE SOURCE_DIR WORK_DIR SCENARIO ; exit status 0 when all pass."""
 import json

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Runs that die or run out of room (issue 14). One scenario per call, so each is its own ctest entry:
+"""Runs that die or run out of room. One scenario per call, so each is its own ctest entry:
 
   sigkill      a transient heat run and a flow run (both writing every step; CPU backend, the flow one
                also its PNG) killed with SIGKILL at random moments, 8 times each, into the same

@@ -1,4 +1,4 @@
-// The set-up at scale (issue 13): the lean tables (TopologyTables::boundary / edges) are the full
+// The set-up at scale: the lean tables (TopologyTables::boundary / edges) are the full
 // tables restricted to what they keep, and the parallel set-up gives bit-identical results for 1
 // and 2 OpenMP threads.
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // pressure-driven duct by the exact method): after every step the flux is divergence-free to the
 // pressure tolerance (exact method: to round-off, ≤ 1e-6 of the flux scale in float, ≤ 1e-12 in
 // double), and the GPU run (float kernels) equals the CPU reference (double) after 20 steps to
-// ≤ 1e-4 of the max speed (issue 9's --compare target).
+// ≤ 1e-4 of the max speed (what --compare promises).
 #include <gtest/gtest.h>
 
 #include <cmath>
