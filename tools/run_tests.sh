@@ -24,14 +24,14 @@ if [ "${SS_SKIP_ASAN:-0}" != 1 ]; then
   cmake --build build-asan -j"$jobs" --target ss_sanitizer_tests
   # UBSAN halt_on_error: a report fails the test (by default UBSan prints and goes on).
   # Leak reports from the GL driver and Open MPI: the sanitizer build keeps every library loaded
-  # (src/util/keep_libraries_loaded.cpp), so their globals stay visible; tests/sanitizers/lsan.supp
+  # (src/util/keep_libraries_loaded.cpp), so their globals stay visible; tests/support/lsan.supp
   # lists the blocks Open MPI itself never frees, each explained.
   # intercept_tls_get_addr=0: with it, LeakSanitizer's stop-the-world tracer read a garbage dynamic-TLS
   # range of a GL/MPI library and crashed ("Tracer caught signal 11", 3-rank heat_mpi runs under
   # ctest); without it LeakSanitizer skips dynamic TLS, which can only add reports, never hide one.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    LSAN_OPTIONS="suppressions=$PWD/../tests/sanitizers/lsan.supp:print_suppressions=0" \
+    LSAN_OPTIONS="suppressions=$PWD/../tests/support/lsan.supp:print_suppressions=0" \
     ctest -L 'unit|gl|sanitize' --output-on-failure -j"$jobs" --timeout 900)
 fi
 if [ "${SS_SKIP_FUZZ:-0}" != 1 ]; then

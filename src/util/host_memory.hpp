@@ -10,7 +10,7 @@ std::int64_t peak_host_memory_bytes();
 // set-up's many large temporary arrays are faulted in once instead of once per allocation (this
 // matters on machines whose page faults are costly).
 // The peak (what the host must hold) is unchanged; memory goes back to the system at exit. Under
-// ulimit -v an allocation that does not fit still fails cleanly (tests/fault, scenario memory).
+// ulimit -v an allocation that does not fit still fails cleanly (tests/app/check_faults.py, scenario memory).
 void keep_freed_memory_for_reuse();
 
 // With STREAMSOLVE_HUGE_PAGES=1: large host arrays on transparent huge pages (2 MB) where the

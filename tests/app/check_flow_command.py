@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from output_files import check_output_file, read_state  # noqa: E402
 
 exe, source, work, scenario = sys.argv[1:5]
@@ -195,7 +195,7 @@ def scenario_restart():
 
 
 def complete_files(folder):
-    """Every final-named file is complete: read back by its reader (tests/output_files.py)."""
+    """Every final-named file is complete: read back by its reader (tests/support/output_files.py)."""
     try:
         for name in os.listdir(folder):
             check_output_file(os.path.join(folder, name))

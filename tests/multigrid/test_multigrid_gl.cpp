@@ -7,8 +7,8 @@
 #include <random>
 #include <tuple>
 
-#include "gl/gl_test_base.hpp"
-#include "gl/test_data.hpp"
+#include "support/gl_fixture.hpp"
+#include "support/test_data.hpp"
 #include "multigrid/multigrid.hpp"
 #include "multigrid_test_util.hpp"
 #include "solver/cg.hpp"

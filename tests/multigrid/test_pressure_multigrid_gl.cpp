@@ -3,8 +3,8 @@
 // fragment and compute launch, with the constants as null space (cavity) and with an outlet (duct).
 #include <gtest/gtest.h>
 
-#include "gl/gl_test_base.hpp"
-#include "gl/test_data.hpp"
+#include "support/gl_fixture.hpp"
+#include "support/test_data.hpp"
 #include "multigrid/multigrid.hpp"
 #include "multigrid/pressure_matrix.hpp"
 #include "pressure_test_util.hpp"

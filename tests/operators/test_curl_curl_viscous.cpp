@@ -16,10 +16,10 @@
 
 #include <glm/geometric.hpp>
 
-#include "gl/gl_test_base.hpp"
-#include "gl/test_data.hpp"
+#include "support/gl_fixture.hpp"
+#include "support/test_data.hpp"
 #include "mesh/load_mesh.hpp"
-#include "project_mesh.hpp"
+#include "support/project_mesh.hpp"
 #include "operators/curl_curl_viscous.hpp"
 
 namespace ss::test {

@@ -15,10 +15,10 @@
 #include <string>
 #include <tuple>
 
-#include "gl/gl_test_base.hpp"
-#include "gl/test_data.hpp"
+#include "support/gl_fixture.hpp"
+#include "support/test_data.hpp"
 #include "mesh/load_mesh.hpp"
-#include "project_mesh.hpp"
+#include "support/project_mesh.hpp"
 #include "operators/flow_operators.hpp"
 #include "solver/cg.hpp"
 

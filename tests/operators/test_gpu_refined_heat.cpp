@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "gl/gl_test_base.hpp"
+#include "support/gl_fixture.hpp"
 #include "gpu_paths.hpp"
 #include "mesh/box_mesh.hpp"
 #include "mesh/load_mesh.hpp"
@@ -35,7 +35,7 @@
 #include "physics/heat_multigrid.hpp"
 #include "physics/heat_problem.hpp"
 #include "physics/heat_solver.hpp"
-#include "project_mesh.hpp"
+#include "support/project_mesh.hpp"
 #include "util/error.hpp"
 
 namespace ss::test {

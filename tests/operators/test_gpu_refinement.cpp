@@ -17,12 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "gl/gl_test_base.hpp"
+#include "support/gl_fixture.hpp"
 #include "gpu_paths.hpp"
 #include "mesh/box_mesh.hpp"
 #include "mesh/load_mesh.hpp"
 #include "operators/gpu_refinement.hpp"
-#include "project_mesh.hpp"
+#include "support/project_mesh.hpp"
 #include "util/error.hpp"
 
 namespace ss::test {

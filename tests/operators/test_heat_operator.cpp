@@ -25,8 +25,8 @@
 #include <glm/matrix.hpp>
 
 #include "cpu/cpu_backend.hpp"
-#include "gl/gl_test_base.hpp"
-#include "gl/test_data.hpp"
+#include "support/gl_fixture.hpp"
+#include "support/test_data.hpp"
 #include "mesh/load_mesh.hpp"
 #include "operators/heat_operator.hpp"
 #include "util/error.hpp"

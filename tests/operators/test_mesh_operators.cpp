@@ -22,10 +22,10 @@
 
 #include <glm/geometric.hpp>
 
-#include "gl/gl_test_base.hpp"
+#include "support/gl_fixture.hpp"
 #include "mesh/load_mesh.hpp"
 #include "operators/mesh_operators.hpp"
-#include "gl/test_data.hpp"
+#include "support/test_data.hpp"
 
 namespace ss::test {
 namespace {

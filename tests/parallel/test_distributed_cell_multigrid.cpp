@@ -20,7 +20,7 @@
 
 #include <mpi.h>
 
-#include "../gl/gl_test_base.hpp"
+#include "support/gl_fixture.hpp"
 #include "mpi_test_helpers.hpp"
 #include "mesh/load_mesh.hpp"
 #include "multigrid/pressure_matrix.hpp"

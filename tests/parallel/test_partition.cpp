@@ -17,7 +17,7 @@
 
 #include "parallel/partition.hpp"
 #include "parallel/refined_piece.hpp"
-#include "project_mesh.hpp"
+#include "support/project_mesh.hpp"
 #include "util/error.hpp"
 
 namespace ss {

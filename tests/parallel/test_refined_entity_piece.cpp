@@ -27,7 +27,7 @@
 #include "parallel/halo.hpp"
 #include "parallel/partition.hpp"
 #include "parallel/refined_entity_piece.hpp"
-#include "project_mesh.hpp"
+#include "support/project_mesh.hpp"
 
 namespace ss {
 namespace {

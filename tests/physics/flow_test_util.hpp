@@ -13,7 +13,7 @@
 #include "operators/cpu_mesh_operators.hpp"
 #include "physics/flow_problem.hpp"
 #include "physics/flow_solver.hpp"
-#include "project_mesh.hpp"
+#include "support/project_mesh.hpp"
 #include "util/error.hpp"
 
 namespace ss::test {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "gl/gl_test_base.hpp"
+#include "support/gl_fixture.hpp"
 #include "physics/flow_test_util.hpp"
 
 namespace ss::test {

@@ -16,7 +16,7 @@
 #include <map>
 #include <string>
 
-#include "gl/gl_test_base.hpp"
+#include "support/gl_fixture.hpp"
 #include "mesh/box_mesh.hpp"
 #include "mesh/load_mesh.hpp"
 #include "physics/heat_case.hpp"

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "gl/context.hpp"
+#include "support/gl_fixture.hpp"
 #include "mesh/box_mesh.hpp"
 #include "mesh/load_mesh.hpp"
 #include "render/colormap.hpp"
@@ -22,11 +23,6 @@ namespace fs = std::filesystem;
 using namespace ss;
 
 namespace {
-
-GlContext& gl() {
-  static std::unique_ptr<GlContext> context = std::make_unique<GlContext>(GlContextOptions{});
-  return *context;
-}
 
 const LoadedMesh& box() {
   static LoadedMesh mesh = prepare_mesh(make_box_mesh(8, 8, 8));
@@ -69,10 +65,7 @@ float similarity(glm::vec3 a, glm::vec3 b) {
   return la > 0 && lb > 0 ? glm::dot(a, b) / (la * lb) : 0.0f;
 }
 
-class RenderTest : public ::testing::Test {
-protected:
-  void SetUp() override { ASSERT_NO_THROW(gl()) << "cannot create the headless GL context"; }
-};
+using RenderTest = test::GlTest;
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include <glm/geometric.hpp>
 
 #include "gl/context.hpp"
+#include "support/gl_fixture.hpp"
 #include "mesh/load_mesh.hpp"
 #include "render/colormap.hpp"
 #include "render/png_io.hpp"
@@ -21,11 +22,6 @@ namespace fs = std::filesystem;
 using namespace ss;
 
 namespace {
-
-GlContext& gl() {
-  static std::unique_ptr<GlContext> context = std::make_unique<GlContext>(GlContextOptions{});
-  return *context;
-}
 
 const LoadedMesh& cube() {
   static LoadedMesh mesh = load_mesh(SS_SOURCE_DIR "/meshes/cube.msh");
@@ -83,10 +79,7 @@ struct TempDir {
   bool empty() const { return fs::is_empty(path); }
 };
 
-class SliceTest : public ::testing::Test {
-protected:
-  void SetUp() override { ASSERT_NO_THROW(gl()) << "cannot create the headless GL context"; }
-};
+using SliceTest = test::GlTest;
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 #pragma once
-// Headless GL for tests: one EGL context for the whole test process (llvmpipe in CI, a GPU on the
-// device machine), created on first use. GL tests never skip: no context is a test failure.
+// The one GL fixture of every GL test: one headless EGL context for the whole test process (llvmpipe
+// in CI, a GPU on the device machine), created on first use. GL tests never skip: no context is a
+// test failure.
 #include <gtest/gtest.h>
 
 #include <memory>

@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from output_files import check_output_file  # noqa: E402
 
 scenario, exe, source, work = sys.argv[1], *map(os.path.abspath, sys.argv[2:5])

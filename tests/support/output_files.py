@@ -1,5 +1,5 @@
 """Readers that decide whether a streamsolve output file is complete, shared by the end-to-end checks
-(tests/app/check_flow_command.py, tests/fault/check_faults.py). Each raises on a damaged file."""
+(tests/app/check_flow_command.py, tests/app/check_faults.py). Each raises on a damaged file."""
 import json
 import os
 import struct

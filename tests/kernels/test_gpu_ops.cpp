@@ -12,8 +12,8 @@
 #include <tuple>
 
 #include "cpu/cpu_backend.hpp"
-#include "gl_test_base.hpp"
-#include "test_data.hpp"
+#include "support/gl_fixture.hpp"
+#include "support/test_data.hpp"
 #include "util/error.hpp"
 
 namespace ss::test {

@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "cpu/cpu_backend.hpp"
-#include "gl_test_base.hpp"
+#include "support/gl_fixture.hpp"
 #include "solver/cg.hpp"
-#include "test_data.hpp"
+#include "support/test_data.hpp"
 #include "util/error.hpp"
 
 namespace ss::test {
