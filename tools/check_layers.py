@@ -9,7 +9,7 @@ import re
 import sys
 
 # Lowest first. A layer may include its own headers and those of every layer listed before it.
-LAYERS = ["util", "mesh", "gl", "field", "cpu", "kernels", "operators", "solver", "multigrid", "render",
+LAYERS = ["util", "mesh", "gl", "field", "kernels", "cpu", "operators", "solver", "multigrid", "render",
           "parallel", "physics", "distributed", "run", "app"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
