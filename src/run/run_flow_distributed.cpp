@@ -14,7 +14,7 @@
 //      one marker per entity kind) and DistributedFlowOperators (every operator output's ghosts
 //      exchanged): the same steps, reductions and iterations as the serial run. What each rank does
 //      with its piece (coefficients, state by global id, fields, the time loop) is
-//      parallel/distributed_flow.hpp; this file keeps parsing, rank 0's checks, dispatch, the report.
+//      parallel/distributed_flow.hpp; this file keeps rank 0's checks, the dispatch to a backend, the results.
 //   5. the fields: every rank writes its piece (its owned cells) of each snapshot and of the final
 //      state, flow_NNNNNN_piece_<rank>.vtu and flow_piece_<rank>.vtu, and rank 0 the .pvtu over them.
 //      Checkpoints are gathered at rank 0 by the pieces' global ids (the state file records that

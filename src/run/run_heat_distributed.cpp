@@ -201,7 +201,7 @@ HeatRunResult run_heat_distributed(const HeatRunOptions& o) {
   //    there), unless --single-vtu gathers it into one VTU at rank 0.
   const std::string stem = h.settings.time ? "heat_final" : "heat";
   const bool converged = run.report.converged;
-  // The heat flux −k∇T per owned tet, in double on the host (as the serial command).
+  // The heat flux −k∇T per owned tet, in double on the host (as the serial run).
   std::vector<glm::dvec3> flux = cell_heat_flux(h.mesh, run.temperature, h.conductivity);
   flux.resize(size_t(owned_tets));
   std::vector<std::string> final_pieces;
@@ -259,7 +259,7 @@ HeatRunResult run_heat_distributed(const HeatRunOptions& o) {
   }
   result.refine = root->heat_case.refine;
 
-  // 7. Outputs at rank 0: JSON always, fields when converged (as the serial command).
+  // 7. Outputs at rank 0: JSON always, fields when converged (as the serial run).
   const HeatSolveReport& report = run.report;
   const double comm_max = max_over_ranks(per_rank, "communication_seconds");
   const double solve_max = max_over_ranks(per_rank, "solve_seconds");
@@ -302,7 +302,7 @@ HeatRunResult run_heat_distributed(const HeatRunOptions& o) {
                               {"total_max", max_over_ranks(per_rank, "setup_seconds")}};
   summary["peak_host_memory_bytes"] = peak_host_memory_bytes();  // rank 0's; every rank's is in per_rank
   summary["temperature"] = {{"min", t_min}, {"max", t_max}};
-  // Fields first, the JSON summary last (as the serial command): heat.json means the run finished.
+  // Fields first, the JSON summary last (as the serial run): heat.json means the run finished.
   if (converged) {
     if (pieces && !o.no_vtu) {
       write_pvtu((fs::path(out_dir) / (stem + ".pvtu")).string(), final_pieces, kPiecePointArrays,
