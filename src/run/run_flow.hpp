@@ -54,7 +54,9 @@ struct FlowRunOutcome {
   bool reports = true;
   std::string backend, device;
   int ranks = 1;
-  FlowRunResult run;  // the (primary) run's final state (MPI: gathered, by global id), last step, totals, seconds
+  // The (primary) run's final state, last step, totals and seconds. MPI: the state gathered at rank 0
+  // by global id (in the whole mesh's order when rank 0 holds it: single_vtu, [[force]] groups).
+  FlowRunResult run;
   std::optional<FlowExactError> exact;  // against the case's exact solution, when it has one
   std::vector<FlowForceResult> forces;
   std::optional<FlowCompareResult> compare;

@@ -213,11 +213,11 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
 
 FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
   const auto t_start = StageTimings::now();
+  SS_REQUIRE(!o.flow_case, "an MPI run reads its case file (the ranks are sent its text): give case_file, not a parsed case");
   if (!mpi::active()) mpi::init(nullptr, nullptr, true);
   const int rank = mpi::rank(), ranks = mpi::size();
   SS_REQUIRE(!o.compare, "--compare is not available with MPI ranks (compare a serial run's flow.json instead)");
   SS_REQUIRE(!o.gl.window, "flow has no live window; drop --window (flow.png and the VTU files show the result)");
-  SS_REQUIRE(!o.flow_case, "an MPI run reads its case file (the ranks are sent its text): give case_file, not a parsed case");
 
   // 1. Every rank opens its device first: a rank that cannot start stops the job before any work.
   std::optional<GlContext> context;

@@ -122,11 +122,11 @@ const std::vector<VtuArray> kPiecePointArrays = {VtuArray::scalars("temperature"
 
 HeatRunResult run_heat_distributed(const HeatRunOptions& o) {
   const auto t_start = Clock::now();
+  SS_REQUIRE(!o.heat_case, "an MPI run reads its case file (the ranks are sent its text): give case_file, not a parsed case");
   if (!mpi::active()) mpi::init(nullptr, nullptr, true);
   const int rank = mpi::rank(), ranks = mpi::size();
   SS_REQUIRE(o.backend == "gpu" || o.backend == "cpu", "--backend must be gpu or cpu");
   SS_REQUIRE(!o.gl.window, "--window is not available with MPI ranks");
-  SS_REQUIRE(!o.heat_case, "an MPI run reads its case file (the ranks are sent its text): give case_file, not a parsed case");
 
   // 1. Every rank opens its device first: a rank that cannot start stops the job before any work.
   std::optional<GlContext> context;

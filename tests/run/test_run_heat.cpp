@@ -3,6 +3,7 @@
 //    which P1 reproduces exactly, on the CPU reference and on the GPU (mixed precision: the true
 //    residual reaches the tolerance);
 //  - the files it promises: heat.json (its figures the result's), heat.vtu, heat.png;
+//  - a case parsed already runs without its file (serial runs only);
 //  - a case naming a boundary group the mesh lacks throws ss::Error naming the case file, before the
 //    output folder is made or changed;
 //  - a solve that does not converge: heat.json says so, no fields, throw_if_failed raises the failure;
@@ -22,16 +23,17 @@ namespace {
 
 const auto* const mpi_finalizer = ::testing::AddGlobalTestEnvironment(new MpiFinalizer);
 
-// The cube with T = 20 at x = 0 and T = 100 at x = 1 (`extra`: more TOML), outputs in <dir>/out.
+// The cube with T = 20 at x = 0 and T = 100 on `group` (x = 1), insulated elsewhere (`extra`: more
+// [solver] keys), outputs in <case folder>/out.
+std::string linear_case_text(const std::string& extra = "", const std::string& group = "right") {
+  return "[mesh]\nfile = \"" + project_file("meshes/cube.msh") + "\"\n" +
+         "[[boundary]]\ngroup = \"left\"\ntype = \"dirichlet\"\nvalue = 20.0\n" +
+         "[[boundary]]\ngroup = \"" + group + "\"\ntype = \"dirichlet\"\nvalue = 100.0\n" +
+         "[solver]\npreconditioner = \"jacobi\"\ntolerance = 1e-10\n" + extra + "[output]\ndirectory = \"out\"\n";
+}
+
 std::string linear_case(const std::string& dir, const std::string& extra = "", const std::string& group = "right") {
-  return write_text(dir + "/linear.toml", "[mesh]\nfile = \"" + project_file("meshes/cube.msh") +
-                                              "\"\n"
-                                              "[[boundary]]\ngroup = \"left\"\ntype = \"dirichlet\"\nvalue = 20.0\n"
-                                              "[[boundary]]\ngroup = \"" +
-                                              group +
-                                              "\"\ntype = \"dirichlet\"\nvalue = 100.0\n"
-                                              "[solver]\npreconditioner = \"jacobi\"\ntolerance = 1e-10\n" +
-                                              extra + "[output]\ndirectory = \"out\"\n");
+  return write_text(dir + "/linear.toml", linear_case_text(extra, group));
 }
 
 HeatRunOptions options_for(const std::string& case_file, const std::string& backend) {
@@ -81,6 +83,23 @@ TEST(RunHeat, SteadyLinearOnTheCubeCpu) {
   EXPECT_LE(linear_error(r), 5e-9);  // CG to 1e-10 in double (5.4e-10 measured)
   EXPECT_NEAR(r.t_min, 20.0, 1e-8);
   EXPECT_NEAR(r.t_max, 100.0, 1e-8);
+}
+
+TEST(RunHeat, ParsedCaseNeedsNoFile) {
+  const std::string dir = fresh_test_dir();
+  HeatRunOptions o;
+  o.heat_case = parse_heat_case(linear_case_text(), dir + "/never_written.toml");
+  o.backend = "cpu";
+  o.no_png = true;
+  o.no_vtu = true;
+  o.keep_fields = true;
+  const HeatRunResult r = run_heat(o);
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.out_dir, dir + "/out");  // the case's [output] directory, next to its path
+  EXPECT_EQ(r.summary["case"], dir + "/never_written.toml");
+  EXPECT_LE(linear_error(r), 5e-9);
+  o.distributed = true;  // the ranks parse the case file's text: a parsed case is refused
+  EXPECT_THROW(run_heat(o), Error);
 }
 
 TEST(RunHeat, SteadyLinearOnTheCubeGpu) {
