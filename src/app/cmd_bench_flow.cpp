@@ -22,7 +22,6 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
-#include "app/solve_command.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "gl/context.hpp"
 #include "kernels/gpu_backend.hpp"

@@ -1,288 +1,45 @@
 // `streamsolve heat CASE.toml`: node-based heat conduction, steady or transient, on the GPU or the
-// CPU reference (or both, compared), with VTU/PVD, PNG and JSON output.
-#include <algorithm>
-#include <chrono>
-#include <cmath>
+// CPU reference (or both, compared), serial or over MPI ranks (run/run_heat.hpp runs it and writes
+// its files; this file parses the options and prints the summary).
 #include <cstdio>
-#include <filesystem>
-#include <optional>
-
-#include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
-#include "app/heat_distributed.hpp"
-#include "app/heat_gpu_finest.hpp"
 #include "app/solve_command.hpp"
-#include "gl/context.hpp"
-#include "mesh/load_mesh.hpp"
-#include "mesh/mesh_hierarchy.hpp"
-#include "multigrid/multigrid.hpp"
-#include "physics/heat_multigrid.hpp"
-#include "mesh/vtu.hpp"
-#include "parallel/mpi_env.hpp"
-#include "operators/heat_operator.hpp"
-#include "physics/heat_case.hpp"
-#include "physics/heat_problem.hpp"
-#include "physics/heat_solver.hpp"
-#include "render/render_surface.hpp"
-#include "render/surface_viewer.hpp"
-#include "util/error.hpp"
+#include "run/run_heat.hpp"
 
 namespace ss {
 namespace {
 
-namespace fs = std::filesystem;
-
-struct HeatOptions : SolveOptions {
-  std::string format = "R32F";
-  // Where level K is made: "gpu" from level K − 1 (app/heat_gpu_finest.hpp), "host" (load_mesh and
-  // the host's assembly), "auto": the GPU's when it applies (gpu_finest_level_applies).
-  std::string finest_level = "auto";
-};
-
-struct BackendRun {
-  std::string backend, device;
-  std::vector<double> temperature;
-  HeatSolveReport report;
-  double true_residual = 0;
-  // Wall times of this run's stages: GL context (GPU, when this run made it), operator upload, solve
-  // (multigrid set-up, transient snapshots and the final download included), the double true residual.
-  double context_seconds = 0, upload_seconds = 0, solve_wall_seconds = 0, true_residual_seconds = 0;
-};
-
-// Solves with one backend; transient snapshots go to `snapshot` (only for the primary run).
-template <class Backend, class Operator>
-BackendRun run_backend(Backend& backend, Operator& op, const HeatProblem& problem,
-                       const std::shared_ptr<const HeatOperatorData>& data, const std::string& name,
-                       const HeatSolveHooks& hooks, const GeometricLevels* levels) {
-  BackendRun run;
-  run.backend = name;
-  MultigridStats stats;
-  auto t0 = StageTimings::now();
-  run.temperature = solve_heat(backend, op, problem, run.report, hooks,
-                               problem.multigrid ? multigrid_factory(backend, op, levels, {}, &stats)
-                                                 : PreconditionerFactory<typename Backend::Vector>{});
-  run.solve_wall_seconds = std::chrono::duration<double>(StageTimings::now() - t0).count() - run.report.download_seconds;
-  if (problem.multigrid)
-    std::fprintf(stderr, "streamsolve: heat: %s multigrid levels %s, setup %.3f s\n", name.c_str(), stats.levels.c_str(),
-                 stats.setup_seconds);
-  // The download of the final field is part of solve_heat; the heat flux is computed at write time.
-  t0 = StageTimings::now();
-  run.true_residual = true_relative_residual(*data, problem.dirichlet_nodes, run.report, run.temperature);
-  run.true_residual_seconds = std::chrono::duration<double>(StageTimings::now() - t0).count();
-  return run;
-}
-
-// The temperature at the nodes (Float64) and the heat flux -k ∇T per cell (computed in double from
-// the field, written as Float32: 7 digits of a derived field, half the bytes).
-void write_heat_vtu(const std::string& path, const LoadedMesh& mesh, const HeatProblem& problem, const BackendRun& run) {
-  std::vector<VtuArray> cell_data;
-  // Its own statement: the double flux is freed before the write.
-  cell_data.push_back(VtuArray::float_vectors("heat_flux", cell_heat_flux(mesh, run.temperature, problem.conductivity)));
-  write_vtu(path, mesh.mesh, {VtuArray::scalars("temperature", run.temperature)}, cell_data);
-}
-
-// The finest level made on the GPU by default: a run on the GPU alone (no --compare, no live
-// window, one process) of a refined mesh.
-bool gpu_finest_level_applies(const HeatOptions& o, const GlobalOptions& globals) {
-  if (o.backend != "gpu" || o.compare || globals.gl.window || mpi::size() > 1 || o.distributed) return false;
-  return (o.refine ? *o.refine : read_heat_case(o.case_file).refine) >= 1;
-}
-
-void run_heat(const HeatOptions& o, const GlobalOptions& globals) {
-  SS_REQUIRE(o.backend == "gpu" || o.backend == "cpu", "--backend must be gpu or cpu");
-  // Under mpirun with several ranks (or --distributed): partitioned solve, src/app/cmd_heat_distributed.cpp.
-  if (mpi::size() > 1 || o.distributed) {
-    SS_REQUIRE(!o.compare, "--compare is not available with MPI ranks (compare a serial run's JSON instead)");
-    SS_REQUIRE(o.finest_level != "gpu", "--finest-level gpu is not available with MPI ranks yet (each rank refines its "
-                                        "piece on the host)");
-    DistributedHeatOptions d;
-    d.case_file = o.case_file;
-    d.backend = o.backend;
-    d.refine = o.refine;
-    d.out = o.out;
-    d.json = o.json;
-    d.png = o.png;
-    d.no_png = o.no_png;
-    d.no_vtu = o.no_vtu;
-    d.single_vtu = o.single_vtu;
-    d.every = o.every;
-    d.format = o.format;
-    d.gl = globals.gl;
-    d.gpu_given = globals.gpu_option && globals.gpu_option->count() > 0;
-    if (o.backend == "gpu") d.gpu = globals.gpu_options();
-    run_heat_distributed(d);
-    return;
-  }
-  if (o.finest_level == "gpu" || (o.finest_level == "auto" && gpu_finest_level_applies(o, globals))) {
-    SS_REQUIRE(o.backend == "gpu" && !o.compare && !globals.gl.window,
-               "--finest-level gpu runs on the GPU alone (no --backend cpu, no --compare, no --window: compare with "
-               "--finest-level host)");
-    run_heat_gpu_finest_level(o, o.format, globals);
-    return;
-  }
-  StageTimings timings;
-  // 1. Read and check the case file: every mistake stops here, before any work.
-  HeatCase heat_case = read_heat_case(o.case_file);
-  if (o.refine) heat_case.refine = *o.refine;
-
-  // 2. Load, validate and prepare the mesh; 3. resolve groups and assemble materials and loads.
-  LoadOptions load;
-  load.refine = heat_case.refine;
-  load.tables = TopologyTables::boundary;  // the node graph and the boundary faces are all heat needs
-  // Multigrid keeps every level of the refinement (the finest is the mesh load_mesh gives).
-  MeshHierarchy hierarchy;
-  auto t0 = StageTimings::now();
-  if (heat_case.multigrid) hierarchy = load_mesh_hierarchy(heat_case.mesh_file, load);
-  else hierarchy.levels.push_back(load_mesh(heat_case.mesh_file, load));
-  const LoadedMesh& mesh = hierarchy.finest();
-  add_mesh_timings(timings, mesh.report, std::chrono::duration<double>(StageTimings::now() - t0).count(),
-                   heat_case.multigrid);
-  t0 = StageTimings::now();
-  const HeatProblem problem = build_heat_problem(heat_case, mesh);
-  const GeometricLevels levels = heat_case.multigrid ? heat_geometric_levels(heat_case, hierarchy) : GeometricLevels{};
-  timings.add_since("problem", t0);
-  std::fprintf(stderr, "streamsolve: heat: %zu nodes, %zu tets, %zu fixed nodes, %s\n", mesh.mesh.nodes.size(),
-               mesh.mesh.tets.size(), problem.dirichlet_nodes.size(),
-               problem.time ? ("transient, " + std::to_string(problem.time->steps) + " steps").c_str() : "steady");
-
-  // 4. The conduction operator in double; its lumped mass weighted by ρc per cell.
-  t0 = StageTimings::now();
-  const auto data = std::make_shared<const HeatOperatorData>(assemble_heat_system(mesh, problem, HeatTables::operator_only));
-  // The coarser levels live on in `levels`; the finest keeps what the outputs need.
-  for (size_t l = 0; l + 1 < hierarchy.levels.size(); ++l) hierarchy.levels[l] = LoadedMesh{};
-  release_assembly_tables(hierarchy.levels.back());
-  timings.add_since("assemble", t0);
-
-  const std::string out_dir = prepare_output_directory(o.out, heat_case.output_directory);
-
-  // --window: one visible GLFW context for the solve (GPU backend) and the live view.
-  std::optional<GlContext> context;
-  std::optional<SurfaceViewer> viewer;
-  RenderOptions view;
-  view.title = "temperature";
-  view.subtitle = fs::path(heat_case.path).filename().string() + ", " + o.backend;
-  if (globals.gl.window) {
-    t0 = StageTimings::now();
-    context.emplace(globals.gl);
-    viewer.emplace(*context, mesh, view);
-    timings.add_since("gl_context", t0);
-  }
-
-  // Transient runs write a VTU every `every` steps from the primary backend, and a PVD index.
-  TimeSeries series(out_dir, "heat");
-  series.remove_previous_run(kHeatFinalFiles);
-  HeatSolveHooks primary_hooks;
-  CgProgressPrinter progress(o.backend);
-  primary_hooks.progress = [&](int k, double r, double s) { progress(k, r, s); };
-  if (problem.time && !o.no_vtu) {
-    primary_hooks.every = o.every ? *o.every : heat_case.output_every;
-    primary_hooks.snapshot = [&](int step, double time, const std::vector<double>& T) {
-      series.add(step, time, mesh.mesh, {VtuArray::scalars("temperature", T)}, {});
-      if (viewer) viewer->update(T);
-    };
-  }
-  if (viewer) {
-    primary_hooks.progress = [&](int k, double r, double s) {
-      progress(k, r, s);
-      viewer->poll();
-    };
-  }
-
-  // 5. Solve on the chosen backend, and on the other one too with --compare.
-  std::vector<BackendRun> runs;
-  const auto run_gpu = [&](const HeatSolveHooks& hooks) {
-    auto t_context = StageTimings::now();
-    if (!context) context.emplace(globals.gl);
-    const double context_seconds = std::chrono::duration<double>(StageTimings::now() - t_context).count();
-    LayoutOptions layout;
-    layout.packing = parse_packing(o.format);
-    GpuBackend gpu(*context, layout, globals.gpu_options());  // --launch fragment|compute
-    auto t_upload = StageTimings::now();
-    GpuHeatOperator op(gpu, data, problem.dirichlet_nodes);  // eliminated once, here
-    const double upload_seconds = std::chrono::duration<double>(StageTimings::now() - t_upload).count();
-    BackendRun run = run_backend(gpu, op, problem, data, "gpu", hooks, &levels);
-    run.upload_seconds = upload_seconds;
-    run.context_seconds = context_seconds;
-    run.device = context->info().renderer;
-    return run;
-  };
-  const auto run_cpu = [&](const HeatSolveHooks& hooks) {
-    CpuBackend cpu;
-    auto t_upload = StageTimings::now();
-    CpuHeatOperator op(data, problem.dirichlet_nodes);
-    const double upload_seconds = std::chrono::duration<double>(StageTimings::now() - t_upload).count();
-    BackendRun run = run_backend(cpu, op, problem, data, "cpu", hooks, &levels);
-    run.upload_seconds = upload_seconds;
-    run.device = cpu_device_name();
-    return run;
-  };
-  runs.push_back(o.backend == "gpu" ? run_gpu(primary_hooks) : run_cpu(primary_hooks));
-  if (runs[0].context_seconds > 0) timings.add("gl_context", runs[0].context_seconds);
-  timings.add("upload", runs[0].upload_seconds);
-  timings.add("solve", runs[0].solve_wall_seconds);
-  timings.add("download", runs[0].report.download_seconds);
-  timings.add("true_residual", runs[0].true_residual_seconds);
-  if (o.compare) {
-    HeatSolveHooks quiet;
-    CgProgressPrinter other_progress(other_backend(o.backend));
-    quiet.progress = [&](int k, double r, double s) { other_progress(k, r, s); };
-    t0 = StageTimings::now();
-    runs.push_back(o.backend == "gpu" ? run_cpu(quiet) : run_gpu(quiet));
-    timings.add_since("compare", t0);
-  }
-  const BackendRun& primary = runs[0];
-
-  // 6. Outputs: JSON summary always (it records a failed solve too), fields only when converged.
-  nlohmann::json summary = heat_summary(heat_case, mesh.mesh.nodes.size(), mesh.mesh.tets.size(), primary.backend,
-                                        primary.device, globals, problem, primary.report, primary.true_residual);
-  summary["finest_level"] = "host";
-  const auto [t_min, t_max] = std::minmax_element(primary.temperature.begin(), primary.temperature.end());
-  summary["temperature"] = {{"min", *t_min}, {"max", *t_max}};
-  if (o.compare) {
-    const BackendRun& other = runs[1];
-    double max_abs = 0.0;
-    for (size_t i = 0; i < primary.temperature.size(); ++i)
-      max_abs = std::max(max_abs, std::fabs(primary.temperature[i] - other.temperature[i]));
-    const double range = *t_max - *t_min;
-    summary["compare"] = {{"backend", other.backend},
-                          {"max_abs_diff", max_abs},
-                          {"max_rel_diff", range > 0 ? max_abs / range : max_abs},
-                          {"iterations", other.report.iterations},
-                          {"solve_seconds", other.report.solve_seconds},
-                          {"converged", other.report.converged}};
-    std::printf("compare: max |T_%s - T_%s| = %.3e (%.3e of the range of T)\n", primary.backend.c_str(),
-                other.backend.c_str(), max_abs, range > 0 ? max_abs / range : max_abs);
-  }
-  // Fields first, the JSON summary last: a heat.json beside them means the run finished. A solve that
-  // did not converge writes only the JSON (it says so), then stops with the error.
-  const bool converged = std::all_of(runs.begin(), runs.end(), [](const BackendRun& r) { return r.report.converged; });
-  if (converged) {
-    t0 = StageTimings::now();
-    if (!o.no_vtu) write_heat_vtu((fs::path(out_dir) / (problem.time ? "heat_final.vtu" : "heat.vtu")).string(), mesh, problem, primary);
-    if (!o.no_png) render_surface_png(mesh, primary.temperature, view, output_path(o.png, out_dir, "heat.png"));
-    timings.add_since("write", t0);
-  }
-  const std::string json_path = write_heat_summary(summary, timings, globals, o.json, out_dir);
-  for (const BackendRun& run : runs)
-    SS_REQUIRE(run.report.converged, run.backend << " solve did not converge: " << run.report.stop_reason << " after "
-                                                 << run.report.iterations << " CG iterations (summary in " << json_path << ")");
-  if (viewer) {
-    viewer->update(primary.temperature);
-    std::fprintf(stderr, "streamsolve: heat: solved; close the window to exit\n");
-    viewer->wait_until_closed();
-  }
-
-  std::printf("heat: %s on %s: %d CG iterations, relative residual %.2e (true %.2e), %.3f s in CG, T in [%g, %g]\n",
-              primary.backend.c_str(), primary.device.c_str(), primary.report.iterations, primary.report.relative_residual,
-              primary.true_residual, primary.report.solve_seconds, *t_min, *t_max);
-  std::printf("wrote %s\n", out_dir.c_str());
+// The stdout summary of a run (rank 0's under MPI): the comparison, then, once every solve
+// converged, the solve's line and the output folder.
+void print_heat_summary(const HeatRunResult& r) {
+  if (!r.reports) return;
+  if (r.compare)
+    std::printf("compare: max |T_%s - T_%s| = %.3e (%.3e of the range of T)\n", r.backend.c_str(),
+                r.compare->backend.c_str(), r.compare->max_abs_diff, r.compare->max_rel_diff);
+  throw_if_failed(r);
+  if (r.finest_level == "distributed")
+    std::printf("heat: %s on %d ranks: %d CG iterations, relative residual %.2e (true %.2e), %.3f s in CG, "
+                "%.3f ms per iteration, communication %.1f%% (halo %.3f s, allreduce %.3f s), T in [%g, %g]\n",
+                r.backend.c_str(), r.ranks, r.report.iterations, r.report.relative_residual, r.true_residual,
+                r.report.solve_seconds, 1e3 * r.seconds_per_iteration, 100.0 * r.communication_share, r.halo_seconds,
+                r.allreduce_seconds, r.t_min, r.t_max);
+  else if (r.finest_level == "gpu")
+    std::printf("heat: gpu on %s, level %d made on the GPU: %d CG iterations, relative residual %.2e, %.3f s in CG, T in "
+                "[%g, %g]\n",
+                r.device.c_str(), r.refine, r.report.iterations, r.report.relative_residual, r.report.solve_seconds,
+                r.t_min, r.t_max);
+  else
+    std::printf("heat: %s on %s: %d CG iterations, relative residual %.2e (true %.2e), %.3f s in CG, T in [%g, %g]\n",
+                r.backend.c_str(), r.device.c_str(), r.report.iterations, r.report.relative_residual, r.true_residual,
+                r.report.solve_seconds, r.t_min, r.t_max);
+  std::printf("wrote %s\n", r.out_dir.c_str());
 }
 
 }  // namespace
 
 void add_heat_command(CLI::App& app, GlobalOptions& globals) {
-  static HeatOptions o;
+  static HeatRunOptions o;
   auto* heat = app.add_subcommand("heat", "node-based heat conduction from a case file (steady or transient)");
   add_solve_options(*heat, o, "heat", "the surface temperature");
   heat->add_option("--format", o.format, "GPU texture format: R32F or RGBA32F")->check(CLI::IsMember({"R32F", "RGBA32F"}));
@@ -292,7 +49,10 @@ void add_heat_command(CLI::App& app, GlobalOptions& globals) {
                    "host (the CPU reference's own), auto = gpu for a refined run on the GPU alone (no --compare, no "
                    "--window, one process), else host")
       ->check(CLI::IsMember({"auto", "gpu", "host"}));
-  heat->callback([&globals] { run_heat(o, globals); });
+  heat->callback([&globals] {
+    set_device_options(o, globals);
+    print_heat_summary(run_heat(o));
+  });
 }
 
 }  // namespace ss

@@ -47,7 +47,7 @@ std::string out_of_memory_message() {
 }
 
 // The one error line of a failed run. Under MPI the failing rank names itself and ends every rank
-// (MPI_Abort: no rank waits forever). When several ranks fail alike (a --gpu no rank has, a case
+// (an MPI abort: no rank waits forever). When several ranks fail alike (a --gpu no rank has, a case
 // every rank parses), rank r speaks only after r × 0.2 s (at most 2 s): the lowest failing rank's
 // abort ends the others first, so the job prints one line.
 void report_error(bool parallel, const std::string& message) {

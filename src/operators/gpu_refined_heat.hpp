@@ -15,7 +15,7 @@
 //   - the node graph: row lengths counted on the host from the coarse tables (one int per fine
 //     node), the entries made by a kernel (refine_heat_node_edges.glsl), K_ij gathered per entry.
 // `heat` solves on these tables by default for a refined run on the GPU alone
-// (app/heat_gpu_finest.hpp; multigrid: multigrid/refined_level_multigrid.hpp).
+// (run/run_heat_gpu_finest.cpp; multigrid: multigrid/refined_level_multigrid.hpp).
 #include <cstdint>
 #include <functional>
 #include <vector>

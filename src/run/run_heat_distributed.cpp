@@ -1,4 +1,4 @@
-// The heat command over MPI ranks (`mpirun -np N streamsolve heat CASE.toml`), thesis ch. 8.
+// run_heat_distributed: the heat run over MPI ranks (`mpirun -np N streamsolve heat CASE.toml`), thesis ch. 8.
 //
 //   rank 0: read the case and the base mesh (unrefined), check the case against it; then, as for
 //           flow (parallel/piece_assignment.hpp), METIS k-way partition of the base tets and each
@@ -28,9 +28,6 @@
 #include <mpi.h>
 #include <nlohmann/json.hpp>
 
-#include "app/heat_distributed.hpp"
-#include "app/heat_gpu_finest.hpp"
-#include "app/solve_command.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "gl/context.hpp"
 #include "mesh/load_mesh.hpp"
@@ -51,6 +48,9 @@
 #include "physics/heat_problem.hpp"
 #include "physics/heat_solver.hpp"
 #include "render/render_surface.hpp"
+#include "run/heat_summary.hpp"
+#include "run/outputs.hpp"
+#include "run/run_heat.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
@@ -74,7 +74,7 @@ struct Root {
 
 // Rank 0: read the case and the base mesh, check the case on it, partition the base tets, send each
 // rank its assignment. Returns rank 0's own.
-PieceAssignment read_and_distribute(const DistributedHeatOptions& o, Root& root) {
+PieceAssignment read_and_distribute(const HeatRunOptions& o, Root& root) {
   const int ranks = mpi::size();
   auto t0 = Clock::now();
   root.heat_case = read_heat_case(o.case_file);
@@ -120,8 +120,9 @@ const std::vector<VtuArray> kPiecePointArrays = {VtuArray::scalars("temperature"
 
 }  // namespace
 
-void run_heat_distributed(const DistributedHeatOptions& o) {
+HeatRunResult run_heat_distributed(const HeatRunOptions& o) {
   const auto t_start = Clock::now();
+  SS_REQUIRE(!o.heat_case, "an MPI run reads its case file (the ranks are sent its text): give case_file, not a parsed case");
   if (!mpi::active()) mpi::init(nullptr, nullptr, true);
   const int rank = mpi::rank(), ranks = mpi::size();
   SS_REQUIRE(o.backend == "gpu" || o.backend == "cpu", "--backend must be gpu or cpu");
@@ -200,7 +201,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
   //    there), unless --single-vtu gathers it into one VTU at rank 0.
   const std::string stem = h.settings.time ? "heat_final" : "heat";
   const bool converged = run.report.converged;
-  // The heat flux −k∇T per owned tet, in double on the host (as the serial command).
+  // The heat flux −k∇T per owned tet, in double on the host (as the serial run).
   std::vector<glm::dvec3> flux = cell_heat_flux(h.mesh, run.temperature, h.conductivity);
   flux.resize(size_t(owned_tets));
   std::vector<std::string> final_pieces;
@@ -238,9 +239,27 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
     node_rank = gather_in_order(owned_node_ids, std::vector<double>(size_t(owned_nodes), rank), whole_nodes);
     tet_rank = gather_in_order(owned_tet_ids, std::vector<double>(size_t(owned_tets), rank), whole_tets);
   }
-  if (rank != 0) return;
+  HeatRunResult result;
+  result.finest_level = "distributed";
+  result.backend = o.backend;
+  result.device = device;
+  result.ranks = ranks;
+  result.report = run.report;
+  result.true_residual = true_residual;
+  result.t_min = t_min, result.t_max = t_max;
+  result.converged = converged;
+  result.out_dir = out_dir;
+  if (o.keep_fields) {  // this rank's owned nodes
+    result.temperature.assign(run.temperature.begin(), run.temperature.begin() + owned_nodes);
+    result.nodes.assign(h.mesh.mesh.nodes.begin(), h.mesh.mesh.nodes.begin() + owned_nodes);
+  }
+  if (rank != 0) {
+    result.reports = false;
+    return result;
+  }
+  result.refine = root->heat_case.refine;
 
-  // 7. Outputs at rank 0: JSON always, fields when converged (as the serial command).
+  // 7. Outputs at rank 0: JSON always, fields when converged (as the serial run).
   const HeatSolveReport& report = run.report;
   const double comm_max = max_over_ranks(per_rank, "communication_seconds");
   const double solve_max = max_over_ranks(per_rank, "solve_seconds");
@@ -283,7 +302,7 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
                               {"total_max", max_over_ranks(per_rank, "setup_seconds")}};
   summary["peak_host_memory_bytes"] = peak_host_memory_bytes();  // rank 0's; every rank's is in per_rank
   summary["temperature"] = {{"min", t_min}, {"max", t_max}};
-  // Fields first, the JSON summary last (as the serial command): heat.json means the run finished.
+  // Fields first, the JSON summary last (as the serial run): heat.json means the run finished.
   if (converged) {
     if (pieces && !o.no_vtu) {
       write_pvtu((fs::path(out_dir) / (stem + ".pvtu")).string(), final_pieces, kPiecePointArrays,
@@ -304,16 +323,17 @@ void run_heat_distributed(const DistributedHeatOptions& o) {
       render_surface_png(root->base, T_base, view, output_path(o.png, out_dir, "heat.png"));
     }
   }
-  const std::string json_path = output_path(o.json, out_dir, "heat.json");
-  write_file_atomically(json_path, summary.dump(2) + "\n");
-  SS_REQUIRE(report.converged, "solve did not converge: " << report.stop_reason << " after " << report.iterations
-                                                          << " CG iterations (summary in " << json_path << ")");
-  std::printf("heat: %s on %d ranks: %d CG iterations, relative residual %.2e (true %.2e), %.3f s in CG, "
-              "%.3f ms per iteration, communication %.1f%% (halo %.3f s, allreduce %.3f s), T in [%g, %g]\n",
-              o.backend.c_str(), ranks, report.iterations, report.relative_residual, true_residual, report.solve_seconds,
-              1e3 * per_iteration, 100.0 * share, summary["halo_seconds"].get<double>(),
-              summary["allreduce_seconds"].get<double>(), t_min, t_max);
-  std::printf("wrote %s\n", out_dir.c_str());
+  result.json_path = output_path(o.json, out_dir, "heat.json");
+  write_file_atomically(result.json_path, summary.dump(2) + "\n");
+  if (!report.converged)
+    result.failure = "solve did not converge: " + report.stop_reason + " after " + std::to_string(report.iterations) +
+                     " CG iterations (summary in " + result.json_path + ")";
+  result.seconds_per_iteration = per_iteration;
+  result.communication_share = share;
+  result.halo_seconds = summary["halo_seconds"].get<double>();
+  result.allreduce_seconds = summary["allreduce_seconds"].get<double>();
+  result.summary = std::move(summary);
+  return result;
 }
 
 }  // namespace ss

@@ -1,4 +1,4 @@
-#include "app/flow_output.hpp"
+#include "run/flow_checkpoints.hpp"
 
 #include <cstdio>
 #include <filesystem>

@@ -1,4 +1,4 @@
-// The flow command over MPI ranks (`mpirun -np N streamsolve flow CASE.toml`), thesis ch. 8.
+// run_flow_distributed: the flow run over MPI ranks (`mpirun -np N streamsolve flow CASE.toml`), thesis ch. 8.
 //
 //   1. every rank opens its GPU (local rank mod devices, --gpu overrides) or the CPU reference first.
 //   2. rank 0 reads the case and the base mesh (the file's, refined at rank 0 only when it has fewer
@@ -14,7 +14,7 @@
 //      one marker per entity kind) and DistributedFlowOperators (every operator output's ghosts
 //      exchanged): the same steps, reductions and iterations as the serial run. What each rank does
 //      with its piece (coefficients, state by global id, fields, the time loop) is
-//      parallel/distributed_flow.hpp; this file keeps parsing, rank 0's checks, dispatch, the report.
+//      parallel/distributed_flow.hpp; this file keeps rank 0's checks, the dispatch to a backend, the results.
 //   5. the fields: every rank writes its piece (its owned cells) of each snapshot and of the final
 //      state, flow_NNNNNN_piece_<rank>.vtu and flow_piece_<rank>.vtu, and rank 0 the .pvtu over them.
 //      Checkpoints are gathered at rank 0 by the pieces' global ids (the state file records that
@@ -39,8 +39,6 @@
 
 #include <mpi.h>
 
-#include "app/flow_command.hpp"
-#include "app/flow_output.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "gl/context.hpp"
 #include "mesh/refine.hpp"
@@ -53,6 +51,10 @@
 #include "parallel/rank_report.hpp"
 #include "parallel/refined_entity_piece.hpp"
 #include "physics/flow_case_problem.hpp"
+#include "run/flow_checkpoints.hpp"
+#include "run/flow_results.hpp"
+#include "run/outputs.hpp"
+#include "run/run_flow.hpp"
 #include "util/error.hpp"
 #include "util/host_memory.hpp"
 
@@ -126,7 +128,7 @@ struct Root {
 };
 
 // Rank 0: read, check, partition, send. Returns rank 0's own assignment.
-PieceAssignment read_and_distribute(const FlowOptions& o, Root& root) {
+PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
   const int ranks = mpi::size();
   root.flow_case = read_flow_case(o.case_file);
   FlowCase& c = root.flow_case;
@@ -209,17 +211,18 @@ PieceAssignment read_and_distribute(const FlowOptions& o, Root& root) {
 
 }  // namespace
 
-void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
+FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
   const auto t_start = StageTimings::now();
+  SS_REQUIRE(!o.flow_case, "an MPI run reads its case file (the ranks are sent its text): give case_file, not a parsed case");
   if (!mpi::active()) mpi::init(nullptr, nullptr, true);
   const int rank = mpi::rank(), ranks = mpi::size();
   SS_REQUIRE(!o.compare, "--compare is not available with MPI ranks (compare a serial run's flow.json instead)");
-  SS_REQUIRE(!globals.gl.window, "flow has no live window; drop --window (flow.png and the VTU files show the result)");
+  SS_REQUIRE(!o.gl.window, "flow has no live window; drop --window (flow.png and the VTU files show the result)");
 
   // 1. Every rank opens its device first: a rank that cannot start stops the job before any work.
   std::optional<GlContext> context;
   const std::string device =
-      open_rank_device(o.backend, globals.gl, globals.gpu_option && globals.gpu_option->count(), context);
+      open_rank_device(o.backend, o.gl, o.gpu_given, context);
 
   // 2. Rank 0 reads, checks, partitions and sends; the others receive their base piece.
   std::optional<Root> root;
@@ -304,7 +307,7 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
   FlowRunResult result;
   const FlowPieceRun run{a.levels, root && root->streamfunction ? &*root->streamfunction : nullptr};
   if (o.backend == "gpu") {
-    GpuBackend gpu(*context, LayoutOptions{}, globals.gpu_options());
+    GpuBackend gpu(*context, LayoutOptions{}, o.gpu);
     GpuMeshOperators mesh_ops(gpu, *tables);
     tables.reset();  // on the device now
     GpuFlowOperators ops(gpu, mesh_ops, data);
@@ -339,7 +342,15 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
     boundary_faces += !piece.cut[k] && piece.faces.owned[size_t(local.topology.boundary_faces[k])];
   mpi_check(MPI_Allreduce(MPI_IN_PLACE, &boundary_faces, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
   const nlohmann::json per_rank = figures.gather(device);
-  if (!root) return;
+  if (!root) {
+    FlowRunOutcome outcome;
+    outcome.reports = false;
+    outcome.backend = o.backend;
+    outcome.device = device;
+    outcome.ranks = ranks;
+    outcome.out_dir = out_dir;
+    return outcome;
+  }
 
   std::vector<BackendFlowRun> runs;
   runs.push_back({o.backend, device, std::move(result), {}});
@@ -357,7 +368,7 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
   extra["mesh"] = {{"file", flow_case.mesh_file}, {"nodes", fine.nodes}, {"cells", fine.cells}, {"faces", fine.faces},
                    {"boundary_faces", boundary_faces}, {"refine", flow_case.refine},
                    {"base_cells", root->base.mesh.tets.size()}, {"refined_on_ranks", flow_case.refine - base_levels}};
-  FlowOptions rest = o;  // what write_flow_results writes: the VTU unless the pieces are written
+  FlowRunOptions rest = o;  // what write_flow_results writes: the VTU unless the pieces are written
   if (pieces) {
     t0 = StageTimings::now();
     write_flow_pvtu((fs::path(out_dir) / "flow.pvtu").string(), final_pieces);
@@ -365,8 +376,11 @@ void run_flow_distributed(const FlowOptions& o, const GlobalOptions& globals) {
     extra["vtu"] = {{"file", "flow.pvtu"}, {"pieces", ranks}};
     rest.no_vtu = true;
   }
-  write_flow_results(rest, globals, flow_case, *picture, root->problem, runs, root->meter ? &*root->meter : nullptr,
-                     root->checkpoint ? &*root->checkpoint : nullptr, root->timings, out_dir, extra, &summary);
+  FlowRunOutcome outcome =
+      write_flow_results(rest, flow_case, *picture, root->problem, runs, root->meter ? &*root->meter : nullptr,
+                         root->checkpoint ? &*root->checkpoint : nullptr, root->timings, out_dir, extra, &summary);
+  outcome.ranks = ranks;
+  return outcome;
 }
 
 }  // namespace ss

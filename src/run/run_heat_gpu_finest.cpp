@@ -1,6 +1,20 @@
-// `heat --finest-level gpu` (the default for refined runs on the GPU alone): the finest level made on
-// the GPU from level K − 1 (app/heat_gpu_finest.hpp).
-#include "app/heat_gpu_finest.hpp"
+// run_heat_gpu_finest: the finest level made on the GPU from level K − 1.
+//
+// `streamsolve heat CASE.toml --refine K --finest-level gpu` (the default for a refined run on the
+// GPU alone): level K − 1 is loaded on the host with every table (geometry: its
+// cells' volumes only; with multigrid every coarser level too, each with its operator); level K's
+// problem comes from it (build_refined_heat_problem), its operator is made on the GPU from level
+// K − 1's tables (gpu_refine_heat_tables) and solved there (GpuRefinedHeatSystem in
+// solve_heat_system): level K's mesh, topology and operator never exist on the host. Multigrid:
+// levels 0 .. K − 1 on the host, level K's smoother data from the GPU
+// (multigrid/refined_level_multigrid.hpp). Outputs as `heat` writes them: the JSON (with
+// "finest_level": "gpu"), the PNG on level K's surface (its nodes' coordinates and the children of
+// level K − 1's boundary faces), and the VTU on level K's mesh, refined on the host from level K − 1
+// (refine_once, the GPU refinement's CPU twin) when the first VTU is written (--no-vtu: never).
+// Not here: --compare, --window, MPI ranks (the host path, --finest-level host, serves them). The
+// true residual is that of the GPU-made operator (float K, exact arithmetic in the refinement's
+// fp64 residual), not of the host's double K, which is never built.
+#include "run/run_heat.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +22,6 @@
 #include <filesystem>
 #include <optional>
 
-#include "app/heat_distributed.hpp"
 #include "gl/context.hpp"
 #include "mesh/geometry.hpp"
 #include "mesh/mesh_hierarchy.hpp"
@@ -17,10 +30,11 @@
 #include "multigrid/refined_level_multigrid.hpp"
 #include "operators/gpu_refined_heat.hpp"
 #include "physics/heat_multigrid.hpp"
+#include "physics/heat_problem.hpp"
 #include "render/render_surface.hpp"
-#include "util/atomic_file.hpp"
+#include "run/heat_summary.hpp"
+#include "run/outputs.hpp"
 #include "util/error.hpp"
-#include "util/host_memory.hpp"
 
 namespace ss {
 namespace {
@@ -46,50 +60,12 @@ LoadedMesh refined_surface(const LoadedMesh& coarse) {
 
 }  // namespace
 
-void add_heat_solve_report(nlohmann::json& summary, const HeatSolveReport& report, double true_residual, bool mixed,
-                           CgVariant variant) {
-  summary["steps"] = report.steps;
-  summary["iterations"] = report.iterations;
-  summary["relative_residual"] = report.relative_residual;
-  summary["true_relative_residual"] = true_residual;
-  summary["outer_corrections"] = report.outer_corrections;  // defect corrections (inner solves), all solves
-  summary["inner_iterations"] = report.inner_iterations;    // per correction of the last solve
-  summary["precision"] = mixed ? "mixed" : "float";
-  summary["variant"] = to_string(variant);
-  summary["converged"] = report.converged;
-  summary["stop_reason"] = report.stop_reason;
-}
-
-nlohmann::json heat_summary(const HeatCase& heat_case, std::size_t nodes, std::size_t tets, const std::string& backend,
-                            const std::string& device, const GlobalOptions& globals, const HeatProblem& problem,
-                            const HeatSolveReport& report, double true_residual) {
-  nlohmann::json summary;
-  summary["problem"] = "heat";
-  summary["case"] = heat_case.path;
-  summary["mesh"] = {{"file", heat_case.mesh_file}, {"nodes", nodes}, {"tets", tets}, {"refine", heat_case.refine}};
-  describe_backend(summary, backend, device, globals);
-  add_heat_solve_report(summary, report, true_residual, problem.mixed, problem.variant);
-  summary["solve_seconds"] = report.solve_seconds;
-  summary["seconds_per_iteration"] = report.iterations ? report.solve_seconds / report.iterations : 0.0;
-  return summary;
-}
-
-std::string write_heat_summary(nlohmann::json& summary, const StageTimings& timings, const GlobalOptions& globals,
-                               const std::string& json_option, const std::string& out_dir) {
-  summary["timings"] = timings.json();
-  summary["peak_host_memory_bytes"] = peak_host_memory_bytes();
-  if (globals.gl.verbose) timings.print("heat");
-  const std::string json_path = output_path(json_option, out_dir, "heat.json");
-  write_file_atomically(json_path, summary.dump(2) + "\n");
-  return json_path;
-}
-
-void run_heat_gpu_finest_level(const SolveOptions& o, const std::string& format, const GlobalOptions& globals) {
+HeatRunResult run_heat_gpu_finest(const HeatRunOptions& o) {
   StageTimings timings;
   // 1. The case: every mistake stops here, before any work.
-  HeatCase heat_case = read_heat_case(o.case_file);
+  HeatCase heat_case = o.heat_case ? *o.heat_case : read_heat_case(o.case_file);
   if (o.refine) heat_case.refine = *o.refine;
-  SS_REQUIRE(heat_case.refine >= 1, o.case_file << ": --finest-level gpu makes level K on the GPU from level K - 1: "
+  SS_REQUIRE(heat_case.refine >= 1, heat_case.path << ": --finest-level gpu makes level K on the GPU from level K - 1: "
                                                    "it needs refine >= 1 (the case's [mesh] refine or --refine)");
 
   // 2. Level K − 1 on the host, with every table (the GPU kernels read its faces) and its cells'
@@ -136,11 +112,11 @@ void run_heat_gpu_finest_level(const SolveOptions& o, const std::string& format,
 
   // 4. The GPU: level K's operator from level K − 1's tables, its fixed nodes eliminated.
   t0 = StageTimings::now();
-  GlContext context(globals.gl);
+  GlContext context(o.gl);
   timings.add_since("gl_context", t0);
   LayoutOptions layout;
-  layout.packing = parse_packing(format);
-  GpuBackend gpu(context, layout, globals.gpu_options());
+  layout.packing = parse_packing(o.format);
+  GpuBackend gpu(context, layout, o.gpu);
   t0 = StageTimings::now();
   const GpuRefinedHeatTables tables = gpu_refine_heat_tables(gpu, coarse, problem.conductivity, problem.heat_capacity);
   GpuRefinedHeatSystem system(gpu, tables, problem.dirichlet_nodes, problem.dirichlet_values);
@@ -180,11 +156,11 @@ void run_heat_gpu_finest_level(const SolveOptions& o, const std::string& format,
     std::fprintf(stderr, "streamsolve: heat: gpu multigrid levels %s, setup %.3f s\n", multigrid.levels.c_str(),
                  multigrid.setup_seconds);
   t0 = StageTimings::now();
-  const std::vector<double> temperature = gpu.download_precise(T);
+  std::vector<double> temperature = gpu.download_precise(T);
   timings.add_since("download", t0);
 
   // 6. Outputs: the JSON always, the fields only when converged (as `heat`).
-  nlohmann::json summary = heat_summary(heat_case, nodes, tets, "gpu", context.info().renderer, globals, problem, report,
+  nlohmann::json summary = heat_summary(heat_case, nodes, tets, "gpu", context.info().renderer, o.gpu, problem, report,
                                         report.relative_residual);
   summary["finest_level"] = "gpu";  // the true residual is the GPU-made operator's
   const auto [t_min, t_max] = std::minmax_element(temperature.begin(), temperature.end());
@@ -214,13 +190,26 @@ void run_heat_gpu_finest_level(const SolveOptions& o, const std::string& format,
     }
     timings.add_since("write", t0);
   }
-  const std::string json_path = write_heat_summary(summary, timings, globals, o.json, out_dir);
-  SS_REQUIRE(report.converged, "gpu solve did not converge: " << report.stop_reason << " after " << report.iterations
-                                                              << " CG iterations (summary in " << json_path << ")");
-  std::printf("heat: gpu on %s, level %d made on the GPU: %d CG iterations, relative residual %.2e, %.3f s in CG, T in [%g, %g]\n",
-              context.info().renderer.c_str(), heat_case.refine, report.iterations, report.relative_residual,
-              report.solve_seconds, *t_min, *t_max);
-  std::printf("wrote %s\n", out_dir.c_str());
+  HeatRunResult result;
+  result.finest_level = "gpu";
+  result.backend = "gpu";
+  result.device = context.info().renderer;
+  result.refine = heat_case.refine;
+  result.report = report;
+  result.true_residual = report.relative_residual;
+  result.t_min = *t_min, result.t_max = *t_max;
+  result.converged = report.converged;
+  result.out_dir = out_dir;
+  result.json_path = write_heat_summary(summary, timings, o.gl.verbose, o.json, out_dir);
+  if (!report.converged)
+    result.failure = "gpu solve did not converge: " + report.stop_reason + " after " + std::to_string(report.iterations) +
+                     " CG iterations (summary in " + result.json_path + ")";
+  result.summary = std::move(summary);
+  if (o.keep_fields) {
+    result.temperature = std::move(temperature);
+    result.nodes = refined_node_coordinates(coarse.mesh, coarse.topology, RefineNumbering::interleaved);
+  }
+  return result;
 }
 
 }  // namespace ss

@@ -1,0 +1,193 @@
+#include "run/flow_results.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "render/render_slice.hpp"
+#include "util/atomic_file.hpp"
+#include "util/error.hpp"
+#include "util/host_memory.hpp"
+
+namespace ss {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "streamsolve: flow: cpu step 12/400, t = 0.06, dt = 0.005, CFL 0.31, kinetic energy 1.2e-02, max div 3e-08,
+//  iterations momentum 5 pressure 40, 0.52 s" (exact method: "iterations streamfunction 120")
+void print_progress(const std::string& backend, const FlowStepInfo& i, const FlowProblem& problem, double seconds) {
+  const std::string of = problem.time.steps > 0 ? "/" + std::to_string(problem.time.steps) : "";
+  const std::string iterations =
+      problem.method == FlowMethod::exact
+          ? "streamfunction " + std::to_string(i.streamfunction_iterations)
+          : "momentum " + std::to_string(i.momentum_iterations) + " pressure " + std::to_string(i.pressure_iterations);
+  std::fprintf(stderr,
+               "streamsolve: flow: %s step %d%s, t = %.6g, dt = %.4g, CFL %.3f, kinetic energy %.6e, max div %.2e, "
+               "iterations %s, %.2f s\n",
+               backend.c_str(), i.step, of.c_str(), i.time, i.dt, i.cfl, i.kinetic_energy, i.max_divergence,
+               iterations.c_str(), seconds);
+}
+
+nlohmann::json iteration_summary(int last, long total, int max, int steps) {
+  return {{"last", last}, {"mean", steps > 0 ? double(total) / steps : 0.0}, {"max", max}};
+}
+
+nlohmann::json run_summary(const BackendFlowRun& run) {
+  const FlowRunResult& r = run.result;
+  const FlowTotals& t = r.totals;
+  const int n = t.steps;
+  const auto per_step = [n](double seconds) { return n > 0 ? seconds / n : 0.0; };
+  nlohmann::json j;
+  j["steps"] = r.state.step;
+  j["steps_this_run"] = n;
+  j["time"] = r.state.time;
+  j["dt"] = r.state.dt;
+  j["cfl"] = r.last.cfl;
+  j["kinetic_energy"] = r.last.kinetic_energy;
+  j["max_divergence"] = r.last.max_divergence;
+  j["iterations"] = {
+      {"momentum", iteration_summary(r.last.momentum_iterations, t.momentum_iterations, t.max_momentum_iterations, n)},
+      {"pressure", iteration_summary(r.last.pressure_iterations, t.pressure_iterations, t.max_pressure_iterations, n)},
+      {"streamfunction", iteration_summary(r.last.streamfunction_iterations, t.streamfunction_iterations,
+                                           t.max_streamfunction_iterations, n)}};
+  j["seconds_per_step"] = {{"convection", per_step(t.convection_seconds)},
+                           {"momentum", per_step(t.momentum_seconds)},
+                           {"streamfunction", per_step(t.streamfunction_seconds)},
+                           {"pressure", per_step(t.pressure_seconds)},
+                           {"projection", per_step(t.projection_seconds)},
+                           {"diagnostics", per_step(t.diagnostics_seconds)},
+                           {"total", per_step(r.seconds - r.start_seconds)}};
+  j["start_seconds"] = r.start_seconds;
+  j["run_seconds"] = r.seconds;
+  return j;
+}
+
+// flow.json "forces" (and the outcome's): the force at the end of the run.
+nlohmann::json forces_summary(const FlowForceMeter& meter, const FlowProblem& problem, const FlowState& state,
+                              std::vector<FlowForceResult>& results) {
+  const auto array = [](const glm::dvec3& v) { return nlohmann::json::array({v.x, v.y, v.z}); };
+  nlohmann::json list = nlohmann::json::array();
+  const std::vector<FlowForce> forces = meter.forces(state);
+  for (size_t i = 0; i < forces.size(); ++i) {
+    const FlowForceGroup& g = problem.forces[i];
+    const FlowForce& f = forces[i];
+    FlowForceResult r{g.label, f.total(), f.pressure, f.viscous, std::nullopt};
+    nlohmann::json j = {{"group", g.label}, {"force", array(r.total)}, {"pressure", array(f.pressure)},
+                        {"viscous", array(f.viscous)}};
+    if (g.has_coefficients()) {
+      r.coefficients = force_coefficients(g, r.total);
+      j["coefficients"] = array(*r.coefficients);
+      j["reference_velocity"] = g.reference_velocity;
+      j["reference_area"] = g.reference_area;
+    }
+    results.push_back(r);
+    list.push_back(j);
+  }
+  return list;
+}
+
+}  // namespace
+
+FlowRunHooks flow_progress_hooks(const std::string& label, const FlowProblem& problem) {
+  FlowRunHooks hooks;
+  hooks.progress = [label, throttle = ProgressThrottle(), &problem](const FlowStepInfo& info, double seconds,
+                                                                   bool force) mutable {
+    if (throttle.due(force || info.step == 1)) print_progress(label, info, problem, seconds);
+  };
+  return hooks;
+}
+
+FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_case, const LoadedMesh& mesh,
+                                  const FlowProblem& problem, std::vector<BackendFlowRun>& runs,
+                                  const FlowForceMeter* meter, const FlowState* initial, StageTimings& timings,
+                                  const std::string& out_dir, const nlohmann::json& extra,
+                                  const FlowFieldSummary* reduced) {
+  BackendFlowRun& primary = runs[0];
+  SS_REQUIRE(o.no_vtu || primary.fields.cell_velocity.size() == size_t(mesh.topology.num_cells),
+             "flow: no VTU of the fields on another mesh");
+  FlowRunOutcome outcome;
+  outcome.backend = primary.backend;
+  outcome.device = primary.device;
+  outcome.out_dir = out_dir;
+  nlohmann::json summary = run_summary(primary);
+  summary["problem"] = "flow";
+  summary["case"] = flow_case.path;
+  summary["mesh"] = {{"file", flow_case.mesh_file},           {"nodes", mesh.mesh.nodes.size()},
+                     {"cells", mesh.topology.num_cells},       {"faces", mesh.topology.num_faces},
+                     {"boundary_faces", mesh.topology.boundary_faces.size()}, {"refine", flow_case.refine}};
+  describe_backend(summary, primary.backend, primary.device, o.gpu);
+  const auto solver_json = [](const FlowLinearSolver& s) {
+    return nlohmann::json{{"preconditioner", s.multigrid ? "multigrid" : s.jacobi ? "jacobi" : "none"},
+                          {"variant", to_string(s.variant)},
+                          {"tolerance", s.tolerance},
+                          {"max_iterations", s.max_iterations}};
+  };
+  summary["solver"] = {{"momentum", solver_json(problem.momentum)},
+                       {"pressure", solver_json(problem.pressure)},
+                       {"streamfunction", solver_json(problem.streamfunction)}};
+  summary["scheme"] = {{"method", problem.method == FlowMethod::exact ? "exact" : "classical"},
+                       {"convection", problem.convection == Convection::central ? "central" : "upwind"},
+                       {"theta", problem.theta},
+                       {"viscous", problem.viscous == ViscousScheme::curl_curl ? "curl_curl" : "two_point"}};
+  summary["restarted_from"] = initial ? nlohmann::json(initial->step) : nlohmann::json(nullptr);
+  if (extra.is_object()) summary.update(extra);
+  FlowFieldSummary facts;
+  if (reduced) {
+    facts = *reduced;
+  } else {
+    const FlowDifference self = compare_flow_fields(primary.fields, primary.fields);
+    facts.max_speed = self.max_speed, facts.pressure_range = self.pressure_range;
+    if (problem.exact_velocity)
+      facts.exact = velocity_error(mesh, primary.fields, problem.exact_velocity, primary.result.state.time);
+  }
+  if (facts.exact) {
+    const FlowExactError& e = *facts.exact;
+    summary["exact"] = {{"time", e.time}, {"velocity_l2_error", e.l2}, {"velocity_max_error", e.max}};
+    outcome.exact = e;
+  }
+  if (meter) summary["forces"] = forces_summary(*meter, problem, primary.result.state, outcome.forces);
+  summary["max_speed"] = facts.max_speed;
+  summary["pressure_range"] = facts.pressure_range;
+  outcome.max_speed = facts.max_speed, outcome.pressure_range = facts.pressure_range;
+  if (o.compare) {
+    const BackendFlowRun& other = runs[1];
+    const FlowDifference d = compare_flow_fields(primary.fields, other.fields);
+    nlohmann::json side = run_summary(other);
+    side["backend"] = other.backend;
+    side["device"] = other.device;
+    summary["compare"] = {{"backend", other.backend},
+                          {"max_velocity_diff", d.max_velocity_diff},
+                          {"max_pressure_diff", d.max_pressure_diff},
+                          {"runs", {{primary.backend, run_summary(primary)}, {other.backend, side}}}};
+    outcome.compare = FlowCompareResult{other.backend, d.max_velocity_diff, d.max_pressure_diff};
+  }
+  const auto t0 = StageTimings::now();
+  if (!o.no_vtu) write_flow_vtu((fs::path(out_dir) / "flow.vtu").string(), mesh.mesh, primary.fields);
+  if (!o.no_png) {
+    SliceOptions slice;
+    slice.origin = flow_case.slice_origin ? *flow_case.slice_origin : default_slice_origin(mesh);
+    slice.normal = flow_case.slice_normal;
+    char subtitle[160];
+    std::snprintf(subtitle, sizeof subtitle, "%s, %s, t = %g%s", fs::path(flow_case.path).filename().string().c_str(),
+                  primary.backend.c_str(), primary.result.state.time,
+                  reduced && flow_case.refine > 0 ? ", on the base mesh" : "");
+    slice.subtitle = subtitle;
+    render_slice_png(mesh, magnitudes(primary.fields.node_velocity), slice, output_path(o.png, out_dir, "flow.png"));
+  }
+  timings.add_since("write", t0);
+  summary["timings"] = timings.json();
+  summary["peak_host_memory_bytes"] = peak_host_memory_bytes();
+  if (o.gl.verbose) timings.print("flow");
+  outcome.json_path = output_path(o.json, out_dir, "flow.json");
+  write_file_atomically(outcome.json_path, summary.dump(2) + "\n");
+
+  outcome.summary = std::move(summary);
+  if (o.keep_fields && primary.fields.cell_velocity.size() == size_t(mesh.topology.num_cells)) {
+    outcome.fields = std::move(primary.fields);
+    outcome.cell_centroids = mesh.geometry.cell_centroids;
+  }
+  outcome.run = std::move(primary.result);
+  return outcome;
+}
+
+}  // namespace ss

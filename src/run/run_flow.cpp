@@ -1,0 +1,137 @@
+// run_flow (the dispatch between serial and MPI runs) and run_flow_serial: incompressible
+// Navier–Stokes by the fractional-step method (physics/flow_solver.hpp) on the GPU or the CPU
+// reference (or both, compared), with VTU/PVD snapshots and checkpoints (a restart continues from the
+// last), a slice PNG and a JSON summary.
+#include "run/run_flow.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "gl/context.hpp"
+#include "mesh/load_mesh.hpp"
+#include "operators/flow_operators.hpp"
+#include "parallel/mpi_env.hpp"
+#include "physics/flow_case.hpp"
+#include "physics/flow_case_problem.hpp"
+#include "physics/flow_fields.hpp"
+#include "physics/flow_forces.hpp"
+#include "physics/flow_run.hpp"
+#include "run/flow_checkpoints.hpp"
+#include "run/flow_results.hpp"
+#include "run/outputs.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+
+FlowRunOutcome run_flow(const FlowRunOptions& o) {
+  // Under mpirun with several ranks (or `distributed`): the partitioned run.
+  if (mpi::size() > 1 || o.distributed) return run_flow_distributed(o);
+  return run_flow_serial(o);
+}
+
+FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
+  SS_REQUIRE(!o.gl.window, "flow has no live window; drop --window (flow.png and the VTU files show the result)");
+  StageTimings timings;
+  // 1. Case file, mesh, problem: every mistake stops here, before any work.
+  FlowCase flow_case = o.flow_case ? *o.flow_case : read_flow_case(o.case_file);
+  if (o.refine) flow_case.refine = *o.refine;
+  auto t0 = StageTimings::now();
+  const LoadedMesh mesh = load_mesh(flow_case.mesh_file, flow_case.refine);
+  add_mesh_timings(timings, mesh.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
+  t0 = StageTimings::now();
+  const FlowProblem problem = build_flow_problem(flow_case, mesh);
+  timings.add_since("problem", t0);
+  t0 = StageTimings::now();
+  const MeshOperatorTables tables = build_mesh_operator_tables(mesh.topology, mesh.geometry);
+  const FlowOperatorData data = build_flow_operator_data(tables, problem.boundary_kinds());
+  timings.add_since("assemble", t0);
+  std::fprintf(stderr, "streamsolve: flow: %zu nodes, %d cells, %d faces (%zu on the boundary), nu = %g, %s\n",
+               mesh.mesh.nodes.size(), mesh.topology.num_cells, mesh.topology.num_faces,
+               mesh.topology.boundary_faces.size(), problem.viscosity,
+               problem.time.steps > 0 ? (std::to_string(problem.time.steps) + " steps").c_str()
+                                      : ("to t = " + std::to_string(problem.time.end_time)).c_str());
+
+  // 2. Output directory: a fresh run clears the previous one's series; --restart continues it.
+  const std::string out_dir = prepare_output_directory(o.out, flow_case.output_directory);
+  FlowCheckpoints checkpoints(out_dir, !problem.forces.empty());
+  std::optional<FlowState> initial;
+  if (o.restart) {
+    initial = checkpoints.resume([&](const FlowState& s) {
+      SS_REQUIRE(s.base_levels < 0, "--restart: the checkpoint of step "
+                                        << s.step << " in '" << out_dir
+                                        << "' was written by a run over MPI ranks (its partition-then-refine ids); "
+                                           "continue it with mpirun ... --distributed");
+      require_checkpoint_fits(s, mesh.topology.num_faces, mesh.topology.num_cells, out_dir);
+    });
+    std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", initial->step, initial->time);
+  } else {
+    checkpoints.clear_previous_run();
+  }
+  CpuMeshOperators output_ops(mesh);
+  FlowRunHooks primary_hooks;
+  primary_hooks.every = o.every ? *o.every : flow_case.output_every;
+  std::optional<FlowForceMeter> meter;
+  if (!problem.forces.empty()) meter.emplace(mesh, problem);
+  primary_hooks.snapshot = [&](const FlowState& s) {
+    const std::vector<std::string> forces = meter ? force_rows(*meter, problem, s) : std::vector<std::string>{};
+    if (o.no_vtu) checkpoints.write_checkpoint(s, forces);
+    else checkpoints.write(s, mesh.mesh, compute_flow_fields(output_ops, mesh, problem, s), forces);
+  };
+
+  // 3. Run on the chosen backend, and on the other one too with --compare (from the same start).
+  std::optional<GlContext> context;
+  // Stage times of the primary run only (the --compare run is one "compare" stage).
+  StageTimings* stages = &timings;
+  const auto run_gpu = [&](FlowRunHooks hooks) {
+    auto t = StageTimings::now();
+    if (!context) context.emplace(o.gl);
+    if (stages) stages->add_since("gl_context", t);
+    t = StageTimings::now();
+    GpuBackend gpu(*context, LayoutOptions{}, o.gpu);
+    GpuMeshOperators mesh_ops(gpu, tables);
+    GpuFlowOperators ops(gpu, mesh_ops, data);
+    if (stages) stages->add_since("upload", t);
+    t = StageTimings::now();
+    BackendFlowRun run{"gpu", context->info().renderer,
+                       run_flow(gpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "gpu"), {}};
+    if (stages) stages->add_since("solve", t);
+    return run;
+  };
+  const auto run_cpu = [&](FlowRunHooks hooks) {
+    auto t = StageTimings::now();
+    CpuBackend cpu;
+    CpuMeshOperators mesh_ops(mesh);
+    CpuFlowOperators ops(mesh_ops, data);
+    if (stages) stages->add_since("upload", t);
+    t = StageTimings::now();
+    BackendFlowRun run{"cpu", cpu_device_name(),
+                       run_flow(cpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "cpu"), {}};
+    if (stages) stages->add_since("solve", t);
+    return run;
+  };
+  const auto run_backend = [&](const std::string& backend, const FlowRunHooks& extra) {
+    FlowRunHooks hooks = flow_progress_hooks(backend, problem);
+    hooks.every = extra.every;
+    hooks.snapshot = extra.snapshot;
+    BackendFlowRun run = backend == "gpu" ? run_gpu(hooks) : run_cpu(hooks);
+    auto t = StageTimings::now();
+    run.fields = compute_flow_fields(output_ops, mesh, problem, run.result.state);
+    if (stages) stages->add_since("fields", t);
+    return run;
+  };
+  std::vector<BackendFlowRun> runs;
+  runs.push_back(run_backend(o.backend, primary_hooks));
+  if (o.compare) {
+    stages = nullptr;
+    t0 = StageTimings::now();
+    runs.push_back(run_backend(other_backend(o.backend), FlowRunHooks{}));
+    timings.add_since("compare", t0);
+  }
+  return write_flow_results(o, flow_case, mesh, problem, runs, meter ? &*meter : nullptr, initial ? &*initial : nullptr,
+                            timings, out_dir, nlohmann::json::object());
+}
+
+}  // namespace ss
