@@ -1,6 +1,6 @@
 #pragma once
 // A heat run's piece over MPI ranks (thesis ch. 8), what the heat command needs of it beyond the
-// generic parts (piece_assignment.hpp, refined_piece.hpp, piece_files.hpp): the refined piece with
+// generic parts (piece_assignment.hpp, refined_node_piece.hpp, piece_files.hpp): the refined piece with
 // the heat problem's numbers on it (ghost nodes take their owner's), the solve over
 // DistributedBackend and the halo-overlapped DistributedHeatOperator, the piece's VTU and the true
 // residual over every rank's owned rows.
@@ -18,7 +18,7 @@
 #include "parallel/piece_assignment.hpp"
 #include "parallel/piece_multigrid_setup.hpp"
 #include "parallel/rank_report.hpp"
-#include "parallel/refined_piece.hpp"
+#include "parallel/refined_node_piece.hpp"
 #include "physics/heat_solver.hpp"
 
 namespace ss {

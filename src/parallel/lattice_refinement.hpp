@@ -1,14 +1,14 @@
 #pragma once
-// What both kinds of refined pieces share (refined_piece.hpp for heat's node pieces,
+// What both kinds of refined pieces share (refined_node_piece.hpp for heat's node pieces,
 // refined_entity_piece.hpp for flow's pieces of every entity kind): a base piece refined level by
 // level with every fine node's lattice point carried along, and the fine nodes' global ids.
-// The lattice and the id blocks are explained in refined_piece.hpp.
+// The lattice and the id blocks are explained in refined_node_piece.hpp.
 #include <array>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
-#include "parallel/refined_piece.hpp"
+#include "parallel/refined_node_piece.hpp"
 
 namespace ss {
 
@@ -71,7 +71,7 @@ RefiningPiece refine_base_levels(const BasePiece& b, int levels, int rank,
                                  const std::function<void(RefiningPiece&, int)>& at_level = {});
 
 // Global id and owner of every node of `r` (a refinement of `b` by `levels`): its base entity's
-// block, owner and lattice index (refined_piece.hpp).
+// block, owner and lattice index (refined_node_piece.hpp).
 void fine_node_ids(const RefiningPiece& r, const BasePiece& b, const BaseEntities& entities, int levels, int rank,
                    std::vector<std::int64_t>& global, std::vector<std::int32_t>& owner);
 

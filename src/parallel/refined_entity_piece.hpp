@@ -1,6 +1,6 @@
 #pragma once
 // Partition, then refine, for every entity kind (flow, thesis §8.1 and §8.3): each rank refines its
-// base piece (refined_piece.hpp) itself and names its fine cells, faces and edges the way every
+// base piece (refined_node_piece.hpp) itself and names its fine cells, faces and edges the way every
 // other rank does, so no rank ever holds the whole refined mesh.
 //
 // The piece has entity_partition.hpp's layout and guarantees: the descendants of the rank's own
@@ -8,7 +8,7 @@
 // in ascending global id, so build_topology orients every shared face (from its lower cell to its
 // higher) and edge (from its lower node to its higher) alike on every rank.
 //
-// Fine ids (refined_piece.hpp's lattice, m = 2^levels): a node by the lattice, a tet by its base
+// Fine ids (refined_node_piece.hpp's lattice, m = 2^levels): a node by the lattice, a tet by its base
 // tet's block (b·8^levels + its index among b's descendants). A fine face or edge lies in one
 // smallest base entity E — the union of its nodes' base corners — and takes E's block plus its rank,
 // by its nodes' global ids, among the fine entities of its kind inside E:
@@ -23,7 +23,7 @@
 #include <mpi.h>
 
 #include "parallel/entity_partition.hpp"
-#include "parallel/refined_piece.hpp"
+#include "parallel/refined_node_piece.hpp"
 
 namespace ss {
 

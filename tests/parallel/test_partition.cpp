@@ -16,7 +16,7 @@
 #include <glm/matrix.hpp>
 
 #include "parallel/partition.hpp"
-#include "parallel/refined_piece.hpp"
+#include "parallel/refined_node_piece.hpp"
 #include "project_mesh.hpp"
 #include "util/error.hpp"
 
@@ -74,7 +74,7 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<std::string, int
          std::to_string(std::get<2>(info.param));
 }
 
-// Partition, then refine (parallel/refined_piece.hpp): every rank refines its base piece itself.
+// Partition, then refine (parallel/refined_node_piece.hpp): every rank refines its base piece itself.
 // Interfaces refine identically on both sides: a fine node held by several ranks has the same global
 // id, coordinates (bit for bit) and owner on each, and a fine tet held by several ranks has the same
 // corners in the same order. The pieces together are the serial refinement (load_mesh with --refine):

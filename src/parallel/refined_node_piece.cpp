@@ -1,4 +1,4 @@
-#include "parallel/refined_piece.hpp"
+#include "parallel/refined_node_piece.hpp"
 
 #include <algorithm>
 #include <array>
