@@ -1,6 +1,6 @@
 #pragma once
-// `mpirun -np N streamsolve heat CASE.toml`: the heat solve over N ranks (src/parallel/), one GPU or
-// the CPU reference per rank. Rank 0 partitions the base mesh; each rank refines its own part. Output:
+// `mpirun -np N streamsolve heat CASE.toml`: the heat solve over N ranks (src/distributed/), one GPU
+// or the CPU reference per rank. Rank 0 partitions the base mesh; each rank refines its own part. Output:
 // a VTU piece per rank and one .pvtu (.pvd for transient runs), or with --single-vtu one VTU gathered
 // at rank 0 (which then refines the whole mesh too), with the owning rank of each tet and node as
 // extra arrays; the PNG (drawn on the base mesh) and the JSON summary at rank 0.

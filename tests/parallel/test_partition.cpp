@@ -170,10 +170,10 @@ INSTANTIATE_TEST_SUITE_P(ProjectMeshes, RefinedPartition,
                                             ::testing::Values(1, 2, 3, 5)),
                          case_name);
 
-// The multigrid over the ranks (distributed_multigrid.hpp) takes every level of a rank's
-// refinement at once: each level is the piece refine_base_piece makes for it, each fine node's
-// parents are the coarse nodes it is the midpoint of (or the same point), present for every owned
-// fine node, and a rank finds every fine node whose parent it owns with that parent (what the
+// The multigrid over the ranks (distributed/distributed_heat_multigrid.hpp) takes every level of a
+// rank's refinement at once: each level is the piece refine_base_piece makes for it, each fine
+// node's parents are the coarse nodes it is the midpoint of (or the same point), present for every
+// owned fine node, and a rank finds every fine node whose parent it owns with that parent (what the
 // restriction's owned rows sum over).
 class PieceHierarchyLevels : public ::testing::TestWithParam<std::tuple<std::string, int, int>> {};
 

@@ -1,7 +1,7 @@
 #pragma once
 // The flow pressure multigrid over MPI ranks: the V-cycle (multigrid/v_cycle.hpp) over the
-// refinement's cell levels (cell_multigrid_setup.hpp says what each level holds). This class is the
-// cycle's hierarchy, level 0 the finest; its steps:
+// refinement's cell levels (pressure_piece_multigrid_setup.hpp says what each level holds). This
+// class is the cycle's hierarchy, level 0 the finest; its steps:
 //
 //     coarsest:    x = A_l⁻¹ b               (owned b gathered whole on every rank and solved there
 //                                            by the serial algebraic multigrid)
@@ -25,9 +25,9 @@
 
 #include <mpi.h>
 
+#include "distributed/pressure_piece_multigrid_setup.hpp"
 #include "multigrid/multigrid.hpp"
 #include "multigrid/v_cycle.hpp"
-#include "parallel/cell_multigrid_setup.hpp"
 #include "parallel/distributed_transfer.hpp"
 #include "parallel/halo.hpp"
 #include "parallel/whole_gather.hpp"
@@ -35,7 +35,7 @@
 namespace ss {
 
 template <class Backend>
-class DistributedCellMultigrid {
+class DistributedPressureMultigrid {
 public:
   using Vector = typename Backend::Vector;
   using Sparse = typename SparseMatrixOn<Backend>::type;
@@ -45,8 +45,9 @@ public:
   // y = A x with y right on its ghosts (x right on its ghosts); `refinements`: how many times the
   // finest level was refined from the base mesh (levels to coarsen along). `constant_null_space`:
   // A is singular with the constants as null space (no outlet). Collective.
-  DistributedCellMultigrid(Backend& backend, CellLevel finest, HaloExchange<Backend>& finest_halo, Apply finest_apply,
-                           int refinements, bool constant_null_space, const MultigridOptions& options, MPI_Comm comm)
+  DistributedPressureMultigrid(Backend& backend, CellLevel finest, HaloExchange<Backend>& finest_halo,
+                               Apply finest_apply, int refinements, bool constant_null_space,
+                               const MultigridOptions& options, MPI_Comm comm)
       : backend_(backend), options_(options), comm_(comm) {
     mpi_check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
     const auto t0 = std::chrono::steady_clock::now();

@@ -1,7 +1,7 @@
 #pragma once
-// The multigrid preconditioner over MPI ranks: the V-cycle (multigrid/v_cycle.hpp) on every
-// level's pieces (piece_multigrid_setup.hpp says what each level holds). This class is the cycle's
-// hierarchy, level 0 the finest; its steps:
+// The heat multigrid preconditioner over MPI ranks: the V-cycle (multigrid/v_cycle.hpp) on every
+// level's pieces of nodes (heat_piece_multigrid_setup.hpp says what each level holds). This class is
+// the cycle's hierarchy, level 0 the finest; its steps:
 //
 //     coarsest:    x = A_l⁻¹ b                (owned b gathered whole on every rank, solved there; the
 //                                             base mesh, or the first level of ≤ coarse_size nodes)
@@ -23,19 +23,19 @@
 
 #include <mpi.h>
 
+#include "distributed/distributed_heat_operator.hpp"
+#include "distributed/heat_piece_multigrid_setup.hpp"
 #include "multigrid/multigrid.hpp"
 #include "multigrid/v_cycle.hpp"
-#include "parallel/distributed_heat_operator.hpp"
 #include "parallel/distributed_transfer.hpp"
 #include "parallel/halo.hpp"
-#include "parallel/piece_multigrid_setup.hpp"
 
 namespace ss {
 
 // The V-cycle over the ranks. `finest` is the CG's own distributed operator (with its halo and
 // data), `coarser` the levels below it (coarse first, down to the base mesh's piece).
 template <class Backend, class Operator>
-class DistributedMultigrid {
+class DistributedHeatMultigrid {
 public:
   using Vector = typename Backend::Vector;
   using DistOp = DistributedHeatOperator<Backend, Operator>;
@@ -48,8 +48,8 @@ public:
     const std::vector<char>& fixed;
   };
 
-  DistributedMultigrid(Backend& backend, Finest finest, const PieceHeatHierarchy& coarser, const MultigridOptions& options,
-                       MPI_Comm comm)
+  DistributedHeatMultigrid(Backend& backend, Finest finest, const PieceHeatHierarchy& coarser,
+                           const MultigridOptions& options, MPI_Comm comm)
       : backend_(backend), options_(options), comm_(comm) {
     SS_REQUIRE(!coarser.levels.empty() && coarser.maps.size() == coarser.levels.size(),
                "multigrid: " << coarser.levels.size() << " coarser levels and " << coarser.maps.size() << " maps");
