@@ -16,11 +16,12 @@
 //                                            multigrid's finest level: its ghosts, by halo update)
 //   coarsest_solve(l, b, x)                  x = A_l⁻¹ b
 //
-// The members may be private: the hierarchy befriends v_cycle
+// The members may be private when the hierarchy befriends v_cycle:
 //   template <class Hierarchy, class V> friend void v_cycle(Hierarchy&, std::size_t, const V&, V&);
-// S_l is one Chebyshev polynomial
-// (chebyshev_smooth, operators/sparse_kernels.hpp) applied the same way before and after the
-// coarse correction, so the cycle is a symmetric operator and a valid CG preconditioner.
+//
+// S_l is one Chebyshev polynomial (chebyshev_smooth, operators/sparse_kernels.hpp) applied the same
+// way before and after the coarse correction, so the cycle is a symmetric operator and a valid CG
+// preconditioner.
 #include <cstddef>
 
 namespace ss {
@@ -45,7 +46,7 @@ void v_cycle(Hierarchy& h, std::size_t l, const Vector& b, Vector& x) {
   v_cycle(h, l + 1, b_coarse, x_coarse);
   // x = x + P_l x_{l+1}
   h.prolongate_add(l, x_coarse, x);
-  h.after_correction(l, x);
+  h.after_correction(l, x);  // e.g. x's ghosts by halo update
   // x = x + S_l(b − A_l x)
   h.smooth(l, b, x, false);
 }
