@@ -2,19 +2,18 @@
 // Multigrid preconditioner for the heat system a·M + s·K̃ (fixed nodes eliminated), or for any SPD
 // sparse matrix (algebraic: the flow pressure operator, also with the constants as null space), on
 // either backend: one symmetric V-cycle from z = 0 per application, z = M⁻¹ r, so CG stays valid.
+// The cycle is v_cycle.hpp's; this class is its hierarchy (the levels below), whose steps are:
 //
-//   vcycle(l, b → x):
-//     l coarsest:  x = A_l⁻¹ b                      (CHOLMOD on the host: download b, solve, upload x)
-//     otherwise:   x = S_l(b, from 0)                (Chebyshev, degree m: polynomial p(D⁻¹A) D⁻¹ b)
-//                  b_{l+1} = R_l (b − A_l x)         (restriction of the residual: one gather pass)
-//                  vcycle(l + 1, b_{l+1} → x_{l+1})
-//                  x = x + P_l x_{l+1}               (prolongation and correction: one gather pass)
-//                  x = x + S_l(b − A_l x)            (the same polynomial again: symmetric)
+//     coarsest:    x = A_l⁻¹ b                      (CHOLMOD on the host: download b, solve, upload x)
+//     smoothing:   x = S_l(b, from 0), x += S_l(b − A_l x)   (Chebyshev, degree m: p(D⁻¹A) D⁻¹ r)
+//     restriction: b_{l+1} = R_l (b − A_l x)         (one gather pass)
+//     correction:  x = x + P_l x_{l+1}               (one gather pass)
 //
 // Chebyshev on [λ_lo, λ_hi] = [upper·λ/ratio, upper·λ] (λ ≈ λmax(D⁻¹A), CG-Lanczos at setup):
 // θ = (λ_hi + λ_lo)/2, δ = (λ_hi − λ_lo)/2, σ = θ/δ, ρ₀ = 1/σ;
 // step 0: d = D⁻¹r / θ;  step k: ρ_k = 1/(2σ − ρ_{k−1}), d = ρ_k ρ_{k−1} d + (2ρ_k/δ) D⁻¹ r;  x += d.
-// Each step is one fused pass (shaders/mg_chebyshev.glsl) after A x (none for step 0 from zero).
+// Each step is one fused pass (shaders/mg_chebyshev.glsl) after A x (none for step 0 from zero); on
+// a matrix level the pass forms A x itself (chebyshev_smooth's `matrix`).
 // The level operators: the caller's heat operator or operator function (finest), rediscretised heat
 // operators (coarser meshes), sparse matrices (aggregation levels); transfers are sparse gathers.
 // Constant null space: every aggregation level keeps it (P_tent holds the constants, A_c 1_c =
@@ -30,6 +29,7 @@
 
 #include "multigrid/multigrid_ops.hpp"
 #include "multigrid/multigrid_setup.hpp"
+#include "multigrid/v_cycle.hpp"
 
 namespace ss {
 
@@ -69,19 +69,16 @@ public:
     build_levels(nullptr, &geometric, std::move(fine_apply));
   }
 
-  // z = M⁻¹ r (one V-cycle from zero).
-  void operator()(const Vector& r, Vector& z) {
-    if (levels_.size() == 1) {
-      coarse_solve(r, z);
-      return;
-    }
-    cycle(0, r, z);
-  }
+  // z = M⁻¹ r (one V-cycle from zero; one level: the coarsest solve).
+  void operator()(const Vector& r, Vector& z) { v_cycle(*this, 0, r, z); }
 
   const MultigridSetup& setup() const { return setup_; }
   int num_levels() const { return int(levels_.size()); }
 
 private:
+  template <class Hierarchy, class V>
+  friend void v_cycle(Hierarchy& h, std::size_t l, const V& b, V& x);
+
   struct Level {
     std::int32_t size = 0;
     HeatOp* heat = nullptr;
@@ -130,44 +127,36 @@ private:
     else return HeatOp(backend_, std::move(shared), fixed_nodes);
   }
 
-  void apply(Level& v, const Vector& x, Vector& y) {
+  // The hierarchy of v_cycle.hpp (with num_levels above).
+  Vector& rhs(size_t l) { return levels_[l].b; }
+  Vector& solution(size_t l) { return levels_[l].x; }
+  Vector& work(size_t l) { return levels_[l].ax; }
+
+  void apply(size_t l, const Vector& x, Vector& y) {
+    Level& v = levels_[l];
     if (v.op) v.op(x, y);
     else if (v.heat) v.heat->apply_system(a_, s_, x, y);
     else v.matrix->apply(x, y);
   }
 
-  // x = x + p(D⁻¹A) D⁻¹ (b − A x), or from x = 0 (zero_start).
-  void smooth(Level& v, const Vector& b, Vector& x, bool zero_start) {
-    const std::vector<ChebyshevCoefficients> steps = chebyshev_coefficients(v.theta, v.delta, options_.smoother_degree);
-    for (size_t k = 0; k < steps.size(); ++k) {
-      const bool from_zero = zero_start && k == 0;
-      const double c_d = steps[k].c_d, c_r = steps[k].c_r;
-      if (from_zero) {
-        chebyshev_step(backend_, b, nullptr, v.inverse_diagonal, c_d, c_r, x, v.d);
-      } else if (v.matrix && !v.op && !v.heat) {  // a matrix level: A x in the step's own pass
-        v.matrix->chebyshev_step(b, v.inverse_diagonal, c_d, c_r, x, v.d);
-      } else {
-        apply(v, x, v.ax);
-        chebyshev_step(backend_, b, &v.ax, v.inverse_diagonal, c_d, c_r, x, v.d);
-      }
-    }
+  // x = x + p(D⁻¹A) D⁻¹ (b − A x), or from x = 0 (zero_start); a matrix level forms A x in the
+  // step's own pass.
+  void smooth(size_t l, const Vector& b, Vector& x, bool zero_start) {
+    Level& v = levels_[l];
+    Sparse* fused = v.matrix && !v.op && !v.heat ? v.matrix.get() : nullptr;
+    chebyshev_smooth(backend_, [&](const Vector& in, Vector& out) { apply(l, in, out); }, b, v.inverse_diagonal,
+                     v.theta, v.delta, options_.smoother_degree, zero_start, x, v.ax, v.d, fused);
   }
 
-  void coarse_solve(const Vector& b, Vector& x) { set_values(backend_, x, setup_.solve_coarsest(backend_.download(b))); }
-
-  void cycle(size_t l, const Vector& b, Vector& x) {
-    Level& v = levels_[l];
-    if (l + 1 == levels_.size()) {
-      coarse_solve(b, x);
-      return;
-    }
-    Level& c = levels_[l + 1];
-    smooth(v, b, x, true);
-    apply(v, x, v.ax);
-    v.restriction->apply(b, c.b, &v.ax);    // b_c = R (b − A x)
-    cycle(l + 1, c.b, c.x);
-    v.prolongation->apply(c.x, x, nullptr, &x);  // x = x + P x_c
-    smooth(v, b, x, false);
+  void restrict_residual(size_t l, const Vector& b, const Vector& ax, Vector& b_coarse) {
+    levels_[l].restriction->apply(b, b_coarse, &ax);
+  }
+  void prolongate_add(size_t l, const Vector& x_coarse, Vector& x) {
+    levels_[l].prolongation->apply(x_coarse, x, nullptr, &x);
+  }
+  void after_correction(size_t, Vector&) {}  // nothing: a level's vectors are whole
+  void coarsest_solve(size_t, const Vector& b, Vector& x) {
+    set_values(backend_, x, setup_.solve_coarsest(backend_.download(b)));
   }
 
   Backend& backend_;

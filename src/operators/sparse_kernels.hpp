@@ -106,27 +106,31 @@ void chebyshev_step(CpuBackend& cpu, const std::vector<double>& b, const std::ve
                     const std::vector<double>& inverse_diagonal, double c_d, double c_r, std::vector<double>& x,
                     std::vector<double>& d);
 
+// The sparse matrix type of a backend.
+template <class Backend> struct SparseMatrixOn;
+template <> struct SparseMatrixOn<GpuBackend> { using type = GpuSparseMatrix; };
+template <> struct SparseMatrixOn<CpuBackend> { using type = CpuSparseMatrix; };
+
 // x = x + p(D⁻¹A) D⁻¹ (b − A x), or from x = 0 (zero_start): `degree` Chebyshev steps over
-// [θ − δ, θ + δ], each A x by apply(x, ax) (the smoother of the V-cycles over MPI ranks).
+// [θ − δ, θ + δ] (the smoother of every V-cycle, multigrid/v_cycle.hpp). Each step after a zero
+// start forms A x by apply(x, ax), then takes the step in one pass; or, when A is a sparse matrix
+// (`matrix`, not null), forms A x in the step's own pass (its chebyshev_step; apply and ax unused).
 template <class Backend, class Apply>
 void chebyshev_smooth(Backend& backend, Apply&& apply, const typename Backend::Vector& b,
                       const typename Backend::Vector& inverse_diagonal, double theta, double delta, int degree,
                       bool zero_start, typename Backend::Vector& x, typename Backend::Vector& ax,
-                      typename Backend::Vector& d) {
+                      typename Backend::Vector& d, typename SparseMatrixOn<Backend>::type* matrix = nullptr) {
   const std::vector<ChebyshevCoefficients> steps = chebyshev_coefficients(theta, delta, degree);
   for (size_t k = 0; k < steps.size(); ++k) {
     if (zero_start && k == 0) {
       chebyshev_step(backend, b, nullptr, inverse_diagonal, steps[k].c_d, steps[k].c_r, x, d);
+    } else if (matrix) {
+      matrix->chebyshev_step(b, inverse_diagonal, steps[k].c_d, steps[k].c_r, x, d);
     } else {
       apply(x, ax);
       chebyshev_step(backend, b, &ax, inverse_diagonal, steps[k].c_d, steps[k].c_r, x, d);
     }
   }
 }
-
-// The sparse matrix type of a backend.
-template <class Backend> struct SparseMatrixOn;
-template <> struct SparseMatrixOn<GpuBackend> { using type = GpuSparseMatrix; };
-template <> struct SparseMatrixOn<CpuBackend> { using type = CpuSparseMatrix; };
 
 }  // namespace ss

@@ -28,7 +28,7 @@ SparseMatrix from_triplets(std::int32_t rows, std::int32_t cols, std::vector<Tri
 
 SparseMatrix transpose(const SparseMatrix& a);
 // The rows `rows` of a (in that order, repeats allowed), every column kept: row k of the result is
-// row rows[k] of a (a halo's send rows: parallel/distributed_flow_operators.hpp).
+// row rows[k] of a (a halo's send rows: distributed/distributed_flow_operators.hpp).
 SparseMatrix select_rows(const SparseMatrix& a, const std::vector<std::int32_t>& rows);
 SparseMatrix multiply(const SparseMatrix& a, const SparseMatrix& b);  // a·b, exact zeros kept out
 

@@ -1,9 +1,9 @@
 #pragma once
 // A sparse matrix over MPI ranks whose columns include another rank's entities (the multigrid
-// transfers and coarse operators over the ranks: distributed_multigrid.hpp,
-// distributed_cell_multigrid.hpp). The owned columns run on the device while the source's halo is
-// in flight; the ghost columns' term is then summed on the host from the received values and added
-// into its rows with a point scatter.
+// transfers and coarse operators over the ranks: distributed/distributed_heat_multigrid.hpp,
+// distributed/distributed_pressure_multigrid.hpp). The owned columns run on the device while the
+// source's halo is in flight; the ghost columns' term is then summed on the host from the received
+// values and added into its rows with a point scatter.
 #include <cstdint>
 #include <optional>
 #include <type_traits>

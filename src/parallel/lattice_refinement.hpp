@@ -1,14 +1,29 @@
 #pragma once
-// What both kinds of refined pieces share (refined_piece.hpp for heat's node pieces,
-// refined_entity_piece.hpp for flow's pieces of every entity kind): a base piece refined level by
-// level with every fine node's lattice point carried along, and the fine nodes' global ids.
-// The lattice and the id blocks are explained in refined_piece.hpp.
+// What both kinds of refined pieces share (refined_node_piece.hpp for heat's pieces of nodes,
+// refined_entity_piece.hpp for flow's pieces of every entity kind): a base piece (base_piece.hpp)
+// refined level by level with every fine node's lattice point carried along, and the fine nodes'
+// global ids and owners.
+//
+// Fine ids without the fine mesh. Uniform refinement puts every fine node on the barycentric lattice
+// of the base tets with denominator m = 2^levels: the node is Σ_k w_k x_k / m over the corners x_k
+// of the smallest base entity E (node, edge, face or tet) it lies in, all w_k ≥ 1, Σ_k w_k = m.
+// Its global id is E's block plus the index of (w_1, w_2, ...) — the weights listed by ascending
+// global base node id — among the lattice points strictly inside such an entity:
+//   base nodes [0, N₀); then m−1 ids per base edge, (m−1)(m−2)/2 per base face and
+//   (m−1)(m−2)(m−3)/6 per base tet, each in rank 0's base topology order.
+// Every rank holding a fine node numbers it the same way, and the ids fill [0, N_fine). Its owner is
+// E's owner (the lowest part among the base tets around E), which every rank holding a tet around E
+// is told. Fine tet t of base tet b is b·8^levels + (t's index among b's descendants, in
+// refine_once's child order). Both sides of an interface make the same fine nodes with the same
+// coordinates bit for bit: the same midpoints of the same corners, cut by refine_cut of the same
+// corners in the same order (tests/parallel/test_partition.cpp, RefinedPartition, proves it on the
+// project meshes).
 #include <array>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
-#include "parallel/refined_piece.hpp"
+#include "parallel/base_piece.hpp"
 
 namespace ss {
 
@@ -71,7 +86,7 @@ RefiningPiece refine_base_levels(const BasePiece& b, int levels, int rank,
                                  const std::function<void(RefiningPiece&, int)>& at_level = {});
 
 // Global id and owner of every node of `r` (a refinement of `b` by `levels`): its base entity's
-// block, owner and lattice index (refined_piece.hpp).
+// block, owner and lattice index (above).
 void fine_node_ids(const RefiningPiece& r, const BasePiece& b, const BaseEntities& entities, int levels, int rank,
                    std::vector<std::int64_t>& global, std::vector<std::int32_t>& owner);
 

@@ -5,7 +5,7 @@
 // Tets: METIS k-way on the tet dual graph (METIS_PartMeshDual, tets adjacent through a face).
 // Entities (nodes, cells, faces, edges): the owner is the lowest part among the tets around it
 // (every entity has exactly one owner; owner markers for reductions follow, thesis §8.2).
-// A rank's piece: its owned tets first, then one ghost layer (refined_piece.hpp for heat,
+// A rank's piece: its owned tets first, then one ghost layer (refined_node_piece.hpp for heat,
 // entity_partition.hpp for flow, refined_entity_piece.hpp for flow refined on the ranks).
 // Halo: a ghost receives its value from its owner. For each neighbour rank r, `recv` lists q's local
 // indices of the ghosts r owns and `send` lists q's local indices of the owned entities r holds as

@@ -1,7 +1,7 @@
 #pragma once
 // Step 2 of a distributed run, alike for every physics (thesis §8.1, partition then refine): rank 0
 // has read and checked the case on the base mesh; it partitions the base tets (METIS, one part per
-// rank) and sends each rank its base piece with one layer (refined_piece.hpp's BasePiece), how many
+// rank) and sends each rank its base piece with one layer (base_piece.hpp's BasePiece), how many
 // times to refine it, the case file's text (the ranks parse it themselves: they need not see the
 // file) and the groups of the whole mesh (a piece may lack some that the case names).
 #include <cstdint>
@@ -10,8 +10,8 @@
 #include <mpi.h>
 
 #include "mesh/load_mesh.hpp"
-#include "parallel/refined_piece.hpp"
-#include "physics/mesh_groups.hpp"
+#include "mesh/mesh_groups.hpp"
+#include "parallel/base_piece.hpp"
 
 namespace ss {
 

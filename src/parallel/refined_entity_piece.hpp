@@ -1,14 +1,15 @@
 #pragma once
-// Partition, then refine, for every entity kind (flow, thesis §8.1 and §8.3): each rank refines its
-// base piece (refined_piece.hpp) itself and names its fine cells, faces and edges the way every
-// other rank does, so no rank ever holds the whole refined mesh.
+// Partition, then refine, into pieces of every entity kind (distributed flow, thesis §8.1 and §8.3):
+// each rank refines its base piece (base_piece.hpp) itself and names its fine cells, faces and edges
+// the way every other rank does, so no rank ever holds the whole refined mesh. Distributed heat's
+// pieces of nodes only are refined_node_piece.hpp's.
 //
 // The piece has entity_partition.hpp's layout and guarantees: the descendants of the rank's own
 // base tets and every fine tet sharing a node with one of them; nodes in ascending global id, tets
 // in ascending global id, so build_topology orients every shared face (from its lower cell to its
 // higher) and edge (from its lower node to its higher) alike on every rank.
 //
-// Fine ids (refined_piece.hpp's lattice, m = 2^levels): a node by the lattice, a tet by its base
+// Fine ids (lattice_refinement.hpp's lattice, m = 2^levels): a node by the lattice, a tet by its base
 // tet's block (b·8^levels + its index among b's descendants). A fine face or edge lies in one
 // smallest base entity E — the union of its nodes' base corners — and takes E's block plus its rank,
 // by its nodes' global ids, among the fine entities of its kind inside E:
@@ -22,8 +23,8 @@
 // have no owner value and global id −1.
 #include <mpi.h>
 
+#include "parallel/base_piece.hpp"
 #include "parallel/entity_partition.hpp"
-#include "parallel/refined_piece.hpp"
 
 namespace ss {
 

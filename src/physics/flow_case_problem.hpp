@@ -3,9 +3,9 @@
 #include <vector>
 
 #include "mesh/load_mesh.hpp"
+#include "mesh/mesh_groups.hpp"
 #include "physics/flow_case.hpp"
 #include "physics/flow_problem.hpp"
-#include "physics/mesh_groups.hpp"
 
 namespace ss {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <map>
 
-#include "physics/mesh_groups.hpp"
+#include "mesh/mesh_groups.hpp"
 #include "util/error.hpp"
 
 namespace ss {

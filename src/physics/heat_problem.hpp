@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "mesh/load_mesh.hpp"
+#include "mesh/mesh_groups.hpp"  // resolve_volume_group, resolve_surface_group
 #include "mesh/refine.hpp"
 #include "operators/heat_operator.hpp"
 #include "physics/heat_case.hpp"
 #include "solver/cg.hpp"
-#include "physics/mesh_groups.hpp"  // resolve_volume_group, resolve_surface_group
 
 namespace ss {
 
@@ -53,10 +53,10 @@ HeatProblem build_heat_problem(const HeatCase& heat_case, const LoadedMesh& mesh
 
 // The heat problem of level K = one refinement of `coarse` (level K − 1, load_mesh's tables: the
 // edges, the boundary faces with their groups; and its geometry), made without level K's mesh:
-// build_heat_problem on refine_once(coarse, numbering) gives the same, except
-// that conductivity and heat_capacity stay one per coarse cell (each child has its parent's). The
-// loads, fixed nodes and initial values are per fine node, from the fine nodes' coordinates
-// (midpoints in double, as refine_once) and the children's centroids, volumes, boundary triangles.
+// build_heat_problem on refine_once(coarse, numbering) gives the same, except that conductivity and
+// heat_capacity stay one per coarse cell (each child has its parent's). The loads, fixed nodes and
+// initial values are per fine node, from the fine nodes' coordinates (midpoints in double, as
+// refine_once) and the children's centroids, volumes, boundary triangles.
 // The case's groups are resolved against the coarse mesh (the same groups).
 HeatProblem build_refined_heat_problem(const HeatCase& heat_case, const LoadedMesh& coarse,
                                        RefineNumbering numbering = RefineNumbering::interleaved);

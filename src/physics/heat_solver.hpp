@@ -41,7 +41,7 @@ struct HeatSolveHooks {
 };
 
 // What a heat solve needs from the operator with its fixed nodes (serial: EliminatedHeatSystem
-// below; MPI: the distributed operator of src/parallel/):
+// below; MPI: the distributed operator of src/distributed/):
 //   system_diagonal(a, s)                 diag(a·M + s·K̃), for Jacobi
 //   apply_system(a, s, x, y)              y = (a·M + s·K̃) x                 (working precision: inner CG)
 //   prepare_solution_precise(X)           fixed values into X exactly (free entries kept)

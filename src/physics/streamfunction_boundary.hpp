@@ -87,7 +87,7 @@ struct StreamfunctionKernel {
 StreamfunctionKernel streamfunction_kernel(const Topology& t, const std::vector<double>& free_edge_mask);
 
 // What the exact method needs of the boundary on the mesh it runs on: the whole mesh serially, a
-// rank's piece over MPI ranks (parallel/distributed_streamfunction.hpp).
+// rank's piece over MPI ranks (distributed/distributed_streamfunction.hpp).
 struct StreamfunctionSetup {
   // free_edge_mask, harmonic and harmonic_labels on the mesh's edges (serially the tree too).
   StreamfunctionBoundary boundary;

@@ -14,7 +14,7 @@
 //      one marker per entity kind) and DistributedFlowOperators (every operator output's ghosts
 //      exchanged): the same steps, reductions and iterations as the serial run. What each rank does
 //      with its piece (coefficients, state by global id, fields, the time loop) is
-//      parallel/distributed_flow.hpp; this file keeps rank 0's checks, the dispatch to a backend, the results.
+//      distributed/distributed_flow.hpp; this file keeps rank 0's checks, the dispatch to a backend, the results.
 //   5. the fields: every rank writes its piece (its owned cells) of each snapshot and of the final
 //      state, flow_NNNNNN_piece_<rank>.vtu and flow_piece_<rank>.vtu, and rank 0 the .pvtu over them.
 //      Checkpoints are gathered at rank 0 by the pieces' global ids (the state file records that
@@ -26,8 +26,8 @@
 //      --restart: rank 0 reads the last checkpoint, partitions at its base level, and each rank
 //      asks it for its entries by global id.
 // The exact method: rank 0 refines the whole mesh too, for the streamfunction's boundary tree and
-// harmonic basis (parallel/distributed_streamfunction.hpp). The pressure multigrid
-// runs over the ranks along the refinement the ranks made (parallel/distributed_cell_multigrid.hpp);
+// harmonic basis (distributed/distributed_streamfunction.hpp). The pressure multigrid runs over
+// the ranks along the refinement the ranks made (distributed/distributed_pressure_multigrid.hpp);
 // without one (--refine 0, or a base mesh refined at rank 0 only) the pressure solve uses Jacobi
 // (stderr and flow.json say so).
 #include <algorithm>
@@ -40,11 +40,11 @@
 #include <mpi.h>
 
 #include "cpu/cpu_backend.hpp"
+#include "distributed/distributed_flow.hpp"
 #include "gl/context.hpp"
 #include "mesh/refine.hpp"
 #include "operators/flow_operators.hpp"
 #include "parallel/collect.hpp"
-#include "parallel/distributed_flow.hpp"
 #include "parallel/message.hpp"
 #include "parallel/mpi_env.hpp"
 #include "parallel/piece_assignment.hpp"

@@ -3,7 +3,7 @@
 //   rank 0: read the case and the base mesh (unrefined), check the case against it; then, as for
 //           flow (parallel/piece_assignment.hpp), METIS k-way partition of the base tets and each
 //           rank sent its base tets plus one layer with the global ids and owners of their
-//           entities (parallel/refined_piece.hpp) and the case file's text.
+//           entities (parallel/refined_node_piece.hpp) and the case file's text.
 //   every rank: open its GPU (local rank mod devices, --gpu overrides) or the CPU reference before
 //           anything else (a rank that cannot start stops the job at once); refine its base piece
 //           --refine times itself (partition, then refine: no rank holds the whole refined mesh),
@@ -29,21 +29,21 @@
 #include <nlohmann/json.hpp>
 
 #include "cpu/cpu_backend.hpp"
+#include "distributed/distributed_heat.hpp"
+#include "distributed/distributed_heat_operator.hpp"
 #include "gl/context.hpp"
 #include "mesh/load_mesh.hpp"
 #include "mesh/refine.hpp"
 #include "mesh/vtu.hpp"
 #include "operators/heat_operator.hpp"
 #include "parallel/collect.hpp"
-#include "parallel/distributed_heat.hpp"
-#include "parallel/distributed_heat_operator.hpp"
 #include "parallel/message.hpp"
 #include "parallel/mpi_env.hpp"
 #include "parallel/partition.hpp"
 #include "parallel/piece_assignment.hpp"
 #include "parallel/piece_files.hpp"
 #include "parallel/rank_report.hpp"
-#include "parallel/refined_piece.hpp"
+#include "parallel/refined_node_piece.hpp"
 #include "physics/heat_case.hpp"
 #include "physics/heat_problem.hpp"
 #include "physics/heat_solver.hpp"

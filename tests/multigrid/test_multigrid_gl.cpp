@@ -149,7 +149,7 @@ TEST_P(MultigridGl, SparseChebyshevStepIsEquivalentToRef) {
   }
 }
 
-// A matrix of selected rows (a halo's send rows: parallel/distributed_flow_operators.hpp) gives
+// A matrix of selected rows (a halo's send rows: distributed/distributed_flow_operators.hpp) gives
 // exactly the full matrix's rows there, on both backends: apply with sub and add, and the
 // Chebyshev step's new x and d (its inputs untouched). Rows in any order, repeated, one or many.
 std::vector<std::int32_t> some_rows(std::int32_t n, std::int32_t count, std::uint64_t seed) {

@@ -1,4 +1,4 @@
-// The flow pressure multigrid over the ranks (parallel/distributed_cell_multigrid.hpp) under
+// The flow pressure multigrid over the ranks (distributed/distributed_pressure_multigrid.hpp) under
 // `mpiexec -n N` (N = 1..3; every rank runs every test), on the cube's base pieces refined twice
 // by the ranks with the pressure operator of tests/parallel/cube_lid_flow.toml (walls all round:
 // singular, the constants its null space):
@@ -22,6 +22,9 @@
 
 #include "support/gl_fixture.hpp"
 #include "mpi_test_helpers.hpp"
+#include "distributed/distributed_flow.hpp"
+#include "distributed/distributed_flow_operators.hpp"
+#include "distributed/distributed_pressure_multigrid.hpp"
 #include "mesh/load_mesh.hpp"
 #include "multigrid/pressure_matrix.hpp"
 #include "operators/cpu_mesh_operators.hpp"
@@ -29,9 +32,6 @@
 #include "operators/eigen_estimate.hpp"
 #include "operators/mesh_operator_tables.hpp"
 #include "parallel/distributed_backend.hpp"
-#include "parallel/distributed_cell_multigrid.hpp"
-#include "parallel/distributed_flow.hpp"
-#include "parallel/distributed_flow_operators.hpp"
 #include "parallel/mpi_env.hpp"
 #include "parallel/piece_assignment.hpp"
 #include "physics/flow_case.hpp"
@@ -114,7 +114,7 @@ struct VCycle {
   Backend& backend;
   Sparse a;
   HaloExchange<Backend> halo;
-  DistributedCellMultigrid<Backend> mg;
+  DistributedPressureMultigrid<Backend> mg;
 
   VCycle(Backend& b, const Pieces& p, double over_correction = MultigridOptions{}.family_over_correction)
       : backend(b), a(b, p.finest.matrix), halo(b, p.finest.links, MPI_COMM_WORLD),

@@ -1,6 +1,6 @@
-// The multigrid over the ranks (parallel/distributed_multigrid.hpp) under `mpiexec -n N` (N = 1..3;
-// every rank runs every test), on the crankshaft's base pieces refined twice by the ranks with the
-// case tests/parallel/crank_multigrid.toml:
+// The multigrid over the ranks (distributed/distributed_heat_multigrid.hpp) under `mpiexec -n N`
+// (N = 1..3; every rank runs every test), on the crankshaft's base pieces refined twice by the
+// ranks with the case tests/parallel/crank_multigrid.toml:
 //   - one V-cycle on the GPU (llvmpipe in CI) equals the CPU reference's (double) to float accuracy;
 //   - the V-cycle is symmetric over the ranks, (z(r₁), r₂) = (r₁, z(r₂)), and positive,
 //     (z(r), r) > 0: what CG asks of a preconditioner;
@@ -18,10 +18,10 @@
 
 #include "support/gl_fixture.hpp"
 #include "mpi_test_helpers.hpp"
+#include "distributed/distributed_heat.hpp"
+#include "distributed/distributed_heat_multigrid.hpp"
 #include "mesh/load_mesh.hpp"
 #include "operators/eigen_estimate.hpp"
-#include "parallel/distributed_heat.hpp"
-#include "parallel/distributed_multigrid.hpp"
 #include "parallel/mpi_env.hpp"
 #include "parallel/piece_assignment.hpp"
 
@@ -72,7 +72,7 @@ struct VCycle {
   Operator local;
   HaloExchange<Backend> halo;
   DistributedHeatOperator<Backend, Operator> op;
-  DistributedMultigrid<Backend, Operator> mg;
+  DistributedHeatMultigrid<Backend, Operator> mg;
   double a, s;
 
   VCycle(Backend& b, Operator&& l, const Pieces& p, double a_, double s_)

@@ -16,7 +16,7 @@
 #include <glm/matrix.hpp>
 
 #include "parallel/partition.hpp"
-#include "parallel/refined_piece.hpp"
+#include "parallel/refined_node_piece.hpp"
 #include "support/project_mesh.hpp"
 #include "util/error.hpp"
 
@@ -74,7 +74,7 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<std::string, int
          std::to_string(std::get<2>(info.param));
 }
 
-// Partition, then refine (parallel/refined_piece.hpp): every rank refines its base piece itself.
+// Partition, then refine (parallel/refined_node_piece.hpp): every rank refines its base piece itself.
 // Interfaces refine identically on both sides: a fine node held by several ranks has the same global
 // id, coordinates (bit for bit) and owner on each, and a fine tet held by several ranks has the same
 // corners in the same order. The pieces together are the serial refinement (load_mesh with --refine):
@@ -170,10 +170,10 @@ INSTANTIATE_TEST_SUITE_P(ProjectMeshes, RefinedPartition,
                                             ::testing::Values(1, 2, 3, 5)),
                          case_name);
 
-// The multigrid over the ranks (distributed_multigrid.hpp) takes every level of a rank's
-// refinement at once: each level is the piece refine_base_piece makes for it, each fine node's
-// parents are the coarse nodes it is the midpoint of (or the same point), present for every owned
-// fine node, and a rank finds every fine node whose parent it owns with that parent (what the
+// The multigrid over the ranks (distributed/distributed_heat_multigrid.hpp) takes every level of a
+// rank's refinement at once: each level is the piece refine_base_piece makes for it, each fine
+// node's parents are the coarse nodes it is the midpoint of (or the same point), present for every
+// owned fine node, and a rank finds every fine node whose parent it owns with that parent (what the
 // restriction's owned rows sum over).
 class PieceHierarchyLevels : public ::testing::TestWithParam<std::tuple<std::string, int, int>> {};
 

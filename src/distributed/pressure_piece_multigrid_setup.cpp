@@ -1,4 +1,4 @@
-#include "parallel/cell_multigrid_setup.hpp"
+#include "distributed/pressure_piece_multigrid_setup.hpp"
 
 #include <algorithm>
 #include <array>

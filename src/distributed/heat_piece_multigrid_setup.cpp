@@ -1,4 +1,4 @@
-#include "parallel/piece_multigrid_setup.hpp"
+#include "distributed/heat_piece_multigrid_setup.hpp"
 
 #include <algorithm>
 

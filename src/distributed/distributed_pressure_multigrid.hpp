@@ -1,20 +1,19 @@
 #pragma once
-// The flow pressure multigrid over MPI ranks: a V-cycle over the refinement's cell levels
-// (cell_multigrid_setup.hpp says what each level holds), the serial V-cycle's shape:
+// The flow pressure multigrid over MPI ranks: the V-cycle (multigrid/v_cycle.hpp) over the
+// refinement's cell levels (pressure_piece_multigrid_setup.hpp says what each level holds). This
+// class is the cycle's hierarchy, level 0 the finest; its steps:
 //
-//   vcycle(l, b → x):
-//     l coarsest:  x = A_l⁻¹ b               (owned b gathered whole on every rank and solved there
+//     coarsest:    x = A_l⁻¹ b               (owned b gathered whole on every rank and solved there
 //                                            by the serial algebraic multigrid)
-//     otherwise:   x = S_l(b, from 0)        (Chebyshev of D⁻¹A; each A_l x one halo round trip)
-//                  b_{l−1} = R (b − A_l x)    (children summed: no message)
-//                  vcycle(l − 1, b_{l−1} → x_{l−1})
-//                  x = x + α P x_{l−1}        (parents' values: no message; α = family_over_correction)
-//                  x = x + S_l(b − A_l x)
+//     smoothing:   x = S_l(b, from 0), x += S_l(b − A_l x)   (Chebyshev of D⁻¹A; each A_l x one
+//                                            halo round trip)
+//     restriction: b_{l+1} = R (b − A_l x)   (children summed: no message)
+//     correction:  x = x + α P x_{l+1}       (parents' values: no message; α = family_over_correction)
 //
 // The finest level is the flow's: its operator is the caller's distributed pressure operator, and
-// its vectors are right on their ghosts (the flow's convention), so after the prolongation one halo
-// update brings x's ghosts. Coarser vectors keep their ghost entries 0 (DistributedTransfer's
-// convention: a ghost's value travels with the operator's exchange).
+// its vectors are right on their ghosts (the flow's convention), so after the correction one halo
+// update brings x's ghosts (the cycle's after_correction). Coarser vectors keep their ghost entries
+// 0 (DistributedTransfer's convention: a ghost's value travels with the operator's exchange).
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -26,8 +25,9 @@
 
 #include <mpi.h>
 
+#include "distributed/pressure_piece_multigrid_setup.hpp"
 #include "multigrid/multigrid.hpp"
-#include "parallel/cell_multigrid_setup.hpp"
+#include "multigrid/v_cycle.hpp"
 #include "parallel/distributed_transfer.hpp"
 #include "parallel/halo.hpp"
 #include "parallel/whole_gather.hpp"
@@ -35,7 +35,7 @@
 namespace ss {
 
 template <class Backend>
-class DistributedCellMultigrid {
+class DistributedPressureMultigrid {
 public:
   using Vector = typename Backend::Vector;
   using Sparse = typename SparseMatrixOn<Backend>::type;
@@ -45,8 +45,9 @@ public:
   // y = A x with y right on its ghosts (x right on its ghosts); `refinements`: how many times the
   // finest level was refined from the base mesh (levels to coarsen along). `constant_null_space`:
   // A is singular with the constants as null space (no outlet). Collective.
-  DistributedCellMultigrid(Backend& backend, CellLevel finest, HaloExchange<Backend>& finest_halo, Apply finest_apply,
-                           int refinements, bool constant_null_space, const MultigridOptions& options, MPI_Comm comm)
+  DistributedPressureMultigrid(Backend& backend, CellLevel finest, HaloExchange<Backend>& finest_halo,
+                               Apply finest_apply, int refinements, bool constant_null_space,
+                               const MultigridOptions& options, MPI_Comm comm)
       : backend_(backend), options_(options), comm_(comm) {
     mpi_check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
     const auto t0 = std::chrono::steady_clock::now();
@@ -116,7 +117,7 @@ public:
     {  // one V-cycle of zeros: the kernels' first use (shader compilation) belongs to the set-up
       Vector zero = backend_.make_vector(levels_[0].size), z = backend_.make_vector(levels_[0].size);
       backend_.fill(zero, 0.0);
-      cycle(0, zero, z);
+      v_cycle(*this, 0, zero, z);
       backend_.finish();
       coarsest_seconds_ = 0;
     }
@@ -124,7 +125,7 @@ public:
   }
 
   // z = M⁻¹ r (one V-cycle from zero); r right on its ghosts, z too.
-  void operator()(const Vector& r, Vector& z) { cycle(0, r, z); }
+  void operator()(const Vector& r, Vector& z) { v_cycle(*this, 0, r, z); }
 
   int num_levels() const { return int(levels_.size()); }
   std::int32_t coarsest_size() const { return whole_->size(); }
@@ -145,6 +146,9 @@ public:
   }
 
 private:
+  template <class Hierarchy, class V>
+  friend void v_cycle(Hierarchy& h, std::size_t l, const V& b, V& x);
+
   struct Level {
     std::int32_t size = 0;
     std::vector<std::int32_t> owned;  // local ids of the owned cells
@@ -189,6 +193,11 @@ private:
     return m;
   }
 
+  // The hierarchy of v_cycle.hpp (with num_levels above).
+  Vector& rhs(size_t k) { return levels_[k].b; }
+  Vector& solution(size_t k) { return levels_[k].x; }
+  Vector& work(size_t k) { return levels_[k].ax; }
+
   void apply(size_t k, const Vector& x, Vector& y) {
     if (k == 0) finest_apply_(x, y);
     else levels_[k].op->apply(x, y);
@@ -200,6 +209,17 @@ private:
                      v.delta, options_.smoother_degree, zero_start, x, v.ax, v.d);
   }
 
+  void restrict_residual(size_t k, const Vector& b, const Vector& ax, Vector& b_coarse) {
+    levels_[k].restriction->apply(b, b_coarse, &ax);
+  }
+  void prolongate_add(size_t k, const Vector& x_coarse, Vector& x) {  // x = x + α P x_coarse
+    levels_[k].prolongation->apply(x_coarse, x, nullptr, &x);
+  }
+  // The finest level's x right on its ghosts again (the coarser levels keep theirs 0).
+  void after_correction(size_t k, Vector& x) {
+    if (k == 0) levels_[k].halo->update(x);
+  }
+
   // x = A_coarsest⁻¹ b: the owned values gathered whole, solved on every rank; x gets its owned
   // entries (and, on the finest level, its ghosts) from the whole answer.
   void coarsest_solve(size_t k, const Vector& b, Vector& x) {
@@ -209,32 +229,16 @@ private:
     std::vector<double> owned(v.owned.size());
     for (size_t i = 0; i < v.owned.size(); ++i) owned[i] = local[size_t(v.owned[i])];
     const std::vector<double> whole = whole_->gather(owned);
-    std::vector<double> solution(whole.size(), 0.0);
-    (*coarse_)(whole, solution);
+    std::vector<double> answer(whole.size(), 0.0);
+    (*coarse_)(whole, answer);
     std::vector<double> mine(size_t(v.size), 0.0);
     if (k == 0) {
-      for (size_t i = 0; i < mine.size(); ++i) mine[i] = solution[size_t(coarsest_global_[i])];
+      for (size_t i = 0; i < mine.size(); ++i) mine[i] = answer[size_t(coarsest_global_[i])];
     } else {
-      for (std::int32_t i : v.owned) mine[size_t(i)] = solution[size_t(coarsest_global_[size_t(i)])];
+      for (std::int32_t i : v.owned) mine[size_t(i)] = answer[size_t(coarsest_global_[size_t(i)])];
     }
     set_values(backend_, x, mine);
     coarsest_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
-
-  void cycle(size_t k, const Vector& b, Vector& x) {
-    Level& v = levels_[k];
-    if (k + 1 == levels_.size()) {
-      coarsest_solve(k, b, x);
-      return;
-    }
-    Level& c = levels_[k + 1];
-    smooth(k, b, x, true);
-    apply(k, x, v.ax);
-    v.restriction->apply(b, c.b, &v.ax);  // b_c = R (b − A x)
-    cycle(k + 1, c.b, c.x);
-    v.prolongation->apply(c.x, x, nullptr, &x);  // x = x + α P x_c
-    if (k == 0) v.halo->update(x);
-    smooth(k, b, x, false);
   }
 
   Backend& backend_;

@@ -1,15 +1,14 @@
 #pragma once
-// The multigrid preconditioner over MPI ranks: the serial V-cycle (multigrid/multigrid.hpp) on
-// every level's pieces (piece_multigrid_setup.hpp says what each level holds):
+// The heat multigrid preconditioner over MPI ranks: the V-cycle (multigrid/v_cycle.hpp) on every
+// level's pieces of nodes (heat_piece_multigrid_setup.hpp says what each level holds). This class is
+// the cycle's hierarchy, level 0 the finest; its steps:
 //
-//   vcycle(l, b → x):
-//     l coarsest:  x = A_l⁻¹ b                (owned b gathered whole on every rank, solved there; the
+//     coarsest:    x = A_l⁻¹ b                (owned b gathered whole on every rank, solved there; the
 //                                             base mesh, or the first level of ≤ coarse_size nodes)
-//     otherwise:   x = S_l(b, from 0)         (Chebyshev; each A_l x one halo-overlapped apply)
-//                  b_{l−1} = R_l (b − A_l x)   (owned coarse rows; the fine ghosts' b − A x by halo)
-//                  vcycle(l − 1, b_{l−1} → x_{l−1})
-//                  x = x + P_l x_{l−1}         (owned fine rows; the coarse ghosts' x by halo)
-//                  x = x + S_l(b − A_l x)
+//     smoothing:   x = S_l(b, from 0), x += S_l(b − A_l x)   (Chebyshev; each A_l x one
+//                                             halo-overlapped apply)
+//     restriction: b_{l+1} = R_l (b − A_l x)  (owned coarse rows; the fine ghosts' b − A x by halo)
+//     correction:  x = x + P_l x_{l+1}        (owned fine rows; the coarse ghosts' x by halo)
 //
 // Vectors keep their ghost entries 0, as the distributed CG's (distributed_heat_operator.hpp).
 // A transfer (DistributedTransfer) runs its owned columns on the device while its source's halo
@@ -24,18 +23,19 @@
 
 #include <mpi.h>
 
+#include "distributed/distributed_heat_operator.hpp"
+#include "distributed/heat_piece_multigrid_setup.hpp"
 #include "multigrid/multigrid.hpp"
-#include "parallel/distributed_heat_operator.hpp"
+#include "multigrid/v_cycle.hpp"
 #include "parallel/distributed_transfer.hpp"
 #include "parallel/halo.hpp"
-#include "parallel/piece_multigrid_setup.hpp"
 
 namespace ss {
 
 // The V-cycle over the ranks. `finest` is the CG's own distributed operator (with its halo and
 // data), `coarser` the levels below it (coarse first, down to the base mesh's piece).
 template <class Backend, class Operator>
-class DistributedMultigrid {
+class DistributedHeatMultigrid {
 public:
   using Vector = typename Backend::Vector;
   using DistOp = DistributedHeatOperator<Backend, Operator>;
@@ -48,8 +48,8 @@ public:
     const std::vector<char>& fixed;
   };
 
-  DistributedMultigrid(Backend& backend, Finest finest, const PieceHeatHierarchy& coarser, const MultigridOptions& options,
-                       MPI_Comm comm)
+  DistributedHeatMultigrid(Backend& backend, Finest finest, const PieceHeatHierarchy& coarser,
+                           const MultigridOptions& options, MPI_Comm comm)
       : backend_(backend), options_(options), comm_(comm) {
     SS_REQUIRE(!coarser.levels.empty() && coarser.maps.size() == coarser.levels.size(),
                "multigrid: " << coarser.levels.size() << " coarser levels and " << coarser.maps.size() << " maps");
@@ -121,7 +121,7 @@ public:
     if (!prepared_) {  // one V-cycle of zeros: the kernels' first use (shader compilation) belongs to the set-up
       Vector zero = backend_.make_vector(levels_[0].size), z = backend_.make_vector(levels_[0].size);
       backend_.fill(zero, 0.0);
-      cycle(0, zero, z);
+      v_cycle(*this, 0, zero, z);
       backend_.finish();
       coarsest_seconds_ = 0;
     }
@@ -129,7 +129,7 @@ public:
   }
 
   // z = M⁻¹ r (one V-cycle from zero); prepare(a, s) first.
-  void operator()(const Vector& r, Vector& z) { cycle(0, r, z); }
+  void operator()(const Vector& r, Vector& z) { v_cycle(*this, 0, r, z); }
 
   int num_levels() const { return int(levels_.size()); }
   // Host time of the coarsest solves (download, gather, solve, upload) and of the coarser levels'
@@ -144,6 +144,9 @@ public:
   std::int32_t coarsest_size() const { return whole_->size(); }  // the level solved whole
 
 private:
+  template <class Hierarchy, class V>
+  friend void v_cycle(Hierarchy& h, std::size_t l, const V& b, V& x);
+
   struct Level {
     std::int32_t size = 0, owned = 0;
     HaloExchange<Backend>* halo = nullptr;
@@ -165,37 +168,39 @@ private:
     else return Operator(backend_, p.data, eliminated);
   }
 
-  void smooth(Level& v, const Vector& b, Vector& x, bool zero_start) {
-    chebyshev_smooth(backend_, [&](const Vector& in, Vector& out) { v.op->apply_system(a_, s_, in, out); }, b,
-                     v.inverse_diagonal, v.theta, v.delta, options_.smoother_degree, zero_start, x, v.ax, v.d);
+  // The hierarchy of v_cycle.hpp (with num_levels above).
+  Vector& rhs(size_t k) { return levels_[k].b; }
+  Vector& solution(size_t k) { return levels_[k].x; }
+  Vector& work(size_t k) { return levels_[k].ax; }
+
+  void apply(size_t k, const Vector& x, Vector& y) { levels_[k].op->apply_system(a_, s_, x, y); }
+
+  void smooth(size_t k, const Vector& b, Vector& x, bool zero_start) {
+    Level& v = levels_[k];
+    chebyshev_smooth(backend_, [&](const Vector& in, Vector& out) { apply(k, in, out); }, b, v.inverse_diagonal, v.theta,
+                     v.delta, options_.smoother_degree, zero_start, x, v.ax, v.d);
   }
 
+  void restrict_residual(size_t k, const Vector& b, const Vector& ax, Vector& b_coarse) {
+    levels_[k].restriction->apply(b, b_coarse, &ax);
+  }
+  void prolongate_add(size_t k, const Vector& x_coarse, Vector& x) {
+    levels_[k].prolongation->apply(x_coarse, x, nullptr, &x);
+  }
+  void after_correction(size_t, Vector&) {}  // nothing: x keeps its ghost entries 0
+
   // x = A_coarsest⁻¹ b: the owned values gathered whole, solved on every rank, the owned part kept.
-  void base_solve(Level& v, const Vector& b, Vector& x) {
+  void coarsest_solve(size_t k, const Vector& b, Vector& x) {
+    const Level& v = levels_[k];
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<double> local = backend_.download(b);
     std::vector<double> whole = whole_->gather(std::vector<double>(local.begin(), local.begin() + v.owned));
-    std::vector<double> solution(whole.size(), 0.0);
-    (*coarse_)(whole, solution);
+    std::vector<double> answer(whole.size(), 0.0);
+    (*coarse_)(whole, answer);
     std::vector<double> mine(size_t(v.size), 0.0);
-    for (std::int32_t i = 0; i < v.owned; ++i) mine[size_t(i)] = solution[size_t(v.piece->part.node_global[size_t(i)])];
+    for (std::int32_t i = 0; i < v.owned; ++i) mine[size_t(i)] = answer[size_t(v.piece->part.node_global[size_t(i)])];
     set_values(backend_, x, mine);
     coarsest_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
-
-  void cycle(size_t k, const Vector& b, Vector& x) {
-    Level& v = levels_[k];
-    if (k + 1 == levels_.size()) {
-      base_solve(v, b, x);
-      return;
-    }
-    Level& c = levels_[k + 1];
-    smooth(v, b, x, true);
-    v.op->apply_system(a_, s_, x, v.ax);
-    v.restriction->apply(b, c.b, &v.ax);  // b_c = R (b − A x)
-    cycle(k + 1, c.b, c.x);
-    v.prolongation->apply(c.x, x, nullptr, &x);  // x = x + P x_c
-    smooth(v, b, x, false);
   }
 
   Backend& backend_;

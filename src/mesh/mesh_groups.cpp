@@ -1,4 +1,4 @@
-#include "physics/mesh_groups.hpp"
+#include "mesh/mesh_groups.hpp"
 
 #include <algorithm>
 #include <charconv>

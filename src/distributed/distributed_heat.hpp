@@ -1,7 +1,7 @@
 #pragma once
 // A heat run's piece over MPI ranks (thesis ch. 8), what the heat command needs of it beyond the
-// generic parts (piece_assignment.hpp, refined_piece.hpp, piece_files.hpp): the refined piece with
-// the heat problem's numbers on it (ghost nodes take their owner's), the solve over
+// generic parts (parallel/: piece_assignment.hpp, refined_node_piece.hpp, piece_files.hpp): the
+// refined piece with the heat problem's numbers on it (ghost nodes take their owner's), the solve over
 // DistributedBackend and the halo-overlapped DistributedHeatOperator, the piece's VTU and the true
 // residual over every rank's owned rows.
 #include <cstdint>
@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "cpu/cpu_backend.hpp"
+#include "distributed/heat_piece_multigrid_setup.hpp"
 #include "kernels/gpu_backend.hpp"
 #include "mesh/load_mesh.hpp"
 #include "mesh/vtu.hpp"
 #include "operators/heat_operator.hpp"
 #include "parallel/piece_assignment.hpp"
-#include "parallel/piece_multigrid_setup.hpp"
 #include "parallel/rank_report.hpp"
-#include "parallel/refined_piece.hpp"
+#include "parallel/refined_node_piece.hpp"
 #include "physics/heat_solver.hpp"
 
 namespace ss {
@@ -32,7 +32,7 @@ struct LocalHeat {
   std::vector<char> fixed;                        // per local node: Dirichlet
   HeatSolveSettings settings;
   // The multigrid over the ranks (the case asks for it and the base is refined at least once):
-  // every coarser level's piece (distributed_multigrid.hpp).
+  // every coarser level's piece (distributed_heat_multigrid.hpp).
   std::optional<PieceHeatHierarchy> coarser;
   int output_every = 10;
   double refine_seconds = 0, prepare_seconds = 0;

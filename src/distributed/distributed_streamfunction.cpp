@@ -1,4 +1,4 @@
-#include "parallel/distributed_streamfunction.hpp"
+#include "distributed/distributed_streamfunction.hpp"
 
 #include <algorithm>
 #include <memory>

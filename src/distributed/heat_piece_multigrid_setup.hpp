@@ -1,8 +1,8 @@
 #pragma once
-// The host side of the multigrid over MPI ranks (distributed_multigrid.hpp runs the V-cycle): each
-// rank holds every level of the uniform refinement as its own piece (refine_base_hierarchy: the
-// levels' pieces and the parent maps between them, in local ids), and the V-cycle is the serial
-// one (multigrid.hpp) on the whole mesh of every level:
+// The host side of the heat multigrid over MPI ranks (distributed_heat_multigrid.hpp runs the
+// V-cycle): each rank holds every level of the uniform refinement as its own piece
+// (refine_base_hierarchy: the levels' pieces and the parent maps between them, in local ids), and
+// the V-cycle (multigrid/v_cycle.hpp) does what the serial one would on every level's whole mesh:
 //   - a level's operator: the heat system a·M + s·K̃ of the piece, its owned rows completed with the
 //     halo (DistributedHeatOperator);
 //   - the Chebyshev smoother's D⁻¹ and λmax(D⁻¹A) of the whole level: CG-Lanczos with the ghosts

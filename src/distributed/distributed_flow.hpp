@@ -12,11 +12,11 @@
 #include <glm/glm.hpp>
 
 #include "cpu/cpu_backend.hpp"
+#include "distributed/distributed_streamfunction.hpp"
 #include "kernels/gpu_backend.hpp"
 #include "mesh/load_mesh.hpp"
 #include "operators/cpu_mesh_operators.hpp"
 #include "operators/flow_operators.hpp"
-#include "parallel/distributed_streamfunction.hpp"
 #include "parallel/entity_partition.hpp"
 #include "parallel/halo.hpp"
 #include "parallel/rank_report.hpp"
@@ -80,7 +80,7 @@ struct FlowPieceRun {
 // The time loop on one rank's piece: halos of the entity kinds, the distributed backend and
 // operators, the unchanged run_flow; the halo and allreduce figures into `figures`. With
 // problem.pressure.multigrid the pressure CG is preconditioned by the multigrid over the ranks
-// (distributed_cell_multigrid.hpp) along the refinements; the exact method gets its boundary from
+// (distributed_pressure_multigrid.hpp) along the refinements; the exact method gets its boundary from
 // rank 0 (distributed_streamfunction.hpp) and a node halo for its gauge.
 FlowRunResult run_flow_piece(GpuBackend& local, GpuFlowOperators& ops, const EntityPiece& piece,
                              const FlowProblem& problem, const LoadedMesh& mesh, const FlowOperatorData& data,

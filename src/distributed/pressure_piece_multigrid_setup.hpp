@@ -1,6 +1,6 @@
 #pragma once
-// The host side of the flow pressure multigrid over MPI ranks (distributed_cell_multigrid.hpp runs
-// the V-cycle): aggregation along the refinement. Partition-then-refine names fine cell c of coarse
+// The host side of the flow pressure multigrid over MPI ranks (distributed_pressure_multigrid.hpp
+// runs the V-cycle): aggregation along the refinement. Partition-then-refine names fine cell c of coarse
 // cell C as 8C + k (refined_entity_piece.hpp), and the eight children of a cell live on its owner,
 // so the refinement's own families are the aggregates and both transfers stay on the rank:
 //   R:  b_C = Σ_{c child of C} b_c         (owned coarse rows from owned fine cells)

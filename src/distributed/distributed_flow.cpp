@@ -1,4 +1,4 @@
-#include "parallel/distributed_flow.hpp"
+#include "distributed/distributed_flow.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -6,11 +6,11 @@
 
 #include <mpi.h>
 
+#include "distributed/distributed_flow_operators.hpp"
+#include "distributed/distributed_pressure_multigrid.hpp"
 #include "multigrid/pressure_matrix.hpp"
 #include "parallel/collect.hpp"
-#include "parallel/distributed_cell_multigrid.hpp"
 #include "parallel/distributed_backend.hpp"
-#include "parallel/distributed_flow_operators.hpp"
 #include "parallel/message.hpp"
 #include "parallel/mpi_env.hpp"
 #include "parallel/piece_files.hpp"
@@ -74,14 +74,14 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
   if (exact) dist.attach_halo(std::int64_t(piece.nodes.global.size()), nodes);
   DistributedFlowOperators<Backend, FlowOps> dops(dist, ops);
   if (exact) dops.set_streamfunction_setup(piece_streamfunction_setup(run.whole_streamfunction, piece, mesh));
-  std::unique_ptr<DistributedCellMultigrid<Backend>> pressure_multigrid;
+  std::unique_ptr<DistributedPressureMultigrid<Backend>> pressure_multigrid;
   if (problem.pressure.multigrid) {  // the V-cycle over the refinement's cell levels
     std::vector<std::int32_t> cell0(mesh.topology.face_cells.size()), cell1(cell0.size());
     for (size_t f = 0; f < cell0.size(); ++f) cell0[f] = mesh.topology.face_cells[f][0], cell1[f] = mesh.topology.face_cells[f][1];
     CellLevel finest = finest_cell_level(piece.cells.global, piece.cells.owned, piece.cells.links,
                                          pressure_matrix(cell0, cell1, data), MPI_COMM_WORLD);
     const MultigridOptions options;
-    pressure_multigrid = std::make_unique<DistributedCellMultigrid<Backend>>(
+    pressure_multigrid = std::make_unique<DistributedPressureMultigrid<Backend>>(
         local, std::move(finest), cells, [&dops](const auto& x, auto& y) { dops.pressure_apply(x, y); }, run.refinements,
         !data.pressure_fixed, options, MPI_COMM_WORLD);
     dops.set_pressure_v_cycle([&](const auto& r, auto& z) { (*pressure_multigrid)(r, z); });

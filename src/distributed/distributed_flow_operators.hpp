@@ -127,7 +127,7 @@ public:
     const std::vector<double> exchanged = dist_.download(x);
     for (std::int32_t i : dist_.halo(std::int64_t(v.size())).recv_list()) v[size_t(i)] = exchanged[size_t(i)];
   }
-  // The exact method's boundary on this piece (parallel/distributed_streamfunction.hpp).
+  // The exact method's boundary on this piece (distributed/distributed_streamfunction.hpp).
   void set_streamfunction_setup(StreamfunctionSetup setup) { streamfunction_setup_ = std::move(setup); }
   const StreamfunctionSetup& streamfunction_setup() const {
     SS_REQUIRE(streamfunction_setup_.lift, "flow over MPI ranks: the exact method's boundary was not set up");

@@ -1,4 +1,4 @@
-#include "parallel/distributed_heat.hpp"
+#include "distributed/distributed_heat.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,9 +8,9 @@
 
 #include <mpi.h>
 
+#include "distributed/distributed_heat_multigrid.hpp"
+#include "distributed/distributed_heat_operator.hpp"
 #include "parallel/distributed_backend.hpp"
-#include "parallel/distributed_heat_operator.hpp"
-#include "parallel/distributed_multigrid.hpp"
 #include "parallel/halo.hpp"
 #include "parallel/message.hpp"
 #include "parallel/mpi_env.hpp"
@@ -65,19 +65,19 @@ HeatPieceRun solve_local(Backend& backend, Operator& op, const LocalHeat& h, con
     }
   } system{dop, {}};
   // The multigrid over the ranks: one V-cycle of every level's pieces per iteration.
-  std::unique_ptr<DistributedMultigrid<Backend, Operator>> multigrid;
+  std::unique_ptr<DistributedHeatMultigrid<Backend, Operator>> multigrid;
   double multigrid_seconds = 0;
   if (h.coarser) {
     const auto t0 = Clock::now();
-    multigrid = std::make_unique<DistributedMultigrid<Backend, Operator>>(
-        backend, typename DistributedMultigrid<Backend, Operator>::Finest{dop, halo, data, h.piece, h.fixed}, *h.coarser,
-        MultigridOptions{}, MPI_COMM_WORLD);
+    multigrid = std::make_unique<DistributedHeatMultigrid<Backend, Operator>>(
+        backend, typename DistributedHeatMultigrid<Backend, Operator>::Finest{dop, halo, data, h.piece, h.fixed},
+        *h.coarser, MultigridOptions{}, MPI_COMM_WORLD);
     multigrid_seconds += since(t0);
     system.preconditioner = [&](double a, double s) {
       const auto t1 = Clock::now();
       multigrid->prepare(a, s);
       multigrid_seconds += since(t1);
-      DistributedMultigrid<Backend, Operator>* mg = multigrid.get();
+      DistributedHeatMultigrid<Backend, Operator>* mg = multigrid.get();
       return std::function<void(const Vector&, Vector&)>([mg](const Vector& r, Vector& z) { (*mg)(r, z); });
     };
   }
