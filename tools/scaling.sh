@@ -4,8 +4,8 @@
 #                    [--launch fragment|compute] [--build build] [--out /tmp/scaling] [--tolerance 1e-6]
 #                    [--skip-weak] [--preconditioner jacobi|multigrid] [--transient STEPS]
 #                    [--flow-refine K [--flow-mesh FILE] [--flow-steps 3] [--flow-dt DT] [--skip-heat]]
-# Case: tests/parallel/crank.toml (crankshaft, two journals fixed, flux into the pin; Jacobi), or
-# with --preconditioner multigrid tests/parallel/crank_multigrid.toml (the multigrid over the ranks).
+# Case: tests/distributed/crank.toml (crankshaft, two journals fixed, flux into the pin; Jacobi), or
+# with --preconditioner multigrid tests/distributed/crank_multigrid.toml (the multigrid over the ranks).
 # --transient STEPS makes it transient (rho c = 3.6e3, dt = 5, STEPS backward-Euler steps): a
 # multigrid solve of the steady case takes 7 iterations, well under a second, and runs partly while
 # the GPU's clocks ramp up from idle after the set-up; STEPS solves keep the GPU busy.
@@ -20,7 +20,7 @@
 # each run's JSON (kept under --out). --skip-weak leaves out the weak table. --tolerance sets the CG's
 # relative tolerance (default: the case's 1e-6): the figures are per iteration, so a looser one makes
 # the large fragment-path runs affordable.
-# Flow (--flow-refine K): the lid-driven cavity of tests/parallel/cavity_flow.toml (classical method,
+# Flow (--flow-refine K): the lid-driven cavity of tests/distributed/cavity_flow.toml (classical method,
 # Jacobi pressure, or with --preconditioner multigrid the pressure multigrid over the ranks) on
 # --flow-mesh (default meshes/cavity.msh; refine 3: 2.56M cells) refined K times,
 # with the case's Δt 0.01 or --flow-dt, --flow-steps fixed steps on every rank count: seconds per step (momentum, pressure), speed-up and
@@ -114,7 +114,7 @@ PY
 if [ -n "$flow_refine" ]; then
   flow_case="$out/cavity_scaling.toml"
   sed -e "s#^file = .*#file = \"$flow_mesh\"#" -e "s#^steps = .*#steps = $flow_steps#" -e "s#^every = .*#every = 1000000#" \
-    "$here/tests/parallel/cavity_flow.toml" >"$flow_case"
+    "$here/tests/distributed/cavity_flow.toml" >"$flow_case"
   [ -z "$flow_dt" ] || sed -i "s#^dt = .*#dt = $flow_dt#" "$flow_case"
   sed -i "s#^preconditioner = .*#preconditioner = \"$preconditioner\"#" "$flow_case"
   flow=()
@@ -127,8 +127,8 @@ fi
 [ "$skip_heat" = 1 ] && exit 0
 
 strong_case="$out/crank_scaling.toml"
-case_file="$here/tests/parallel/crank.toml"
-[ "$preconditioner" = multigrid ] && case_file="$here/tests/parallel/crank_multigrid.toml"
+case_file="$here/tests/distributed/crank.toml"
+[ "$preconditioner" = multigrid ] && case_file="$here/tests/distributed/crank_multigrid.toml"
 sed "s#\.\./\.\./meshes/#$here/meshes/#" "$case_file" >"$strong_case"
 [ -z "$tolerance" ] || sed -i "s#^tolerance = .*#tolerance = $tolerance#" "$strong_case"
 if [ -n "$transient" ]; then

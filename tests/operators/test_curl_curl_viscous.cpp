@@ -104,7 +104,7 @@ TEST(CurlCurlViscousCpu, PolynomialInvertsTheEdgeMassToItsTolerance) {
 // The Chebyshev interval follows the edges, not their numbering: the edge mass with its edges
 // renumbered (as a rank's piece numbers them), each keeping its start value (lanczos_edge_start,
 // LanczosSpace::start), gives the serial Ritz values. What makes every MPI rank count run the serial
-// polynomial (tests/parallel/check_flow_mpi.py checks the flow itself).
+// polynomial (tests/distributed/check_flow_mpi.py checks the flow itself).
 TEST(CurlCurlViscousCpu, LanczosIntervalFollowsTheEdgesNotTheirNumbering) {
   const LoadedMesh& m = project_mesh("cavity.msh");
   const CurlCurlViscousData data = build_curl_curl_viscous(m, mixed_kinds(m));

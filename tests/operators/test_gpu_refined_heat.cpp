@@ -149,7 +149,7 @@ TEST_P(GpuRefinedHeat, AwkwardSizesAreEquivalentToRef) {
 // its left wall at 1 (θ = 1/2, ρc = 2, 5 steps), each refined once, Jacobi CG to 1e-8. Within 1e-6
 // of the range of T: the float K differs from the double one by ~1e-7.
 TEST_P(GpuRefinedHeat, HeatSolvesMatchTheHostLevel) {
-  for (const char* name : {"meshes/crank_heat.toml", "tests/parallel/cube_transient.toml"}) {
+  for (const char* name : {"meshes/crank_heat.toml", "tests/distributed/cube_transient.toml"}) {
     const HeatCase c = read_heat_case(std::string(SS_SOURCE_DIR) + "/" + name);
     const std::string file = std::filesystem::path(c.mesh_file).filename().string();
     const LoadedMesh& coarse = project_mesh(file, 0);

@@ -1,6 +1,6 @@
 // The multigrid over the ranks (distributed/distributed_heat_multigrid.hpp) under `mpiexec -n N`
 // (N = 1..3; every rank runs every test), on the crankshaft's base pieces refined twice by the
-// ranks with the case tests/parallel/crank_multigrid.toml:
+// ranks with the case tests/distributed/crank_multigrid.toml:
 //   - one V-cycle on the GPU (llvmpipe in CI) equals the CPU reference's (double) to float accuracy;
 //   - the V-cycle is symmetric over the ranks, (z(r₁), r₂) = (r₁, z(r₂)), and positive,
 //     (z(r), r) > 0: what CG asks of a preconditioner;
@@ -17,7 +17,7 @@
 #include <mpi.h>
 
 #include "support/gl_fixture.hpp"
-#include "mpi_test_helpers.hpp"
+#include "support/mpi_test_helpers.hpp"
 #include "distributed/distributed_heat.hpp"
 #include "distributed/distributed_heat_multigrid.hpp"
 #include "mesh/load_mesh.hpp"
@@ -37,7 +37,7 @@ struct Pieces {
 };
 const Pieces& pieces() {
   static std::unique_ptr<Pieces> p = [] {
-    PieceAssignment a = test::assign_pieces("meshes/crank.msh", kLevels, "tests/parallel/crank_multigrid.toml");
+    PieceAssignment a = test::assign_pieces("meshes/crank.msh", kLevels, "tests/distributed/crank_multigrid.toml");
     auto out = std::make_unique<Pieces>();
     HeatOperatorData data;
     out->h = build_heat_piece(std::move(a), 0, data);

@@ -1,6 +1,6 @@
 // The flow pressure multigrid over the ranks (distributed/distributed_pressure_multigrid.hpp) under
 // `mpiexec -n N` (N = 1..3; every rank runs every test), on the cube's base pieces refined twice
-// by the ranks with the pressure operator of tests/parallel/cube_lid_flow.toml (walls all round:
+// by the ranks with the pressure operator of tests/distributed/cube_lid_flow.toml (walls all round:
 // singular, the constants its null space):
 //   - each coarser level is the Galerkin product R A Rᵀ of the finer one (children summed), its
 //     halo gives every ghost its owner's value, and it has an eighth of the finer level's cells;
@@ -21,7 +21,7 @@
 #include <mpi.h>
 
 #include "support/gl_fixture.hpp"
-#include "mpi_test_helpers.hpp"
+#include "support/mpi_test_helpers.hpp"
 #include "distributed/distributed_flow.hpp"
 #include "distributed/distributed_flow_operators.hpp"
 #include "distributed/distributed_pressure_multigrid.hpp"
@@ -53,7 +53,7 @@ struct Pieces {
 };
 const Pieces& pieces() {
   static std::unique_ptr<Pieces> p = [] {
-    PieceAssignment a = test::assign_pieces("meshes/cube.msh", kLevels, "tests/parallel/cube_lid_flow.toml");
+    PieceAssignment a = test::assign_pieces("meshes/cube.msh", kLevels, "tests/distributed/cube_lid_flow.toml");
     auto out = std::make_unique<Pieces>();
     const FineCounts fine = refined_entity_counts(a.base, a.levels);
     out->piece = refine_entity_piece(a.base, a.levels, MPI_COMM_WORLD);
