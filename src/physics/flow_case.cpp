@@ -170,7 +170,17 @@ FlowCase flow_case_from(const CaseFile& file) {
     t.require_in("theta", c.theta, 0.5, 1.0, "1: implicit Euler, 0.5: Crank-Nicolson");
     c.two_point_viscous = t.choice("viscous", "curl_curl", {"curl_curl", "two_point"}) == "two_point";
     c.exact_method = t.choice("method", "classical", {"classical", "exact"}) == "exact";
+    c.implicit_convection = t.choice("convection_time", "explicit", {"explicit", "implicit"}) == "implicit";
+    SS_REQUIRE(!(c.implicit_convection && c.exact_method),
+               t.where_key("convection_time") << ": [scheme] convection_time = \"implicit\" is for method = "
+                                                 "\"classical\" (the exact method's convection is explicit)");
   });
+  // The CFL target's ceiling: explicit convection is unstable beyond about 1 and the solver stops a
+  // run past 10; implicit convection is stable beyond, its accuracy (and solver cost) sets the limit.
+  const double max_cfl = c.implicit_convection ? kMaxImplicitCflTarget : kMaxExplicitCflTarget;
+  SS_REQUIRE(c.time.cfl <= max_cfl, c.where("time.cfl") << ": [time] cfl must be <= " << max_cfl << " with "
+                                                        << (c.implicit_convection ? "implicit" : "explicit")
+                                                        << " convection (got " << c.time.cfl << ")");
 
   read_table(top, "solver", "solver", [&](TableReader& t) {
     read_table(t, "pressure", "solver.pressure", [&](TableReader& s) { c.pressure = read_solver(s, c.pressure, true); });

@@ -11,7 +11,10 @@
 //                 flow.json then reports the cell velocity's error against it at the end
 //   [time]        dt, steps | end_time, cfl = 0, max_dt = dt
 //   [scheme]      convection = "central" | "upwind", theta = 1.0, viscous = "curl_curl" | "two_point",
-//                 method = "classical" | "exact" (the exact fractional step: U = C s, physics/exact_fractional_step.hpp)
+//                 method = "classical" | "exact" (the exact fractional step: U = C s, physics/exact_fractional_step.hpp),
+//                 convection_time = "explicit" (default) | "implicit" — implicit: linearised convection (the
+//                 convecting flux of the last step), a nonsymmetric momentum system solved by BiCGStab; allows
+//                 [time] cfl up to 100 (explicit: up to 10, stable below about 1); classical method only
 //   [solver.pressure], [solver.momentum], [solver.streamfunction]  tolerance = 1e-6, max_iterations = 5000
 //                 (streamfunction: 20000),
 //                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" (the
@@ -82,6 +85,7 @@ struct FlowCase {
   double theta = 1.0;                            // [scheme] theta: 1 or 0.5 (any value in [0.5, 1])
   bool two_point_viscous = false;                // [scheme] viscous = "two_point" (default "curl_curl")
   bool exact_method = false;                     // [scheme] method = "exact" (default "classical")
+  bool implicit_convection = false;              // [scheme] convection_time = "implicit" (default "explicit")
   FlowSolverSettings pressure{1e-6, 5000, "multigrid"};  // [solver.pressure]
   FlowSolverSettings momentum;                   // [solver.momentum]
   FlowSolverSettings streamfunction{1e-6, 20000, "jacobi"};  // [solver.streamfunction] (exact method)
@@ -99,6 +103,11 @@ struct FlowCase {
   // "<case file>:<line of key>" (just the case file when the key was not written).
   std::string where(const std::string& key) const;
 };
+
+// The largest [time] cfl a case may ask for (FlowSolver stops a run whose field exceeds kMaxCfl or
+// ten times the implicit target).
+inline constexpr double kMaxExplicitCflTarget = 10.0;
+inline constexpr double kMaxImplicitCflTarget = 100.0;
 
 FlowCase read_flow_case(const std::string& path);
 // The same from text (tests); `path` names it in messages and anchors relative paths.

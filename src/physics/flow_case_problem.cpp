@@ -70,6 +70,7 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
   p.theta = c.theta;
   p.viscous = c.two_point_viscous ? ViscousScheme::two_point : ViscousScheme::curl_curl;
   p.convection = c.convection == FlowCase::Convection::central ? Convection::central : Convection::upwind;
+  p.implicit_convection = c.implicit_convection;
   p.initial_velocity = velocity_function(c.initial_velocity);
   if (c.exact_velocity) {
     const VectorExpression exact = *c.exact_velocity;  // a zero exact field still counts: it is known

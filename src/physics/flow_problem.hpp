@@ -60,6 +60,10 @@ struct FlowProblem {
   double viscosity = 0;
   double theta = 1.0;
   Convection convection = Convection::central;
+  // The convecting flux's time level: explicit (−N(Uⁿ) on the right-hand side, CFL ≲ 1) or implicit
+  // (linearised: the convecting flux Uⁿ, the convected velocity I U*, a nonsymmetric momentum system
+  // solved by BiCGStab; classical method only).
+  bool implicit_convection = false;
   ViscousScheme viscous = ViscousScheme::curl_curl;
   FlowMethod method = FlowMethod::classical;
   std::vector<FlowCondition> conditions;

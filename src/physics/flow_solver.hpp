@@ -10,6 +10,11 @@
 //      (curl–curl viscous term: f = −N(u) only, and rhs gains F M̃_e⁻¹(ν(1−θ) B Uⁿ + ν ḡ),
 //       ḡ = θ gⁿ⁺¹ + (1−θ) gⁿ the tangential boundary velocity; operators/curl_curl_viscous.hpp)
 //   3. momentum:   (H/Δt − νθ K) U* = rhs on free faces, U* = U_b on prescribed ones  (CG + Jacobi)
+//      implicit convection (problem.implicit_convection, Picard linearisation): the convecting flux
+//      Uⁿ, the convected velocity I U* at the new level, C x = T N(Uⁿ; I x, u_b = 0) its linear part:
+//        H (U* − Uⁿ)/Δt + T N(Uⁿ; I U*, u_b) = …  ⇔  (H/Δt + C − νθ K) U* = rhs + m C(Uⁿ − U_b)
+//      (rhs as in 2, whose −T N(Uⁿ; I Uⁿ, u_b) the added term turns into the implicit one; U_b is 0
+//      on free faces), nonsymmetric: BiCGStab, Jacobi of H/Δt − νθ K.
 //   4. pressure:   P φ = −D U*/Δt                          (CG + multigrid V-cycle of P, or Jacobi)
 //   5. projection: Uⁿ⁺¹ = U* − Δt W G φ,  pⁿ⁺¹ = pⁿ + φ
 // The exact method (problem.method == exact, physics/exact_fractional_step.hpp) replaces 3–5 by
@@ -31,6 +36,7 @@
 #include "operators/curl_curl_viscous.hpp"
 #include "physics/exact_fractional_step.hpp"
 #include "physics/flow_problem.hpp"
+#include "solver/bicgstab.hpp"
 #include "solver/cg.hpp"
 #include "util/error.hpp"
 
@@ -83,6 +89,9 @@ public:
   using Vector = typename Backend::Vector;
   using MeshOps = std::remove_reference_t<decltype(std::declval<FlowOps&>().mesh())>;
   static constexpr double kMaxCfl = 10.0;  // beyond this the explicit convection has blown up
+  // Implicit convection: the CFL target may go up to kMaxImplicitCfl; a field whose CFL number
+  // exceeds ten times that has blown up.
+  static constexpr double kMaxImplicitCfl = 100.0;
   static constexpr double kMaxDtGrowth = 1.2;  // adaptive Δt: at most this factor from one step to the next
   // Over MPI ranks the pressure V-cycle and the exact method's boundary setup are the distributed
   // operators' (ops.pressure_v_cycle(): the multigrid over the ranks; ops.streamfunction_setup():
@@ -117,6 +126,15 @@ public:
       g_bar_ = backend.make_vector(curl_curl_data_.edge_mass.rows);
     }
     if (problem.method == FlowMethod::exact) build_exact();
+    if (problem.implicit_convection) {
+      SS_REQUIRE(problem.method == FlowMethod::classical,
+                 "implicit convection is for the classical method (the exact method's convection is explicit)");
+      SS_REQUIRE(!kDistributed, "implicit convection runs on one rank (not over MPI ranks yet)");
+      SS_REQUIRE(problem.convection != Convection::none, "implicit convection needs convection (central or upwind)");
+      boundary_zero_ = backend.make_vector(std::max<std::int64_t>(1, data.num_boundary_faces));
+      backend.fill(boundary_zero_, 0.0);
+      convection_x_ = backend.make_vector(nf_), convection_y_ = backend.make_vector(nf_);
+    }
     upload_boundary(0.0);
     if (problem.pressure.multigrid) {  // P does not change: once, here
       if constexpr (kDistributed) pressure_v_cycle_ = ops.pressure_v_cycle();
@@ -229,6 +247,11 @@ public:
       backend_.axpy(-1.0, Ustar_, rhs_, exact_rhs_);
     } else {
       ops_.momentum_rhs(1.0 / dt, nu * theta, U_, integrated_, pressure_gradient_, fixed_columns_, boundary_flux_, rhs_);
+      if (problem_.implicit_convection) {  // rhs += m C(Uⁿ − U_b)
+        backend_.axpy(-1.0, boundary_flux_, U_, convection_x_);
+        linear_convection(convection_x_, convection_y_);
+        backend_.axpy(1.0, convection_y_, rhs_, rhs_);
+      }
     }
     backend_.finish();
     totals_.convection_seconds += seconds_since(t0);
@@ -245,9 +268,21 @@ public:
     }
     if (dt != momentum_diagonal_dt_) update_momentum_inverse_diagonal(dt);
     const CgOptions momentum_options = cg_options(problem_.momentum);
-    const auto apply = [&](const Vector& x, Vector& y) { momentum_apply(1.0 / dt, nu * theta, x, y); };
-    const CgResult momentum = conjugate_gradient(backend_, apply, rhs_, Ustar_,
-                                                 problem_.momentum.jacobi ? &momentum_inverse_diagonal_ : nullptr, momentum_options);
+    const Vector* momentum_jacobi = problem_.momentum.jacobi ? &momentum_inverse_diagonal_ : nullptr;
+    CgResult momentum;
+    if (problem_.implicit_convection) {
+      // y = A x + m C(m x): the symmetric part as for CG, then the linearised convection
+      const auto apply = [&](const Vector& x, Vector& y) {
+        momentum_apply(1.0 / dt, nu * theta, x, y);
+        backend_.multiply(free_mask_, x, convection_x_);
+        linear_convection(convection_x_, convection_y_);
+        backend_.axpy(1.0, convection_y_, y, y);
+      };
+      momentum = bicgstab(backend_, apply, rhs_, Ustar_, momentum_jacobi, momentum_options);
+    } else {
+      const auto apply = [&](const Vector& x, Vector& y) { momentum_apply(1.0 / dt, nu * theta, x, y); };
+      momentum = conjugate_gradient(backend_, apply, rhs_, Ustar_, momentum_jacobi, momentum_options);
+    }
     totals_.momentum_seconds += seconds_since(t0);
     if (!momentum.converged) return fail("momentum solve: " + describe_stop(momentum, momentum_options.tolerance), t_new);
 
@@ -302,9 +337,11 @@ private:
     totals_.diagnostics_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     totals_.steps++;
     if (!std::isfinite(info.kinetic_energy)) return fail("the velocity field is no longer finite", t_new);
-    if (info.cfl > kMaxCfl && problem_.convection != Convection::none)  // Stokes flow has no CFL limit
-      return fail("CFL number " + std::to_string(info.cfl) + " exceeds " + std::to_string(kMaxCfl) +
-                      " (explicit convection is unstable: lower dt or set [time] cfl)",
+    const double max_cfl = problem_.implicit_convection ? 10.0 * kMaxImplicitCfl : kMaxCfl;
+    if (info.cfl > max_cfl && problem_.convection != Convection::none)  // Stokes flow has no CFL limit
+      return fail("CFL number " + std::to_string(info.cfl) + " exceeds " + std::to_string(max_cfl) +
+                      (problem_.implicit_convection ? " (the flow has blown up: lower dt or [time] cfl)"
+                                                    : " (explicit convection is unstable: lower dt or set [time] cfl)"),
                   t_new);
     return true;
   }
@@ -315,6 +352,18 @@ private:
     backend_.multiply(free_mask_, x, masked_);
     curl_curl_->apply(masked_, lap_);
     ops_.momentum_combine(inv_dt, nu_theta, x, lap_, y);
+  }
+
+  // y = m C x, C x = T N(Uⁿ; I x, u_b = 0): the linear part of the convection −T N with the current
+  // flux Uⁿ convecting (cell_terms gives −N; boundary velocities 0, zero-gradient faces u_c).
+  void linear_convection(const Vector& x, Vector& y) {
+    auto& mesh_ops = ops_.mesh();
+    mesh_ops.interpolate(x, cux_, cuy_, cuz_);
+    ops_.cell_terms(problem_.convection, 0.0, 0.0, U_, cux_, cuy_, cuz_, boundary_zero_, boundary_zero_, boundary_zero_,
+                    cfx_, cfy_, cfz_);
+    mesh_ops.integrate(cfx_, cfy_, cfz_, convection_integrated_);
+    backend_.multiply(free_mask_, convection_integrated_, y);
+    backend_.scale(-1.0, y, y);
   }
 
   // y = m A m x: the momentum operator on the free faces only (the exact method's A).
@@ -514,6 +563,8 @@ private:
   double momentum_diagonal_dt_ = -1;  // the Δt momentum_inverse_diagonal_ was made for
   Vector ux_, uy_, uz_, fx_, fy_, fz_, integrated_, pressure_gradient_, courant_;
   Vector bx_, by_, bz_, boundary_pressure_, boundary_flux_, fixed_columns_;
+  // Implicit convection (problem_.implicit_convection): C's scratch and zero boundary velocities.
+  Vector boundary_zero_, convection_x_, convection_y_, convection_integrated_, cux_, cuy_, cuz_, cfx_, cfy_, cfz_;
   struct NoMultigrid {};  // over MPI ranks (kDistributed): the operators' V-cycle
   using PressureMultigrid = std::conditional_t<kDistributed, NoMultigrid, Multigrid<Backend>>;
   std::unique_ptr<PressureMultigrid> pressure_multigrid_;  // problem_.pressure.multigrid, serial

@@ -162,6 +162,13 @@ TEST(FlowCase, SliceNormalOfExtremeMagnitudeIsNormalized) {
   EXPECT_EQ(tiny.slice_normal, glm::dvec3(0, 0, -1));
 }
 
+TEST(FlowCase, ConvectionTimeDefaultsToExplicitAndImplicitAllowsLargeCfl) {
+  EXPECT_FALSE(parse_flow_case(kBase, kCasePath).implicit_convection);
+  const FlowCase c = parse_flow_case(kBase + "cfl = 50\n[scheme]\nconvection_time = \"implicit\"\n", kCasePath);
+  EXPECT_TRUE(c.implicit_convection);
+  EXPECT_EQ(c.time.cfl, 50.0);
+}
+
 class FlowCaseErrors : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(FlowCaseErrors, AreOneClearErrorWithTheLine) {
@@ -201,6 +208,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"theta", kBase + "[scheme]\ntheta = 0.3\n", "test.toml:9: [scheme] theta must be in [0.5, 1] (got 0.3"},
         BadCase{"convection", kBase + "[scheme]\nconvection = \"quick\"\n",
                 "test.toml:9: [scheme] convection must be \"central\" or \"upwind\" (got \"quick\")"},
+        BadCase{"convection_time", kBase + "[scheme]\nconvection_time = \"semi\"\n",
+                "test.toml:9: [scheme] convection_time must be \"explicit\" or \"implicit\" (got \"semi\")"},
+        BadCase{"implicit_exact", kBase + "[scheme]\nmethod = \"exact\"\nconvection_time = \"implicit\"\n",
+                "test.toml:10: [scheme] convection_time = \"implicit\" is for method = \"classical\""},
+        BadCase{"explicit_cfl", kBase + "cfl = 20\n", "test.toml:8: [time] cfl must be <= 10 with explicit convection"},
+        BadCase{"implicit_cfl", kBase + "cfl = 200\n[scheme]\nconvection_time = \"implicit\"\n",
+                "test.toml:8: [time] cfl must be <= 100 with implicit convection (got 200)"},
         BadCase{"unknown_type", kBase + "[[boundary]]\ngroup = \"lid\"\ntype = \"inlet\"\n",
                 "test.toml:10: [[boundary]] type must be \"wall\", \"velocity\", \"pressure\" or \"slip\" (got \"inlet\")"},
         BadCase{"no_type", kBase + "[[boundary]]\ngroup = \"lid\"\n",
