@@ -43,23 +43,34 @@ TEST(FlowImplicit, ApproachesExplicitAsTheStepShrinks) {
   }
 }
 
+// The explicit scheme's steady state on this mesh: kinetic energy ½ Σ H_f U_f² after marching with
+// explicit convection at CFL 0.5 to t = 20 (2,894 steps, about 2 minutes on one core; the energy no
+// longer changes in its 7th digit). The implicit run at CFL 10 gets within 4e-7 of it by t = 20 in
+// 161 steps, within 7e-4 by t = 10 in 86 (the approach to the steady state is slow: the energy still
+// rose by 1.6e-3 relative over t = 8 → 9).
+constexpr double kExplicitSteadyEnergy = 2.443490e-02;
+
 TEST(FlowImplicit, CflTenStaysBoundedAndReachesTheExplicitSteadyEnergy) {
   const LoadedMesh& m = project_mesh("cavity.msh", 0);
-  FlowProblem ex = cavity(m, false), im = cavity(m, true);
-  ex.time.dt = 0.005, ex.time.cfl = 0.5, ex.time.max_dt = 1.0, ex.time.end_time = 20.0;
-  im.time.dt = 0.005, im.time.cfl = 10, im.time.max_dt = 10.0, im.time.end_time = 20.0;
-  int ex_steps = 0, im_steps = 0;
-  double im_max_energy = 0;
-  const FlowState a = run_flow_on_cpu(m, ex, [&](const FlowStepInfo& i) { ex_steps = i.step; });
-  const FlowState b = run_flow_on_cpu(m, im, [&](const FlowStepInfo& i) {
-    im_steps = i.step;
-    im_max_energy = std::max(im_max_energy, i.kinetic_energy);
+  FlowProblem p = cavity(m, true);
+  p.time.dt = 0.005, p.time.cfl = 10, p.time.max_dt = 10.0, p.time.end_time = 10.0;
+  p.momentum.tolerance = p.pressure.tolerance = 1e-7;
+  int steps = 0;
+  double last_energy = 0, largest_energy = 0, largest_cfl = 0;
+  run_flow_on_cpu(m, p, [&](const FlowStepInfo& i) {
+    steps = i.step;
+    largest_energy = std::max(largest_energy, i.kinetic_energy);
+    largest_cfl = std::max(largest_cfl, i.cfl);
+    last_energy = i.kinetic_energy;
   });
-  CpuFlowRun ra(m, ex), rb(m, im);
-  ra.solver.restore(a), rb.solver.restore(b);
-  const double ea = ra.solver.diagnostics().kinetic_energy, eb = rb.solver.diagnostics().kinetic_energy;
-  std::printf("explicit %d steps, energy %.6e; implicit %d steps, energy %.6e (max %.6e); flux diff %.3e\n", ex_steps,
-              ea, im_steps, eb, im_max_energy, largest_change(a.flux, b.flux));
+  std::printf("implicit: %d steps, CFL up to %.2f, energy %.7e (largest %.7e)\n", steps, largest_cfl, last_energy,
+              largest_energy);
+  EXPECT_GT(largest_cfl, 9.5);  // the run did march at the target
+  // Bounded: the energy rises monotonically to the steady value (measured: never above it in the 7th digit).
+  EXPECT_LE(largest_energy, kExplicitSteadyEnergy * (1 + 1e-4));
+  // t = 10 to keep the test short: measured 7.0e-4 relative below the steady value (still rising).
+  EXPECT_NEAR(last_energy, kExplicitSteadyEnergy, 1e-3 * kExplicitSteadyEnergy);
+  EXPECT_LT(last_energy, kExplicitSteadyEnergy);
 }
 
 // The flux after `p` on the GPU (float kernels).
@@ -83,7 +94,7 @@ std::vector<double> run_on_gpu(GpuBackend& gpu, const LoadedMesh& m, const FlowP
 
 class FlowImplicitGpu : public GlTest {};
 
-// Five steps at CFL ≈ 2 (beyond the explicit limit, so the implicit term matters), central and
+// Three steps at CFL ≈ 2 (beyond the explicit limit, so the implicit term matters), central and
 // upwind, each on one launch path and packing: cell velocities within 1e-4 of the max speed of the
 // CPU reference's (what --compare promises; float CG/BiCGStab at tolerance 1e-6).
 TEST_F(FlowImplicitGpu, CavityImplicitIsEquivalentToRef) {
@@ -96,7 +107,7 @@ TEST_F(FlowImplicitGpu, CavityImplicitIsEquivalentToRef) {
     FlowProblem p = cavity(m, true);
     p.convection = convection;
     p.pressure.tolerance = p.momentum.tolerance = 1e-6;
-    p.time.dt = 0.1, p.time.steps = 5;
+    p.time.dt = 0.1, p.time.steps = 3;
     const std::vector<double> reference = run_flow_on_cpu(m, p).flux;
     GpuBackend gpu = make_gpu(packing, launch);
     const std::vector<double> flux = run_on_gpu(gpu, m, p);
