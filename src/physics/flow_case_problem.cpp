@@ -81,6 +81,11 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
   p.time.end_time = c.time.end_time;
   p.time.cfl = c.time.cfl;
   p.time.max_dt = c.time.max_dt > 0 ? c.time.max_dt : c.time.dt;
+  if (c.steady.enabled) {
+    p.steady = FlowSteadySettings{true, c.steady.tolerance, c.steady.cfl_start, c.steady.cfl_max};
+    p.time.steps = c.steady.max_steps, p.time.end_time = 0;
+    p.time.cfl = c.steady.cfl_start;
+  }
   const auto solver = [](const FlowSolverSettings& s) {
     return FlowLinearSolver{s.tolerance, s.max_iterations, s.preconditioner == "jacobi",
                             s.preconditioner == "multigrid", parse_cg_variant(s.variant)};

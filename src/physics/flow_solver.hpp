@@ -101,7 +101,7 @@ public:
   // `data` is the operator coefficients `ops` was built from (build_flow_operator_data).
   FlowSolver(Backend& backend, FlowOps& ops, const FlowProblem& problem, const LoadedMesh& mesh,
              const FlowOperatorData& data)
-      : backend_(backend), ops_(ops), problem_(problem), mesh_(mesh), data_(data) {
+      : backend_(backend), ops_(ops), problem_(problem), mesh_(mesh), data_(data), cfl_target_(problem.time.cfl) {
     nf_ = mesh.topology.num_faces;
     nc_ = mesh.topology.num_cells;
     U_ = backend.make_vector(nf_), Ustar_ = backend.make_vector(nf_), rhs_ = backend.make_vector(nf_);
@@ -126,6 +126,10 @@ public:
       g_bar_ = backend.make_vector(curl_curl_data_.edge_mass.rows);
     }
     if (problem.method == FlowMethod::exact) build_exact();
+    SS_REQUIRE(!problem.steady.enabled || problem.implicit_convection,
+               "steady mode marches with implicit convection (problem.implicit_convection)");
+    SS_REQUIRE(!problem.steady.enabled || !problem.time_dependent(),
+               "steady mode needs boundary values that do not change in time");
     if (problem.implicit_convection) {
       SS_REQUIRE(problem.method == FlowMethod::classical,
                  "implicit convection is for the classical method (the exact method's convection is explicit)");
@@ -196,6 +200,18 @@ public:
   const FlowTotals& totals() const { return totals_; }
   const std::string& failure() const { return last_failure_; }
 
+  // The CFL target of the following steps (steady mode's controller; starts as [time] cfl).
+  void set_cfl_target(double cfl) { cfl_target_ = cfl; }
+  double cfl_target() const { return cfl_target_; }
+  // ||Uⁿ⁺¹ − Uⁿ|| / ||Uⁿ⁺¹|| of the last step (one fused reduction; 0 before any step).
+  double relative_change() {
+    if (!has_previous_) return 0.0;
+    backend_.axpy(-1.0, U_previous_, U_, rhs_);  // rhs_: scratch between steps
+    const std::vector<double> d = backend_.dots({{&rhs_, &rhs_}, {&U_, &U_}});
+    return d[1] > 0 ? std::sqrt(std::max(d[0], 0.0) / d[1]) : std::sqrt(std::max(d[0], 0.0));
+  }
+  double last_dt() const { return dt_; }
+
   // True when the run has reached its last step or end time.
   bool finished() const {
     const FlowTimeSettings& t = problem_.time;
@@ -215,9 +231,9 @@ public:
     //    A fresh run's first step is the case's dt (a fluid at rest has no Courant rate, and a moving
     //    wall sets one only after it), and Δt grows by at most kMaxDtGrowth a step after that.
     double dt = ts.dt;
-    if (ts.cfl > 0) {
+    if (cfl_target_ > 0) {
       const double rate = courant_rate();
-      dt = rate > 0 ? std::min(ts.max_dt, ts.cfl / rate) : ts.max_dt;
+      dt = rate > 0 ? std::min(ts.max_dt, cfl_target_ / rate) : ts.max_dt;
       dt = step_ == 0 ? std::min(dt, ts.dt) : std::min(dt, kMaxDtGrowth * dt_);
     }
     if (ts.steps == 0) dt = std::min(dt, ts.end_time - state_time_);
@@ -555,6 +571,7 @@ private:
   int step_ = 0;
   double state_time_ = 0, dt_ = 0;
   std::string last_failure_;
+  double cfl_target_ = 0;  // > 0: adaptive Δt (problem_.time.cfl, or steady mode's controller)
   FlowTotals totals_;
   Vector U_, Ustar_, rhs_, p_, phi_, rhs_p_, ones_c_, ones_f_, pressure_inverse_diagonal_, face_mass_;
   Vector momentum_inverse_diagonal_;
