@@ -90,6 +90,8 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
                            {"total", per_step(r.seconds - r.start_seconds)}};
   j["start_seconds"] = r.start_seconds;
   j["run_seconds"] = r.seconds;
+  if (r.steady)  // steady mode: why the march stopped and r_k (relative change per unit pseudo-time) per step
+    j["steady"] = {{"stop_reason", r.steady->stop_reason}, {"residuals", r.steady->residuals}, {"cfl", r.steady->cfl}};
   return j;
 }
 
@@ -253,6 +255,7 @@ void write_flow_results(const FlowOptions& o, const GlobalOptions& globals, cons
   summary["scheme"] = {{"method", problem.method == FlowMethod::exact ? "exact" : "classical"},
                        {"convection", problem.convection == Convection::central ? "central" : "upwind"},
                        {"theta", problem.theta},
+                       {"convection_time", problem.implicit_convection ? "implicit" : "explicit"},
                        {"viscous", problem.viscous == ViscousScheme::curl_curl ? "curl_curl" : "two_point"}};
   summary["restarted_from"] = initial ? nlohmann::json(initial->step) : nlohmann::json(nullptr);
   if (extra.is_object()) summary.update(extra);
@@ -311,6 +314,10 @@ void write_flow_results(const FlowOptions& o, const GlobalOptions& globals, cons
   std::printf("flow: %s on %s: %d steps to t = %g, kinetic energy %.6e, max div %.2e, %.3f s per step\n",
               primary.backend.c_str(), primary.device.c_str(), r.state.step, r.state.time, r.last.kinetic_energy,
               r.last.max_divergence, r.totals.steps > 0 ? (r.seconds - r.start_seconds) / r.totals.steps : 0.0);
+  if (r.steady)
+    std::printf("flow: steady mode stopped (%s) with relative change %.2e per unit pseudo-time (tolerance %.0e)\n",
+                r.steady->stop_reason.c_str(), r.steady->residuals.empty() ? 0.0 : r.steady->residuals.back(),
+                problem.steady.tolerance);
   std::printf("wrote %s\n", out_dir.c_str());
 }
 
