@@ -77,7 +77,8 @@ struct FlowSteady {
   bool enabled = false;
   double tolerance = 1e-4;  // on r_k, the relative change per unit pseudo-time
   int max_steps = 1000;
-  double cfl_start = 1.0, cfl_max = 10.0;  // measured fastest on the Re 100 cavity (30: 1.5x, 100: 4x the time)
+  double cfl_start = 1.0, cfl_max = 10.0;  // beyond 10 the Jacobi-BiCGStab momentum solve's iterations
+                                           // grow faster than the steps shrink (Re 100 cavity)
 };
 
 struct FlowSolverSettings {

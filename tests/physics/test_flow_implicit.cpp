@@ -44,8 +44,8 @@ TEST(FlowImplicit, ApproachesExplicitAsTheStepShrinks) {
 }
 
 // The explicit scheme's steady state on this mesh: kinetic energy ½ Σ H_f U_f² after marching with
-// explicit convection at CFL 0.5 to t = 20 (2,894 steps, about 2 minutes on one core; the energy no
-// longer changes in its 7th digit). The implicit run at CFL 10 gets within 4e-7 of it by t = 20 in
+// explicit convection at CFL 0.5 to t = 20 (2,894 steps; the energy no longer changes in its 7th
+// digit). The implicit run at CFL 10 gets within 4e-7 of it by t = 20 in
 // 161 steps, within 7e-4 by t = 10 in 86 (the approach to the steady state is slow: the energy still
 // rose by 1.6e-3 relative over t = 8 → 9).
 constexpr double kExplicitSteadyEnergy = 2.443490e-02;
