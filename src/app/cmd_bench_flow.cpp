@@ -153,6 +153,7 @@ void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
   report["warmup_steps"] = o.warmup_steps;
   report["scheme"] = {{"convection", problem.convection == Convection::central ? "central" : "upwind"},
                       {"theta", problem.theta},
+                      {"convection_time", problem.implicit_convection ? "implicit" : "explicit"},
                       {"viscous", problem.viscous == ViscousScheme::curl_curl ? "curl_curl" : "two_point"},
                       {"pressure_preconditioner", problem.pressure.multigrid ? "multigrid" : "jacobi"}};
   report["host_setup_seconds"] = host_setup_seconds;

@@ -136,12 +136,35 @@ FlowCase flow_case_from(const CaseFile& file) {
     SS_REQUIRE(c.exact_velocity, file.at(t.table()) << ": [exact] needs velocity = [u, v, w] (expressions in x, y, z, t)");
   });
 
+  read_table(top, "steady", "steady", [&](TableReader& t) {
+    FlowSteady& s = c.steady;
+    s.enabled = t.boolean("enabled", true);
+    s.tolerance = t.number("tolerance", s.tolerance);
+    t.require_positive("tolerance", s.tolerance);
+    s.max_steps = t.integer("max_steps", s.max_steps);
+    t.require_at_least("max_steps", s.max_steps, 1);
+    s.cfl_start = t.number("cfl_start", s.cfl_start);
+    t.require_positive("cfl_start", s.cfl_start);
+    s.cfl_max = t.number("cfl_max", s.cfl_max);
+    t.require_in("cfl_max", s.cfl_max, s.cfl_start, kMaxImplicitCflTarget, "from cfl_start to the implicit limit");
+  });
+
   const bool time = read_table(top, "time", "time", [&](TableReader& t) {
     FlowTime& s = c.time;
     const std::optional<double> dt = t.get_number("dt");
     SS_REQUIRE(dt, file.at(t.table()) << ": [time] needs dt = ... (the time step; the first one when cfl > 0)");
     s.dt = *dt;
     t.require_positive("dt", s.dt);
+    if (c.steady.enabled) {  // the pseudo-time step follows [steady]; only the first one and a cap here
+      for (const char* key : {"steps", "end_time", "cfl"})
+        SS_REQUIRE(!t.node(key), t.where_key(key) << ": [time] " << key
+                                                  << " does not apply in steady mode (it stops on [steady] "
+                                                     "tolerance or max_steps; the CFL number follows cfl_start..cfl_max)");
+      s.max_dt = t.number("max_dt", 1e300);
+      t.require_positive("max_dt", s.max_dt);
+      SS_REQUIRE(s.max_dt >= s.dt, t.where_key("max_dt") << ": [time] max_dt must be >= dt");
+      return;
+    }
     const std::optional<int> steps = t.get_integer("steps");
     const std::optional<double> end_time = t.get_number("end_time");
     SS_REQUIRE(steps.has_value() != end_time.has_value(),
@@ -170,7 +193,31 @@ FlowCase flow_case_from(const CaseFile& file) {
     t.require_in("theta", c.theta, 0.5, 1.0, "1: implicit Euler, 0.5: Crank-Nicolson");
     c.two_point_viscous = t.choice("viscous", "curl_curl", {"curl_curl", "two_point"}) == "two_point";
     c.exact_method = t.choice("method", "classical", {"classical", "exact"}) == "exact";
+    c.implicit_convection = t.choice("convection_time", "explicit", {"explicit", "implicit"}) == "implicit";
+    SS_REQUIRE(!c.steady.enabled || c.implicit_convection || !t.table().get("convection_time"),
+               t.where_key("convection_time") << ": [scheme] convection_time = \"explicit\" does not apply in steady "
+                                                 "mode (it marches with implicit convection)");
+    SS_REQUIRE(!(c.steady.enabled && c.exact_method),
+               t.where_key("method") << ": [scheme] method = \"exact\" does not apply in steady mode (it marches "
+                                        "the classical method with implicit convection)");
+    if (c.steady.enabled) c.implicit_convection = true;
+    SS_REQUIRE(!(c.implicit_convection && c.exact_method),
+               t.where_key("convection_time") << ": [scheme] convection_time = \"implicit\" is for method = "
+                                                 "\"classical\" (the exact method's convection is explicit)");
   });
+  if (c.steady.enabled) {
+    c.implicit_convection = true;  // also without a [scheme] table
+    for (const FlowBoundary& b : c.boundaries)
+      SS_REQUIRE(!b.velocity.uses_time() && !b.pressure.uses_time(),
+                 c.path << ":" << b.line << ": [[boundary]] for group " << b.group
+                        << " depends on t; steady mode needs boundary values that do not change in time");
+  }
+  // The CFL target's ceiling: explicit convection is unstable beyond about 1 and the solver stops a
+  // run past 10; implicit convection is stable beyond, its accuracy (and solver cost) sets the limit.
+  const double max_cfl = c.implicit_convection ? kMaxImplicitCflTarget : kMaxExplicitCflTarget;
+  SS_REQUIRE(c.time.cfl <= max_cfl, c.where("time.cfl") << ": [time] cfl must be <= " << max_cfl << " with "
+                                                        << (c.implicit_convection ? "implicit" : "explicit")
+                                                        << " convection (got " << c.time.cfl << ")");
 
   read_table(top, "solver", "solver", [&](TableReader& t) {
     read_table(t, "pressure", "solver.pressure", [&](TableReader& s) { c.pressure = read_solver(s, c.pressure, true); });

@@ -10,8 +10,20 @@
 //   [exact]       velocity = [u, v, w]                     — optional: the exact solution, when known;
 //                 flow.json then reports the cell velocity's error against it at the end
 //   [time]        dt, steps | end_time, cfl = 0, max_dt = dt
+//                 (steady mode: dt only, the first pseudo-time step; max_dt optional, default unbounded)
+//   [steady]      enabled = true (when the table is written), tolerance = 1e-4, max_steps = 1000,
+//                 cfl_start = 1, cfl_max = 10 (at most 100) — march to the steady state in pseudo-time: implicit
+//                 convection, the CFL number grown by switched evolution relaxation
+//                 CFL_{k+1} = CFL_k · r_{k−1}/r_k (the factor clipped to [0.5, 2], the CFL to
+//                 [cfl_start, cfl_max]), r_k = ||U^{k+1} − U^k|| / (Δt_k ||U^{k+1}||) the relative
+//                 change per unit pseudo-time; stops when r_k <= tolerance (converged), after
+//                 max_steps (max_steps) or when r_k exceeds 1e4 × its smallest value (diverged).
+//                 Boundary values must not depend on t.
 //   [scheme]      convection = "central" | "upwind", theta = 1.0, viscous = "curl_curl" | "two_point",
-//                 method = "classical" | "exact" (the exact fractional step: U = C s, physics/exact_fractional_step.hpp)
+//                 method = "classical" | "exact" (the exact fractional step: U = C s, physics/exact_fractional_step.hpp),
+//                 convection_time = "explicit" (default) | "implicit" — implicit: linearised convection (the
+//                 convecting flux of the last step), a nonsymmetric momentum system solved by BiCGStab; allows
+//                 [time] cfl up to 100 (explicit: up to 10, stable below about 1); classical method only
 //   [solver.pressure], [solver.momentum], [solver.streamfunction]  tolerance = 1e-6, max_iterations = 5000
 //                 (streamfunction: 20000),
 //                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" (the
@@ -61,6 +73,14 @@ struct FlowTime {
   double max_dt = 0;            // default: dt
 };
 
+struct FlowSteady {
+  bool enabled = false;
+  double tolerance = 1e-4;  // on r_k, the relative change per unit pseudo-time
+  int max_steps = 1000;
+  double cfl_start = 1.0, cfl_max = 10.0;  // beyond 10 the Jacobi-BiCGStab momentum solve's iterations
+                                           // grow faster than the steps shrink (Re 100 cavity)
+};
+
 struct FlowSolverSettings {
   double tolerance = 1e-6;
   int max_iterations = 5000;
@@ -78,10 +98,12 @@ struct FlowCase {
   VectorExpression initial_velocity;             // [initial] velocity, default 0
   std::optional<VectorExpression> exact_velocity;  // [exact] velocity (a known solution, for verification)
   FlowTime time;                                 // [time]
+  FlowSteady steady;                             // [steady]
   enum class Convection { central, upwind } convection = Convection::central;  // [scheme] convection
   double theta = 1.0;                            // [scheme] theta: 1 or 0.5 (any value in [0.5, 1])
   bool two_point_viscous = false;                // [scheme] viscous = "two_point" (default "curl_curl")
   bool exact_method = false;                     // [scheme] method = "exact" (default "classical")
+  bool implicit_convection = false;              // [scheme] convection_time = "implicit" (default "explicit")
   FlowSolverSettings pressure{1e-6, 5000, "multigrid"};  // [solver.pressure]
   FlowSolverSettings momentum;                   // [solver.momentum]
   FlowSolverSettings streamfunction{1e-6, 20000, "jacobi"};  // [solver.streamfunction] (exact method)
@@ -99,6 +121,11 @@ struct FlowCase {
   // "<case file>:<line of key>" (just the case file when the key was not written).
   std::string where(const std::string& key) const;
 };
+
+// The largest [time] cfl a case may ask for (FlowSolver stops a run whose field exceeds kMaxCfl or
+// ten times the implicit target).
+inline constexpr double kMaxExplicitCflTarget = 10.0;
+inline constexpr double kMaxImplicitCflTarget = 100.0;
 
 FlowCase read_flow_case(const std::string& path);
 // The same from text (tests); `path` names it in messages and anchors relative paths.

@@ -70,6 +70,7 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
   p.theta = c.theta;
   p.viscous = c.two_point_viscous ? ViscousScheme::two_point : ViscousScheme::curl_curl;
   p.convection = c.convection == FlowCase::Convection::central ? Convection::central : Convection::upwind;
+  p.implicit_convection = c.implicit_convection;
   p.initial_velocity = velocity_function(c.initial_velocity);
   if (c.exact_velocity) {
     const VectorExpression exact = *c.exact_velocity;  // a zero exact field still counts: it is known
@@ -80,6 +81,11 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
   p.time.end_time = c.time.end_time;
   p.time.cfl = c.time.cfl;
   p.time.max_dt = c.time.max_dt > 0 ? c.time.max_dt : c.time.dt;
+  if (c.steady.enabled) {
+    p.steady = FlowSteadySettings{true, c.steady.tolerance, c.steady.cfl_start, c.steady.cfl_max};
+    p.time.steps = c.steady.max_steps, p.time.end_time = 0;
+    p.time.cfl = c.steady.cfl_start;
+  }
   const auto solver = [](const FlowSolverSettings& s) {
     return FlowLinearSolver{s.tolerance, s.max_iterations, s.preconditioner == "jacobi",
                             s.preconditioner == "multigrid", parse_cg_variant(s.variant)};

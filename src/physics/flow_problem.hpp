@@ -43,6 +43,16 @@ struct FlowTimeSettings {
   double max_dt = 0;
 };
 
+// Steady mode (physics/flow_steady.hpp): pseudo-time marching with implicit convection and a CFL
+// number grown by switched evolution relaxation until the relative change per unit pseudo-time falls
+// below `tolerance`. time.steps is then max_steps (FlowSolver::finished()).
+struct FlowSteadySettings {
+  bool enabled = false;
+  double tolerance = 1e-4;
+  double cfl_start = 1.0, cfl_max = 10.0;  // beyond 10 the Jacobi-BiCGStab momentum solve's iterations
+                                           // grow faster than the steps shrink (Re 100 cavity)
+};
+
 // A boundary group whose force the flow command reports (physics/flow_forces.hpp).
 struct FlowForceGroup {
   std::int32_t group = 0;
@@ -60,6 +70,10 @@ struct FlowProblem {
   double viscosity = 0;
   double theta = 1.0;
   Convection convection = Convection::central;
+  // The convecting flux's time level: explicit (−N(Uⁿ) on the right-hand side, CFL ≲ 1) or implicit
+  // (linearised: the convecting flux Uⁿ, the convected velocity I U*, a nonsymmetric momentum system
+  // solved by BiCGStab; classical method only).
+  bool implicit_convection = false;
   ViscousScheme viscous = ViscousScheme::curl_curl;
   FlowMethod method = FlowMethod::classical;
   std::vector<FlowCondition> conditions;
@@ -67,6 +81,7 @@ struct FlowProblem {
   VelocityFunction initial_velocity;             // null: at rest
   VelocityFunction exact_velocity;               // null: unknown (else flow.json reports the error against it)
   FlowTimeSettings time;
+  FlowSteadySettings steady;
   std::vector<FlowForceGroup> forces;            // [[force]]: groups whose force is reported
   FlowLinearSolver momentum, pressure;
   FlowLinearSolver streamfunction{1e-6, 20000, true, false};  // exact method

@@ -10,6 +10,11 @@
 //      (curl–curl viscous term: f = −N(u) only, and rhs gains F M̃_e⁻¹(ν(1−θ) B Uⁿ + ν ḡ),
 //       ḡ = θ gⁿ⁺¹ + (1−θ) gⁿ the tangential boundary velocity; operators/curl_curl_viscous.hpp)
 //   3. momentum:   (H/Δt − νθ K) U* = rhs on free faces, U* = U_b on prescribed ones  (CG + Jacobi)
+//      implicit convection (problem.implicit_convection, Picard linearisation): the convecting flux
+//      Uⁿ, the convected velocity I U* at the new level, C x = T N(Uⁿ; I x, u_b = 0) its linear part:
+//        H (U* − Uⁿ)/Δt + T N(Uⁿ; I U*, u_b) = …  ⇔  (H/Δt + C − νθ K) U* = rhs + m C(Uⁿ − U_b)
+//      (rhs as in 2, whose −T N(Uⁿ; I Uⁿ, u_b) the added term turns into the implicit one; U_b is 0
+//      on free faces), nonsymmetric: BiCGStab, Jacobi of H/Δt − νθ K.
 //   4. pressure:   P φ = −D U*/Δt                          (CG + multigrid V-cycle of P, or Jacobi)
 //   5. projection: Uⁿ⁺¹ = U* − Δt W G φ,  pⁿ⁺¹ = pⁿ + φ
 // The exact method (problem.method == exact, physics/exact_fractional_step.hpp) replaces 3–5 by
@@ -31,6 +36,7 @@
 #include "operators/curl_curl_viscous.hpp"
 #include "physics/exact_fractional_step.hpp"
 #include "physics/flow_problem.hpp"
+#include "solver/bicgstab.hpp"
 #include "solver/cg.hpp"
 #include "util/error.hpp"
 
@@ -83,6 +89,9 @@ public:
   using Vector = typename Backend::Vector;
   using MeshOps = std::remove_reference_t<decltype(std::declval<FlowOps&>().mesh())>;
   static constexpr double kMaxCfl = 10.0;  // beyond this the explicit convection has blown up
+  // Implicit convection: the CFL target may go up to kMaxImplicitCfl; a field whose CFL number
+  // exceeds ten times that has blown up.
+  static constexpr double kMaxImplicitCfl = 100.0;
   static constexpr double kMaxDtGrowth = 1.2;  // adaptive Δt: at most this factor from one step to the next
   // Over MPI ranks the pressure V-cycle and the exact method's boundary setup are the distributed
   // operators' (ops.pressure_v_cycle(): the multigrid over the ranks; ops.streamfunction_setup():
@@ -92,7 +101,7 @@ public:
   // `data` is the operator coefficients `ops` was built from (build_flow_operator_data).
   FlowSolver(Backend& backend, FlowOps& ops, const FlowProblem& problem, const LoadedMesh& mesh,
              const FlowOperatorData& data)
-      : backend_(backend), ops_(ops), problem_(problem), mesh_(mesh), data_(data) {
+      : backend_(backend), ops_(ops), problem_(problem), mesh_(mesh), data_(data), cfl_target_(problem.time.cfl) {
     nf_ = mesh.topology.num_faces;
     nc_ = mesh.topology.num_cells;
     U_ = backend.make_vector(nf_), Ustar_ = backend.make_vector(nf_), rhs_ = backend.make_vector(nf_);
@@ -117,6 +126,19 @@ public:
       g_bar_ = backend.make_vector(curl_curl_data_.edge_mass.rows);
     }
     if (problem.method == FlowMethod::exact) build_exact();
+    SS_REQUIRE(!problem.steady.enabled || problem.implicit_convection,
+               "steady mode marches with implicit convection (problem.implicit_convection)");
+    SS_REQUIRE(!problem.steady.enabled || !problem.time_dependent(),
+               "steady mode needs boundary values that do not change in time");
+    if (problem.implicit_convection) {
+      SS_REQUIRE(problem.method == FlowMethod::classical,
+                 "implicit convection is for the classical method (the exact method's convection is explicit)");
+      SS_REQUIRE(!kDistributed, "implicit convection runs on one rank (not over MPI ranks yet)");
+      SS_REQUIRE(problem.convection != Convection::none, "implicit convection needs convection (central or upwind)");
+      boundary_zero_ = backend.make_vector(std::max<std::int64_t>(1, data.num_boundary_faces));
+      backend.fill(boundary_zero_, 0.0);
+      convection_x_ = backend.make_vector(nf_), convection_y_ = backend.make_vector(nf_);
+    }
     upload_boundary(0.0);
     if (problem.pressure.multigrid) {  // P does not change: once, here
       if constexpr (kDistributed) pressure_v_cycle_ = ops.pressure_v_cycle();
@@ -178,6 +200,18 @@ public:
   const FlowTotals& totals() const { return totals_; }
   const std::string& failure() const { return last_failure_; }
 
+  // The CFL target of the following steps (steady mode's controller; starts as [time] cfl).
+  void set_cfl_target(double cfl) { cfl_target_ = cfl; }
+  double cfl_target() const { return cfl_target_; }
+  // ||Uⁿ⁺¹ − Uⁿ|| / ||Uⁿ⁺¹|| of the last step (one fused reduction; 0 before any step).
+  double relative_change() {
+    if (!has_previous_) return 0.0;
+    backend_.axpy(-1.0, U_previous_, U_, rhs_);  // rhs_: scratch between steps
+    const std::vector<double> d = backend_.dots({{&rhs_, &rhs_}, {&U_, &U_}});
+    return d[1] > 0 ? std::sqrt(std::max(d[0], 0.0) / d[1]) : std::sqrt(std::max(d[0], 0.0));
+  }
+  double last_dt() const { return dt_; }
+
   // True when the run has reached its last step or end time.
   bool finished() const {
     const FlowTimeSettings& t = problem_.time;
@@ -197,9 +231,9 @@ public:
     //    A fresh run's first step is the case's dt (a fluid at rest has no Courant rate, and a moving
     //    wall sets one only after it), and Δt grows by at most kMaxDtGrowth a step after that.
     double dt = ts.dt;
-    if (ts.cfl > 0) {
+    if (cfl_target_ > 0) {
       const double rate = courant_rate();
-      dt = rate > 0 ? std::min(ts.max_dt, ts.cfl / rate) : ts.max_dt;
+      dt = rate > 0 ? std::min(ts.max_dt, cfl_target_ / rate) : ts.max_dt;
       dt = step_ == 0 ? std::min(dt, ts.dt) : std::min(dt, kMaxDtGrowth * dt_);
     }
     if (ts.steps == 0) dt = std::min(dt, ts.end_time - state_time_);
@@ -229,6 +263,11 @@ public:
       backend_.axpy(-1.0, Ustar_, rhs_, exact_rhs_);
     } else {
       ops_.momentum_rhs(1.0 / dt, nu * theta, U_, integrated_, pressure_gradient_, fixed_columns_, boundary_flux_, rhs_);
+      if (problem_.implicit_convection) {  // rhs += m C(Uⁿ − U_b)
+        backend_.axpy(-1.0, boundary_flux_, U_, convection_x_);
+        linear_convection(convection_x_, convection_y_);
+        backend_.axpy(1.0, convection_y_, rhs_, rhs_);
+      }
     }
     backend_.finish();
     totals_.convection_seconds += seconds_since(t0);
@@ -245,9 +284,21 @@ public:
     }
     if (dt != momentum_diagonal_dt_) update_momentum_inverse_diagonal(dt);
     const CgOptions momentum_options = cg_options(problem_.momentum);
-    const auto apply = [&](const Vector& x, Vector& y) { momentum_apply(1.0 / dt, nu * theta, x, y); };
-    const CgResult momentum = conjugate_gradient(backend_, apply, rhs_, Ustar_,
-                                                 problem_.momentum.jacobi ? &momentum_inverse_diagonal_ : nullptr, momentum_options);
+    const Vector* momentum_jacobi = problem_.momentum.jacobi ? &momentum_inverse_diagonal_ : nullptr;
+    CgResult momentum;
+    if (problem_.implicit_convection) {
+      // y = A x + m C(m x): the symmetric part as for CG, then the linearised convection
+      const auto apply = [&](const Vector& x, Vector& y) {
+        momentum_apply(1.0 / dt, nu * theta, x, y);
+        backend_.multiply(free_mask_, x, convection_x_);
+        linear_convection(convection_x_, convection_y_);
+        backend_.axpy(1.0, convection_y_, y, y);
+      };
+      momentum = bicgstab(backend_, apply, rhs_, Ustar_, momentum_jacobi, momentum_options);
+    } else {
+      const auto apply = [&](const Vector& x, Vector& y) { momentum_apply(1.0 / dt, nu * theta, x, y); };
+      momentum = conjugate_gradient(backend_, apply, rhs_, Ustar_, momentum_jacobi, momentum_options);
+    }
     totals_.momentum_seconds += seconds_since(t0);
     if (!momentum.converged) return fail("momentum solve: " + describe_stop(momentum, momentum_options.tolerance), t_new);
 
@@ -302,9 +353,11 @@ private:
     totals_.diagnostics_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     totals_.steps++;
     if (!std::isfinite(info.kinetic_energy)) return fail("the velocity field is no longer finite", t_new);
-    if (info.cfl > kMaxCfl && problem_.convection != Convection::none)  // Stokes flow has no CFL limit
-      return fail("CFL number " + std::to_string(info.cfl) + " exceeds " + std::to_string(kMaxCfl) +
-                      " (explicit convection is unstable: lower dt or set [time] cfl)",
+    const double max_cfl = problem_.implicit_convection ? 10.0 * kMaxImplicitCfl : kMaxCfl;
+    if (info.cfl > max_cfl && problem_.convection != Convection::none)  // Stokes flow has no CFL limit
+      return fail("CFL number " + std::to_string(info.cfl) + " exceeds " + std::to_string(max_cfl) +
+                      (problem_.implicit_convection ? " (the flow has blown up: lower dt or [time] cfl)"
+                                                    : " (explicit convection is unstable: lower dt or set [time] cfl)"),
                   t_new);
     return true;
   }
@@ -315,6 +368,18 @@ private:
     backend_.multiply(free_mask_, x, masked_);
     curl_curl_->apply(masked_, lap_);
     ops_.momentum_combine(inv_dt, nu_theta, x, lap_, y);
+  }
+
+  // y = m C x, C x = T N(Uⁿ; I x, u_b = 0): the linear part of the convection −T N with the current
+  // flux Uⁿ convecting (cell_terms gives −N; boundary velocities 0, zero-gradient faces u_c).
+  void linear_convection(const Vector& x, Vector& y) {
+    auto& mesh_ops = ops_.mesh();
+    mesh_ops.interpolate(x, cux_, cuy_, cuz_);
+    ops_.cell_terms(problem_.convection, 0.0, 0.0, U_, cux_, cuy_, cuz_, boundary_zero_, boundary_zero_, boundary_zero_,
+                    cfx_, cfy_, cfz_);
+    mesh_ops.integrate(cfx_, cfy_, cfz_, convection_integrated_);
+    backend_.multiply(free_mask_, convection_integrated_, y);
+    backend_.scale(-1.0, y, y);
   }
 
   // y = m A m x: the momentum operator on the free faces only (the exact method's A).
@@ -506,6 +571,7 @@ private:
   int step_ = 0;
   double state_time_ = 0, dt_ = 0;
   std::string last_failure_;
+  double cfl_target_ = 0;  // > 0: adaptive Δt (problem_.time.cfl, or steady mode's controller)
   FlowTotals totals_;
   Vector U_, Ustar_, rhs_, p_, phi_, rhs_p_, ones_c_, ones_f_, pressure_inverse_diagonal_, face_mass_;
   Vector momentum_inverse_diagonal_;
@@ -514,6 +580,8 @@ private:
   double momentum_diagonal_dt_ = -1;  // the Δt momentum_inverse_diagonal_ was made for
   Vector ux_, uy_, uz_, fx_, fy_, fz_, integrated_, pressure_gradient_, courant_;
   Vector bx_, by_, bz_, boundary_pressure_, boundary_flux_, fixed_columns_;
+  // Implicit convection (problem_.implicit_convection): C's scratch and zero boundary velocities.
+  Vector boundary_zero_, convection_x_, convection_y_, convection_integrated_, cux_, cuy_, cuz_, cfx_, cfy_, cfz_;
   struct NoMultigrid {};  // over MPI ranks (kDistributed): the operators' V-cycle
   using PressureMultigrid = std::conditional_t<kDistributed, NoMultigrid, Multigrid<Backend>>;
   std::unique_ptr<PressureMultigrid> pressure_multigrid_;  // problem_.pressure.multigrid, serial

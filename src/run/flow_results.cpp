@@ -59,6 +59,8 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
                            {"total", per_step(r.seconds - r.start_seconds)}};
   j["start_seconds"] = r.start_seconds;
   j["run_seconds"] = r.seconds;
+  if (r.steady)  // steady mode: why the march stopped and r_k (relative change per unit pseudo-time) per step
+    j["steady"] = {{"stop_reason", r.steady->stop_reason}, {"residuals", r.steady->residuals}, {"cfl", r.steady->cfl}};
   return j;
 }
 
@@ -128,6 +130,7 @@ FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_
   summary["scheme"] = {{"method", problem.method == FlowMethod::exact ? "exact" : "classical"},
                        {"convection", problem.convection == Convection::central ? "central" : "upwind"},
                        {"theta", problem.theta},
+                       {"convection_time", problem.implicit_convection ? "implicit" : "explicit"},
                        {"viscous", problem.viscous == ViscousScheme::curl_curl ? "curl_curl" : "two_point"}};
   summary["restarted_from"] = initial ? nlohmann::json(initial->step) : nlohmann::json(nullptr);
   if (extra.is_object()) summary.update(extra);

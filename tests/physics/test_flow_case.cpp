@@ -162,6 +162,35 @@ TEST(FlowCase, SliceNormalOfExtremeMagnitudeIsNormalized) {
   EXPECT_EQ(tiny.slice_normal, glm::dvec3(0, 0, -1));
 }
 
+TEST(FlowCase, ConvectionTimeDefaultsToExplicitAndImplicitAllowsLargeCfl) {
+  EXPECT_FALSE(parse_flow_case(kBase, kCasePath).implicit_convection);
+  const FlowCase c = parse_flow_case(kBase + "cfl = 50\n[scheme]\nconvection_time = \"implicit\"\n", kCasePath);
+  EXPECT_TRUE(c.implicit_convection);
+  EXPECT_EQ(c.time.cfl, 50.0);
+}
+
+// Steady mode: [time] gives the first pseudo-time step only; convection turns implicit.
+const std::string kSteadyTime = "[time]\ndt = 0.01\n";
+
+TEST(FlowCase, SteadyModeReadsItsTableAndTurnsConvectionImplicit) {
+  EXPECT_FALSE(parse_flow_case(kBase, kCasePath).steady.enabled);
+  const FlowCase c = parse_flow_case(
+      kMesh + kFluid + kSteadyTime + "[steady]\ntolerance = 1e-5\nmax_steps = 300\ncfl_start = 2\ncfl_max = 50\n",
+      kCasePath);
+  EXPECT_TRUE(c.steady.enabled);
+  EXPECT_TRUE(c.implicit_convection);
+  EXPECT_EQ(c.steady.tolerance, 1e-5);
+  EXPECT_EQ(c.steady.max_steps, 300);
+  EXPECT_EQ(c.steady.cfl_start, 2.0);
+  EXPECT_EQ(c.steady.cfl_max, 50.0);
+  EXPECT_EQ(c.time.dt, 0.01);
+  const FlowCase d = parse_flow_case(kMesh + kFluid + kSteadyTime + "[steady]\n", kCasePath);
+  EXPECT_TRUE(d.steady.enabled);
+  EXPECT_EQ(d.steady.tolerance, 1e-4);
+  EXPECT_EQ(d.steady.cfl_max, 10.0);
+  EXPECT_FALSE(parse_flow_case(kBase + "[steady]\nenabled = false\n", kCasePath).steady.enabled);
+}
+
 class FlowCaseErrors : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(FlowCaseErrors, AreOneClearErrorWithTheLine) {
@@ -201,6 +230,26 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"theta", kBase + "[scheme]\ntheta = 0.3\n", "test.toml:9: [scheme] theta must be in [0.5, 1] (got 0.3"},
         BadCase{"convection", kBase + "[scheme]\nconvection = \"quick\"\n",
                 "test.toml:9: [scheme] convection must be \"central\" or \"upwind\" (got \"quick\")"},
+        BadCase{"convection_time", kBase + "[scheme]\nconvection_time = \"semi\"\n",
+                "test.toml:9: [scheme] convection_time must be \"explicit\" or \"implicit\" (got \"semi\")"},
+        BadCase{"implicit_exact", kBase + "[scheme]\nmethod = \"exact\"\nconvection_time = \"implicit\"\n",
+                "test.toml:10: [scheme] convection_time = \"implicit\" is for method = \"classical\""},
+        BadCase{"explicit_cfl", kBase + "cfl = 20\n", "test.toml:8: [time] cfl must be <= 10 with explicit convection"},
+        BadCase{"implicit_cfl", kBase + "cfl = 200\n[scheme]\nconvection_time = \"implicit\"\n",
+                "test.toml:8: [time] cfl must be <= 100 with implicit convection (got 200)"},
+        BadCase{"steady_tolerance", kMesh + kFluid + kSteadyTime + "[steady]\ntolerance = -1\n",
+                "test.toml:8: [steady] tolerance must be positive (got -1)"},
+        BadCase{"steady_cfl_max", kMesh + kFluid + kSteadyTime + "[steady]\ncfl_start = 5\ncfl_max = 2\n",
+                "test.toml:9: [steady] cfl_max must be in [5, 100]"},
+        BadCase{"steady_steps", kBase + "[steady]\n",
+                "test.toml:7: [time] steps does not apply in steady mode"},
+        BadCase{"steady_explicit", kMesh + kFluid + kSteadyTime + "[steady]\n[scheme]\nconvection_time = \"explicit\"\n",
+                "test.toml:9: [scheme] convection_time = \"explicit\" does not apply in steady mode"},
+        BadCase{"steady_time_dependent",
+                kMesh + kFluid + kSteadyTime + "[steady]\n[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\n"
+                "velocity = [\"sin(t)\", 0, 0]\n",
+                "test.toml:8: [[boundary]] for group lid depends on t; steady mode needs boundary values that do not "
+                "change in time"},
         BadCase{"unknown_type", kBase + "[[boundary]]\ngroup = \"lid\"\ntype = \"inlet\"\n",
                 "test.toml:10: [[boundary]] type must be \"wall\", \"velocity\", \"pressure\" or \"slip\" (got \"inlet\")"},
         BadCase{"no_type", kBase + "[[boundary]]\ngroup = \"lid\"\n",

@@ -1,0 +1,139 @@
+// Steady mode (physics/flow_steady.hpp, physics/flow_run.hpp) on the lid-driven cavity at Re 100:
+// pseudo-time marching with implicit convection and a growing CFL number reaches the state a long
+// explicit time-marched run settles to; the controller's rules; a restarted march goes on.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "physics/flow_run.hpp"
+#include "physics/flow_test_util.hpp"
+
+namespace ss::test {
+namespace {
+
+FlowProblem steady_cavity(const LoadedMesh& m) {
+  FlowProblem p;
+  p.viscosity = 0.01;  // Re = 100 with the unit lid speed
+  p.implicit_convection = true;
+  p.steady.enabled = true;  // the defaults: tolerance 1e-4, CFL 1 → 10
+  p.time.dt = 0.005, p.time.steps = 200, p.time.cfl = 1.0, p.time.max_dt = 1e300;
+  p.pressure.tolerance = 1e-8, p.momentum.tolerance = 1e-8;
+  p.pressure.multigrid = true;
+  assign_by_group(p, m, {{"lid", wall([](const glm::dvec3&, double) { return glm::dvec3(1, 0, 0); })},
+                         {"walls", wall()}});
+  return p;
+}
+
+// max_c |u_c(a) − u_c(b)| / max_c |u_c(b)| over the cell velocities.
+double max_velocity_difference(const LoadedMesh& m, const std::vector<double>& a, const std::vector<double>& b) {
+  CpuMeshOperators ops(m);
+  std::vector<double> ax, ay, az, bx, by, bz;
+  ops.interpolate(a, ax, ay, az);
+  ops.interpolate(b, bx, by, bz);
+  double max_speed = 0, max_diff = 0;
+  for (size_t c = 0; c < ax.size(); ++c) {
+    max_speed = std::max(max_speed, std::hypot(bx[c], by[c], bz[c]));
+    max_diff = std::max(max_diff, std::hypot(ax[c] - bx[c], ay[c] - by[c], az[c] - bz[c]));
+  }
+  return max_diff / max_speed;
+}
+
+FlowRunResult run_steady(const LoadedMesh& m, const FlowProblem& p, const FlowState* initial = nullptr) {
+  CpuFlowRun run(m, p);
+  return run_flow(run.cpu, run.ops, p, m, run.data, initial, FlowRunHooks{}, "cpu");
+}
+
+// The explicit scheme's steady kinetic energy on this mesh (test_flow_implicit.cpp: CFL 0.5 to t = 20).
+constexpr double kExplicitSteadyEnergy = 2.443490e-02;
+
+// The reference: implicit convection marched in time at CFL 10 to t = 20 (161 steps; its kinetic
+// energy is within 4e-7 of the explicit run's, its flux within 6e-7 of the largest).
+FlowState time_marched(const LoadedMesh& m, const FlowProblem& steady) {
+  FlowProblem marched = steady;
+  marched.steady.enabled = false;
+  marched.time.cfl = 10, marched.time.max_dt = 10, marched.time.steps = 0, marched.time.end_time = 20;
+  return run_flow_on_cpu(m, marched);
+}
+
+TEST(FlowSteady, CavityReachesTheTimeMarchedSteadyState) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  FlowProblem p = steady_cavity(m);
+  p.steady.tolerance = 1e-5;
+  const FlowRunResult r = run_steady(m, p);
+  ASSERT_TRUE(r.steady);
+  EXPECT_EQ(r.steady->stop_reason, "converged");
+  EXPECT_EQ(r.steady->residuals.size(), size_t(r.totals.steps));
+  EXPECT_LE(r.steady->residuals.back(), p.steady.tolerance);
+  EXPECT_EQ(r.steady->cfl.front(), p.steady.cfl_start);
+  EXPECT_EQ(r.steady->cfl.back(), p.steady.cfl_max);  // it grew to the ceiling
+  const double difference = max_velocity_difference(m, r.state.flux, time_marched(m, p).flux);
+  std::printf("steady: %d steps (%.1f s), cell velocities within %.2e of the max speed of the time-marched run\n",
+              r.totals.steps, r.seconds, difference);
+  // Measured 8.3e-6 (135 steps; tolerance 1e-4: 9.0e-5 in 109 steps).
+  EXPECT_LE(difference, 1e-4);
+  // Against the explicit run's energy: measured 8.9e-6 relative.
+  EXPECT_NEAR(r.last.kinetic_energy, kExplicitSteadyEnergy, 1e-4 * kExplicitSteadyEnergy);
+}
+
+// Stopped at max_steps and restarted from its state, the march goes on to the same steady state.
+TEST(FlowSteady, RestartedMarchReachesTheSameState) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  FlowProblem p = steady_cavity(m);
+  p.steady.tolerance = 1e-2;  // short: the restart, not the steady state, is under test here
+  const FlowRunResult whole = run_steady(m, p);
+  ASSERT_EQ(whole.steady->stop_reason, "converged");
+  FlowProblem first = p;
+  first.time.steps = 15;
+  const FlowRunResult part = run_steady(m, first);
+  EXPECT_EQ(part.steady->stop_reason, "max_steps");
+  EXPECT_EQ(part.state.step, 15);
+  const FlowRunResult rest = run_steady(m, p, &part.state);
+  EXPECT_EQ(rest.steady->stop_reason, "converged");
+  EXPECT_EQ(rest.first_step, 15);
+  // Resumed at the CFL number the field had reached (the target is not in the checkpoint; Δt grows
+  // by at most 1.2 a step, so the field's CFL number lags the target: measured 2.4 at step 15).
+  EXPECT_GT(rest.steady->cfl.front(), p.steady.cfl_start);
+  const double difference = max_velocity_difference(m, rest.state.flux, whole.state.flux);
+  std::printf("restarted: %d + %d steps (uninterrupted %d), within %.2e of the max speed\n", part.totals.steps,
+              rest.totals.steps, whole.totals.steps, difference);
+  // Measured 3.0e-5: the restarted CFL sequence differs a little, and both stop at r <= 1e-2.
+  EXPECT_LE(difference, 1e-4);
+}
+
+TEST(FlowSteady, ControllerGrowsTheCflAndStops) {
+  const FlowSteadySettings settings{true, 1e-3, 1.0, 10.0};
+  SteadyController c(settings, 0.1);
+  EXPECT_EQ(c.cfl(), 1.0);  // clipped to cfl_start
+  EXPECT_FALSE(c.update(1.0));
+  EXPECT_EQ(c.cfl(), 1.0);  // no previous residual yet
+  EXPECT_FALSE(c.update(0.8));
+  EXPECT_DOUBLE_EQ(c.cfl(), 1.25);  // CFL · r_{k−1}/r_k
+  EXPECT_FALSE(c.update(0.1));
+  EXPECT_DOUBLE_EQ(c.cfl(), 2.5);  // growth clipped to 2
+  EXPECT_FALSE(c.update(0.05));
+  EXPECT_FALSE(c.update(0.025));
+  EXPECT_DOUBLE_EQ(c.cfl(), 10.0);
+  EXPECT_FALSE(c.update(0.0125));
+  EXPECT_DOUBLE_EQ(c.cfl(), 10.0);  // clipped to cfl_max
+  EXPECT_FALSE(c.update(0.5));
+  EXPECT_DOUBLE_EQ(c.cfl(), 5.0);  // a rising residual halves it at most
+  EXPECT_TRUE(c.update(1e-3));
+  EXPECT_EQ(c.report().stop_reason, "converged");
+  EXPECT_EQ(c.report().residuals.size(), 8u);
+
+  SteadyController d(settings, 1.0);
+  EXPECT_FALSE(d.update(1.0));
+  EXPECT_TRUE(d.update(2e4));  // beyond 1e4 × the smallest residual
+  EXPECT_EQ(d.report().stop_reason, "diverged");
+  SteadyController e(settings, 1.0);
+  EXPECT_TRUE(e.update(std::nan("")));
+  EXPECT_EQ(e.report().stop_reason, "diverged");
+  SteadyController f(settings, 1.0);
+  EXPECT_FALSE(f.update(1.0));
+  f.out_of_steps();
+  EXPECT_EQ(f.report().stop_reason, "max_steps");
+}
+
+}  // namespace
+}  // namespace ss::test
