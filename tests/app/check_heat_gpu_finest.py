@@ -61,7 +61,7 @@ tolerance = 1e-8
 crank_mg = os.path.join(work, "crank_multigrid.toml")
 with open(crank, "r") as f, open(crank_mg, "w") as g:
     g.write(f.read().replace('preconditioner = "jacobi"', 'preconditioner = "multigrid"'))
-cube_mg = os.path.join(src, "tests", "parallel", "cube_transient_multigrid.toml")
+cube_mg = os.path.join(src, "tests", "distributed", "cube_transient_multigrid.toml")
 
 
 def multigrid_levels(stderr):
