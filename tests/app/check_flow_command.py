@@ -2,7 +2,7 @@
 """End-to-end checks of `streamsolve flow` on the lid-driven cavity (meshes/cavity.msh, 5 steps of
 dt = 0.01 unless said otherwise). One scenario per call, so each is its own ctest entry:
 
-  outputs   CPU backend: flow.vtu (cell velocity/pressure/divergence/vorticity, point velocity) read
+  outputs   CPU backend: flow.vtu (cell velocity/pressure/divergence/vorticity, point velocity/pressure) read
             back by meshio, flow_NNNNNN.vtu + .state every `every` steps and at the end, flow.pvd
             listing them, flow.png, flow.json keys with sane values, no temporaries left.
   restart   CPU: 8 steps straight vs 4 steps, then --restart with the 8-step case file: the final
@@ -146,6 +146,14 @@ def scenario_outputs():
     u = m.point_data["velocity"]
     speed = max(math.sqrt(x * x + y * y + z * z) for x, y, z in u)
     check(f"point velocity {u.shape}, max speed {speed:.3f} in (0, 1.5)", u.shape == (len(m.points), 3) and 0 < speed < 1.5)
+    # Wall-exact node values: the lid's nodes off its rim read the lid velocity exactly, every other
+    # boundary node (the lid's rim too: a wall at rest wins) 0.
+    on_lid = [tuple(v) for v, p in zip(u, m.points) if p[2] == 1 and 0 < p[0] < 1 and 0 < p[1] < 1]
+    walls = [tuple(v) for v, p in zip(u, m.points) if min(p[0], p[1], p[2]) == 0 or max(p[0], p[1]) == 1]
+    check(f"lid nodes read (1, 0, 0) ({len(on_lid)} nodes)", on_lid and all(v == (1, 0, 0) for v in on_lid))
+    check(f"wall nodes read 0 ({len(walls)} nodes)", walls and all(v == (0, 0, 0) for v in walls))
+    pn = m.point_data["pressure"]
+    check(f"point pressure {pn.shape}, finite", pn.shape[0] == len(m.points) and bool((abs(pn) < 1e30).all()))
     # The lid drags the fluid along +x right below it.
     top = [vx for (vx, vy, vz), p in zip(u, m.points) if p[2] > 0.9 and 0.2 < p[0] < 0.8]
     check(f"fluid under the lid moves along +x (mean {sum(top) / len(top):.3f} > 0.05)", sum(top) / len(top) > 0.05)
