@@ -35,7 +35,7 @@
 #include <glm/vec3.hpp>
 
 #include "physics/expression.hpp"
-#include "physics/flow_probes.hpp"
+#include "physics/flow_probe_case.hpp"
 
 namespace ss {
 
@@ -97,7 +97,7 @@ struct FlowCase {
   // The line of a table or key as written, for later errors: "mesh", "fluid", "fluid.viscosity",
   // "initial", "time", "time.dt", "scheme", "solver.pressure", "solver.momentum", "output", ...;
   // 0 when it was not written.
-  // [[probe]] name, points | line, fields: node fields sampled at points (physics/flow_probes.hpp).
+  // [[probe]] name, points | line, fields: node fields sampled at points (physics/flow_probes.hpp samples them).
   std::vector<FlowProbeSpec> probes;
 
   std::map<std::string, int> lines;

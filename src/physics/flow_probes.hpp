@@ -1,8 +1,6 @@
 #pragma once
 // Probes: the node fields (physics/flow_fields.hpp) sampled at points of the mesh.
-//
-//   [[probe]]  name = "dp", points = [[x, y, z], ...] | line = {from = [x, y, z], to = [x, y, z], samples = N},
-//              fields = ["velocity", "pressure"] (the default)
+// The [[probe]] table: physics/flow_probe_case.hpp.
 //
 // A point is located in the tet that holds it (the one it lies deepest in, for a point on a face,
 // edge or node) and sampled by linear (barycentric) interpolation of the node values there, so a
@@ -17,20 +15,9 @@
 
 #include "mesh/load_mesh.hpp"
 #include "physics/flow_fields.hpp"
+#include "physics/flow_probe_case.hpp"
 
 namespace ss {
-
-class TableReader;
-
-struct FlowProbeSpec {
-  std::string name;                   // letters, digits, '_' and '-' (the CSV's file name)
-  std::vector<glm::dvec3> points;
-  std::vector<std::string> fields;    // "velocity" | "pressure", each once
-  std::string where;                  // "<case file>:<line>", for errors found against the mesh
-};
-
-// One [[probe]] table (its unknown keys are rejected by the caller); one-line errors naming its line.
-FlowProbeSpec read_flow_probe(TableReader& t);
 
 class FlowProbes {
 public:
