@@ -17,16 +17,18 @@
 
 #include "physics/flow_case.hpp"
 #include "physics/flow_case_problem.hpp"
+#include "physics/flow_fields.hpp"
+#include "physics/flow_probes.hpp"
 #include "physics/flow_forces.hpp"
 #include "physics/flow_test_util.hpp"
 
 namespace ss::test {
 namespace {
 
-constexpr double kReferenceDrag = 6.18533, kReferenceLift = 0.009401;
+constexpr double kReferenceDrag = 6.18533, kReferenceLift = 0.009401, kReferencePressureDifference = 0.171737;
 
 struct Coefficients {
-  double drag = 0, lift = 0, max_divergence = 0;
+  double drag = 0, lift = 0, max_divergence = 0, pressure_difference = 0;
 };
 
 FlowProblem dfg_problem(const LoadedMesh& m, FlowMethod method, double end_time) {
@@ -37,14 +39,25 @@ FlowProblem dfg_problem(const LoadedMesh& m, FlowMethod method, double end_time)
   return p;
 }
 
+// Δp = p(0.45, 0.2, 0.205) − p(0.55, 0.2, 0.205): the sample case's probe "dp" on the node pressure.
+double pressure_difference(const LoadedMesh& m, const FlowProblem& p, const FlowState& state) {
+  const FlowCase c = read_flow_case(std::string(SS_SOURCE_DIR) + "/meshes/dfg_cylinder_flow.toml");
+  const FlowProbes probes(m, c.probes);
+  CpuMeshOperators ops(m);
+  const std::vector<double> v = probes.sample(0, compute_flow_fields(ops, m, p, state));
+  return v.at(0) - v.at(1);
+}
+
 Coefficients coefficients_of(const LoadedMesh& m, const FlowProblem& p, const FlowState& state, double max_divergence) {
   const FlowForce force = FlowForceMeter(m, p).forces(state).at(0);
   const glm::dvec3 c = force_coefficients(p.forces.at(0), force.total());
-  std::printf("DFG 3D-1Z, %s, %d tets, step %d, t = %g: drag %.4f (%+.2f %%; pressure %.4f, viscous %.4f), lift %.4f\n",
+  const double dp = pressure_difference(m, p, state);
+  std::printf("DFG 3D-1Z, %s, %d tets, step %d, t = %g: drag %.4f (%+.2f %%; pressure %.4f, viscous %.4f), lift %.5f, "
+              "dp %.4f (%+.2f %%)\n",
               p.method == FlowMethod::exact ? "exact" : "classical", m.topology.num_cells, state.step, state.time, c.x,
               100 * (c.x / kReferenceDrag - 1), force_coefficients(p.forces[0], force.pressure).x,
-              force_coefficients(p.forces[0], force.viscous).x, c.y);
-  return {c.x, c.y, max_divergence};
+              force_coefficients(p.forces[0], force.viscous).x, c.y, dp, 100 * (dp / kReferencePressureDifference - 1));
+  return {c.x, c.y, max_divergence, dp};
 }
 
 void expect_matches_the_benchmark(const Coefficients& r) {
