@@ -6,7 +6,9 @@
 #include <sstream>
 
 #include <glm/mat3x3.hpp>
+#include <glm/common.hpp>
 #include <glm/geometric.hpp>
+#include <glm/vector_relational.hpp>
 
 #include "util/error.hpp"
 
@@ -31,6 +33,11 @@ FlowProbes::FlowProbes(const LoadedMesh& mesh, std::vector<FlowProbeSpec> specs)
       double deepest = -1e-9;  // a point up to 1e-9 of a tet's size outside its faces is in it (round-off)
       for (size_t c = 0; c < mesh.mesh.tets.size(); ++c) {
         const Tet& t = mesh.mesh.tets[c];
+        // Cheap rejection first: a point well outside the tet's bounding box is not in it.
+        glm::dvec3 lo = x[size_t(t[0])], hi = lo;
+        for (int i = 1; i < 4; ++i) lo = glm::min(lo, x[size_t(t[size_t(i)])]), hi = glm::max(hi, x[size_t(t[size_t(i)])]);
+        const glm::dvec3 margin = 1e-6 * (hi - lo);
+        if (glm::any(glm::lessThan(p, lo - margin)) || glm::any(glm::greaterThan(p, hi + margin))) continue;
         const glm::dvec3 a = x[size_t(t[0])];
         const glm::dmat3 edges(x[size_t(t[1])] - a, x[size_t(t[2])] - a, x[size_t(t[3])] - a);
         const double det = glm::determinant(edges);
