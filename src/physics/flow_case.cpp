@@ -128,6 +128,19 @@ FlowCase flow_case_from(const CaseFile& file) {
     }
   }
 
+  if (const toml::node* probe = top.node("probe")) {
+    const toml::array* list = probe->as_array();
+    SS_REQUIRE(list, file.at(*probe) << ": probes are written as [[probe]] tables");
+    for (const toml::node& entry : *list) {
+      TableReader t(file, as_table(entry, "probe", file.at(entry)), "[[probe]]");
+      FlowProbeSpec p = read_flow_probe(t);
+      t.reject_unknown_keys();
+      for (const FlowProbeSpec& other : c.probes)
+        SS_REQUIRE(other.name != p.name, p.where << ": probe '" << p.name << "' is defined twice (" << other.where << ")");
+      c.probes.push_back(std::move(p));
+    }
+  }
+
   read_table(top, "initial", "initial", [&](TableReader& t) {
     c.initial_velocity = t.get_vector_expression("velocity").value_or(c.initial_velocity);
   });

@@ -32,6 +32,8 @@
 //   [[force]]     group = "cylinder" | 3, reference_velocity = U, reference_area = A — the force on
 //                 that boundary group at every output step (forces.csv, flow.json); with U and A, the
 //                 coefficients 2F/(U²A) too (physics/flow_forces.hpp)
+//   [[probe]]     name = "dp", points = [[x, y, z], ...] | line = {from, to, samples}, fields = ["velocity",
+//                 "pressure"] — the node fields there at every output step (probes/<name>.csv, flow.json)
 //   [output]      directory = "out", every = 10, slice_origin = [x, y, z], slice_normal = [0, 1, 0]
 //
 // Velocities and pressures are numbers or expressions in x, y, z, t (src/physics/expression.hpp).
@@ -45,6 +47,7 @@
 #include <glm/vec3.hpp>
 
 #include "physics/expression.hpp"
+#include "physics/flow_probe_case.hpp"
 
 namespace ss {
 
@@ -116,6 +119,9 @@ struct FlowCase {
   // The line of a table or key as written, for later errors: "mesh", "fluid", "fluid.viscosity",
   // "initial", "time", "time.dt", "scheme", "solver.pressure", "solver.momentum", "output", ...;
   // 0 when it was not written.
+  // [[probe]] name, points | line, fields: node fields sampled at points (physics/flow_probes.hpp samples them).
+  std::vector<FlowProbeSpec> probes;
+
   std::map<std::string, int> lines;
   int line_of(const std::string& key) const;
   // "<case file>:<line of key>" (just the case file when the key was not written).

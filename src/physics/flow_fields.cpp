@@ -6,13 +6,15 @@
 #include <glm/geometric.hpp>
 
 #include "mesh/vtu.hpp"
+#include "physics/flow_node_values.hpp"
 #include "util/error.hpp"
 
 namespace ss {
 namespace {
 
-std::vector<glm::dvec3> node_average(const LoadedMesh& mesh, const std::vector<glm::dvec3>& cell_values) {
-  std::vector<glm::dvec3> sum(mesh.mesh.nodes.size(), glm::dvec3(0.0));
+template <class Value>
+std::vector<Value> node_average(const LoadedMesh& mesh, const std::vector<Value>& cell_values) {
+  std::vector<Value> sum(mesh.mesh.nodes.size(), Value(0.0));
   std::vector<double> weight(mesh.mesh.nodes.size(), 0.0);
   for (size_t c = 0; c < mesh.mesh.tets.size(); ++c) {
     const double v = mesh.geometry.cell_volumes[c];
@@ -81,11 +83,14 @@ FlowFields compute_flow_fields(CpuMeshOperators& ops, const LoadedMesh& mesh, co
     out.cell_velocity[c] = {ux[c], uy[c], uz[c]};
     out.divergence[c] = div[c] / mesh.geometry.cell_volumes[c];
   }
-  if (ghosts) update_ghosts(ghosts->cells, out.cell_velocity);
-  out.node_velocity = node_average(mesh, out.cell_velocity);
-  if (ghosts) update_ghosts(ghosts->nodes, out.node_velocity);
-  out.vorticity = cell_vorticity(mesh, problem, state.time, out.cell_velocity);
   out.pressure = state.pressure;
+  if (ghosts) update_ghosts(ghosts->cells, out.cell_velocity);  // the state's pressure is right there
+  out.node_velocity = node_average(mesh, out.cell_velocity);
+  out.node_pressure = node_average(mesh, out.pressure);
+  apply_prescribed_node_velocity(mesh, problem, state.time, out.node_velocity);
+  apply_prescribed_node_pressure(mesh, problem, state.time, out.node_pressure);
+  if (ghosts) update_ghosts(ghosts->nodes, out.node_velocity), ghosts->nodes(out.node_pressure);
+  out.vorticity = cell_vorticity(mesh, problem, state.time, out.cell_velocity);
   return out;
 }
 
@@ -96,11 +101,13 @@ void write_flow_vtu(const std::string& path, const TetMesh& mesh, FlowFields fie
                                      VtuArray::scalars("divergence", std::move(fields.divergence)),
                                      VtuArray::vectors("vorticity", std::move(fields.vorticity))};
   if (rank >= 0) cell_data.push_back(VtuArray::integers("rank", std::vector<std::int32_t>(cells, rank)));
-  write_vtu(path, mesh, {VtuArray::vectors("velocity", std::move(fields.node_velocity))}, cell_data);
+  std::vector<VtuArray> point_data = {VtuArray::vectors("velocity", std::move(fields.node_velocity))};
+  if (!fields.node_pressure.empty()) point_data.push_back(VtuArray::scalars("pressure", std::move(fields.node_pressure)));
+  write_vtu(path, mesh, point_data, cell_data);
 }
 
 void write_flow_pvtu(const std::string& path, const std::vector<std::string>& pieces) {
-  write_pvtu(path, pieces, {VtuArray::vectors("velocity", {})},
+  write_pvtu(path, pieces, {VtuArray::vectors("velocity", {}), VtuArray::scalars("pressure", {})},
              {VtuArray::vectors("velocity", {}), VtuArray::scalars("pressure", {}), VtuArray::scalars("divergence", {}),
               VtuArray::vectors("vorticity", {}), VtuArray::integers("rank", {})});
 }
@@ -108,6 +115,7 @@ void write_flow_pvtu(const std::string& path, const std::vector<std::string>& pi
 FlowFields select_cells(const FlowFields& fields, const std::vector<std::int32_t>& cells) {
   FlowFields out;
   out.node_velocity = fields.node_velocity;
+  out.node_pressure = fields.node_pressure;
   for (std::int32_t c : cells) {
     out.cell_velocity.push_back(fields.cell_velocity[size_t(c)]);
     out.vorticity.push_back(fields.vorticity[size_t(c)]);

@@ -3,7 +3,11 @@
 // to VTU and draws, computed from face fluxes and cell pressures with the CPU reference operators.
 //
 //   cell velocity   u_c = (I U)_c, the reconstruction of eq. 7.5
-//   node velocity   volume-weighted mean of u_c over the tets around the node
+//   node velocity   volume-weighted mean of u_c over the tets around the node; at a node of a
+//                   velocity face (wall, moving wall, inlet) the prescribed velocity there
+//   node pressure   volume-weighted mean of the cell pressures around the node; at a node of an
+//                   outlet face the prescribed pressure there (physics/flow_node_values.hpp: which
+//                   condition wins where several meet)
 //   divergence      (D U)_c / V_c
 //   vorticity       ω_c = (1/V_c) Σ_f A_f n_f,out × u_f (Gauss), u_f = ½(u_c + u_nb) inside, the wall
 //                   or inlet velocity on velocity faces, u_c on outlet and slip faces
@@ -24,7 +28,8 @@ namespace ss {
 
 struct FlowFields {
   std::vector<glm::dvec3> cell_velocity, node_velocity, vorticity;
-  std::vector<double> pressure, divergence;
+  std::vector<double> pressure, divergence;  // per cell
+  std::vector<double> node_pressure;
 };
 
 // A rank's piece under MPI: makes one value per local cell (`cells`) or node (`nodes`) right on the
@@ -35,14 +40,14 @@ struct FlowFieldGhosts {
 
 // `ops` are CPU operators on `mesh`; the boundary velocities are the problem's at state.time.
 // With `ghosts` (a rank's piece, whose state is right on every entity but the cut faces), the cell
-// velocity is made right on the ghost cells before the vorticity and the node average use it, and
-// the node velocity on the ghost nodes after it: every field is then right on the owned cells and
+// velocity is made right on the ghost cells before the vorticity and the node averages use it, and
+// the node fields on the ghost nodes after them: every field is then right on the owned cells and
 // on every node of an owned cell (the ghost layer holds every tet around an owned node).
 FlowFields compute_flow_fields(CpuMeshOperators& ops, const LoadedMesh& mesh, const FlowProblem& problem,
                                const FlowState& state, const FlowFieldGhosts* ghosts = nullptr);
 
 // Writes `path` (atomically): cell data velocity, pressure, divergence, vorticity; point data
-// velocity. A rank's piece under MPI (`rank` >= 0) has the Int32 cell array `rank` too.
+// velocity and (where the fields have it) pressure. A rank's piece under MPI (`rank` >= 0) has the Int32 cell array `rank` too.
 void write_flow_vtu(const std::string& path, const TetMesh& mesh, FlowFields fields, int rank = -1);
 // The .pvtu over pieces write_flow_vtu wrote with `rank` (their file names as listed).
 void write_flow_pvtu(const std::string& path, const std::vector<std::string>& pieces);

@@ -20,6 +20,7 @@
 #include "physics/flow_forces.hpp"
 #include "physics/flow_run.hpp"
 #include "run/flow_checkpoints.hpp"
+#include "run/flow_probe_files.hpp"
 #include "run/flow_results.hpp"
 #include "run/outputs.hpp"
 #include "util/error.hpp"
@@ -43,6 +44,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   add_mesh_timings(timings, mesh.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
   t0 = StageTimings::now();
   const FlowProblem problem = build_flow_problem(flow_case, mesh);
+  const FlowProbes probes(mesh, flow_case.probes);  // a point outside the mesh stops here
   timings.add_since("problem", t0);
   t0 = StageTimings::now();
   const MeshOperatorTables tables = build_mesh_operator_tables(mesh.topology, mesh.geometry);
@@ -57,9 +59,11 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   // 2. Output directory: a fresh run clears the previous one's series; --restart continues it.
   const std::string out_dir = prepare_output_directory(o.out, flow_case.output_directory);
   FlowCheckpoints checkpoints(out_dir, !problem.forces.empty());
+  FlowProbeFiles probe_files(out_dir, probes);
   std::optional<FlowState> initial;
   if (o.restart) {
     initial = checkpoints.resume([&](const FlowState& s) {
+      probe_files.continue_from(s.time);
       SS_REQUIRE(s.base_levels < 0, "--restart: the checkpoint of step "
                                         << s.step << " in '" << out_dir
                                         << "' was written by a run over MPI ranks (its partition-then-refine ids); "
@@ -69,6 +73,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", initial->step, initial->time);
   } else {
     checkpoints.clear_previous_run();
+    probe_files.clear_previous_run();
   }
   CpuMeshOperators output_ops(mesh);
   FlowRunHooks primary_hooks;
@@ -77,8 +82,11 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   if (!problem.forces.empty()) meter.emplace(mesh, problem);
   primary_hooks.snapshot = [&](const FlowState& s) {
     const std::vector<std::string> forces = meter ? force_rows(*meter, problem, s) : std::vector<std::string>{};
+    std::optional<FlowFields> fields;
+    if (!o.no_vtu || probes.size() > 0) fields = compute_flow_fields(output_ops, mesh, problem, s);
+    if (fields) probe_files.write(s.time, *fields);  // before the checkpoint: a restart finds its rows
     if (o.no_vtu) checkpoints.write_checkpoint(s, forces);
-    else checkpoints.write(s, mesh.mesh, compute_flow_fields(output_ops, mesh, problem, s), forces);
+    else checkpoints.write(s, mesh.mesh, *fields, forces);
   };
 
   // 3. Run on the chosen backend, and on the other one too with --compare (from the same start).
@@ -130,8 +138,13 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     runs.push_back(run_backend(other_backend(o.backend), FlowRunHooks{}));
     timings.add_since("compare", t0);
   }
+  nlohmann::json extra = nlohmann::json::object();
+  if (probes.size() > 0) {
+    probe_files.write(runs[0].result.state.time, runs[0].fields);  // the end, unless its output step wrote it
+    extra["probes"] = probe_files.summary(runs[0].fields);
+  }
   return write_flow_results(o, flow_case, mesh, problem, runs, meter ? &*meter : nullptr, initial ? &*initial : nullptr,
-                            timings, out_dir, nlohmann::json::object());
+                            timings, out_dir, extra);
 }
 
 }  // namespace ss

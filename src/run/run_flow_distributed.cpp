@@ -144,6 +144,8 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
   t0 = StageTimings::now();
   root.problem = build_flow_problem(c, root.base);
   root.timings.add_since("problem", t0);
+  SS_REQUIRE(c.probes.empty(), c.probes.front().where << ": probe '" << c.probes.front().name
+                                                      << "': probes are sampled by serial runs only; run without MPI ranks");
 
   // The output folder: a fresh run clears the previous one's files, a restart takes its checkpoint.
   root.out_dir = prepare_output_directory(o.out, c.output_directory);

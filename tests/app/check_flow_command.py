@@ -2,7 +2,7 @@
 """End-to-end checks of `streamsolve flow` on the lid-driven cavity (meshes/cavity.msh, 5 steps of
 dt = 0.01 unless said otherwise). One scenario per call, so each is its own ctest entry:
 
-  outputs   CPU backend: flow.vtu (cell velocity/pressure/divergence/vorticity, point velocity) read
+  outputs   CPU backend: flow.vtu (cell velocity/pressure/divergence/vorticity, point velocity/pressure) read
             back by meshio, flow_NNNNNN.vtu + .state every `every` steps and at the end, flow.pvd
             listing them, flow.png, flow.json keys with sane values, no temporaries left.
   restart   CPU: 8 steps straight vs 4 steps, then --restart with the 8-step case file: the final
@@ -17,6 +17,9 @@ dt = 0.01 unless said otherwise). One scenario per call, so each is its own ctes
             0, 4, 8 per group, flow.json's forces and the stdout lines; the lid is dragged against its
             motion (fx < 0), the walls along it; after the last checkpoint is removed, --restart
             rewrites the rows from step 4 on: the same file as the straight run's.
+  probes    CPU, --no-vtu: probes/<name>.csv header and a row per output step (the lid point reads the
+            lid velocity), flow.json's final values; a --restart keeps the CSV equal to the straight run's;
+            a point outside the mesh is one error naming the line, probe and point.
   compare   --backend gpu --compare (GL: llvmpipe in CI), 20 steps: max_velocity_diff <= 1e-4 (the
             float32 GPU run against the double CPU reference) and the JSON's
             compare object.
@@ -146,6 +149,14 @@ def scenario_outputs():
     u = m.point_data["velocity"]
     speed = max(math.sqrt(x * x + y * y + z * z) for x, y, z in u)
     check(f"point velocity {u.shape}, max speed {speed:.3f} in (0, 1.5)", u.shape == (len(m.points), 3) and 0 < speed < 1.5)
+    # Wall-exact node values: the lid's nodes off its rim read the lid velocity exactly, every other
+    # boundary node (the lid's rim too: a wall at rest wins) 0.
+    on_lid = [tuple(v) for v, p in zip(u, m.points) if p[2] == 1 and 0 < p[0] < 1 and 0 < p[1] < 1]
+    walls = [tuple(v) for v, p in zip(u, m.points) if min(p[0], p[1], p[2]) == 0 or max(p[0], p[1]) == 1]
+    check(f"lid nodes read (1, 0, 0) ({len(on_lid)} nodes)", on_lid and all(v == (1, 0, 0) for v in on_lid))
+    check(f"wall nodes read 0 ({len(walls)} nodes)", walls and all(v == (0, 0, 0) for v in walls))
+    pn = m.point_data["pressure"]
+    check(f"point pressure {pn.shape}, finite", pn.shape[0] == len(m.points) and bool((abs(pn) < 1e30).all()))
     # The lid drags the fluid along +x right below it.
     top = [vx for (vx, vy, vz), p in zip(u, m.points) if p[2] > 0.9 and 0.2 < p[0] < 0.8]
     check(f"fluid under the lid moves along +x (mean {sum(top) / len(top):.3f} > 0.05)", sum(top) / len(top) > 0.05)
@@ -302,8 +313,48 @@ def scenario_forces():
           open(os.path.join(out, "forces.csv")).read() == straight)
 
 
+def scenario_probes():
+    probes = ('[[probe]]\nname = "centre"\npoints = [[0.5, 0.5, 0.5], [0.5, 0.5, 1.0]]\n\n'
+              '[[probe]]\nname = "axis"\nline = {from = [0.5, 0.5, 0.0], to = [0.5, 0.5, 1.0], samples = 3}\n'
+              'fields = ["velocity"]\n')
+    c = case("probes", steps=8, every=4, extra=probes)
+    ran(run("flow", c, "--backend", "cpu", "--no-png", "--no-vtu"), "8 steps with two probes, --no-vtu")
+    out = os.path.join(work, "out_probes")
+    centre_path = os.path.join(out, "probes", "centre.csv")
+    rows = [l.split(",") for l in open(centre_path).read().splitlines()]
+    head = ["time"] + [f"{n}@{k}" for k in (0, 1) for n in ("velocity_x", "velocity_y", "velocity_z", "pressure")]
+    check(f"centre.csv header {rows[0]}", rows[0] == head)
+    times = [float(r[0]) for r in rows[1:]]
+    check(f"centre.csv rows at the output steps {times} (the end is the last one)",
+          len(times) == 3 and abs(times[1] - 0.04) < 1e-12 and abs(times[2] - 0.08) < 1e-12 and times[0] == 0)
+    check("the lid point reads the lid velocity", all(r[5:8] == ["1.000000000e+00", "0.000000000e+00",
+                                                                 "0.000000000e+00"] for r in rows[1:]))
+    axis = [l.split(",") for l in open(os.path.join(out, "probes", "axis.csv")).read().splitlines()]
+    check(f"axis.csv: 1 + 9 columns, 3 rows", len(axis) == 4 and all(len(r) == 10 for r in axis)
+          and axis[0][1:4] == ["velocity_x@0", "velocity_y@0", "velocity_z@0"])
+    j = json.load(open(os.path.join(out, "flow.json")))
+    jp = j.get("probes", {})
+    final = dict(zip(head[1:], (float(v) for v in rows[-1][1:])))
+    check(f"flow.json probes {sorted(jp)} with the final row's values",
+          sorted(jp) == ["axis", "centre"] and jp["centre"]["file"] == "probes/centre.csv"
+          and jp["centre"]["points"] == [[0.5, 0.5, 0.5], [0.5, 0.5, 1.0]]
+          and all(math.isclose(jp["centre"]["values"][k], v, rel_tol=1e-8, abs_tol=1e-15) for k, v in final.items()))
+    check("no temporaries", temporaries(out) == [] and temporaries(os.path.join(out, "probes")) == [])
+    # A restart from step 4 (the step 8 checkpoint gone, its row still in the file): the rows after
+    # the checkpoint go, the continued run writes them again, the same as the straight run's.
+    straight = open(centre_path).read()
+    os.remove(os.path.join(out, "flow_000008.state"))
+    ran(run("flow", c, "--backend", "cpu", "--no-png", "--no-vtu", "--restart"), "--restart from step 4")
+    check("the restarted centre.csv equals the straight one", open(centre_path).read() == straight)
+    # A point outside the mesh: one error naming the case file's line, the probe and the point.
+    far = case("far", steps=2, extra='[[probe]]\nname = "far"\npoints = [[0.5, 0.5, 0.5], [2, 0.5, 0.5]]\n')
+    r = run("flow", far, "--backend", "cpu", "--no-png")
+    line = error_line(r)
+    check(f"outside point: {line}", "far.toml:23: probe 'far': point 1 (2, 0.5, 0.5) is outside the mesh" in line)
+
+
 {"outputs": scenario_outputs, "restart": scenario_restart, "kill": scenario_kill, "errors": scenario_errors,
- "forces": scenario_forces, "compare": scenario_compare}[scenario]()
+ "forces": scenario_forces, "compare": scenario_compare, "probes": scenario_probes}[scenario]()
 if failures:
     print(f"{len(failures)} FAILED")
     sys.exit(1)

@@ -1,0 +1,39 @@
+#pragma once
+// A flow run's probe histories: probes/<name>.csv in the output directory, header
+// "time,<column>..." (physics/flow_probes.hpp names the columns), one row per output step and one
+// for the end (unless the last output step was the end). Every write rewrites the file atomically,
+// before the step's checkpoint, so a restart finds the rows of every checkpoint and keeps those up
+// to the one it continues from.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "physics/flow_fields.hpp"
+#include "physics/flow_probes.hpp"
+
+namespace ss {
+
+class FlowProbeFiles {
+public:
+  FlowProbeFiles(std::string directory, const FlowProbes& probes);
+
+  // A fresh run: removes the probe files of this case's probes a previous run left.
+  void clear_previous_run() const;
+  // --restart: reads the rows up to `time` (the checkpoint's; later rows go at the next write),
+  // changing nothing. A file whose header is not this probe's columns is an error (the case changed).
+  void continue_from(double time);
+  // Appends the row of `time` to every probe (none when the last row has this time) and rewrites the files.
+  void write(double time, const FlowFields& fields);
+  // flow.json "probes": per probe its file, points and the values of `fields` by column.
+  nlohmann::json summary(const FlowFields& fields) const;
+
+private:
+  std::string path(size_t probe) const;
+  std::string directory_;
+  const FlowProbes& probes_;
+  std::vector<std::vector<std::pair<double, std::string>>> rows_;  // per probe: (time, row)
+};
+
+}  // namespace ss
