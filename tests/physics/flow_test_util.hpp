@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -94,6 +95,25 @@ FlowState run_flow_on_cpu(const LoadedMesh& m, const FlowProblem& p, Each&& each
 }
 inline FlowState run_flow_on_cpu(const LoadedMesh& m, const FlowProblem& p) {
   return run_flow_on_cpu(m, p, [](const FlowStepInfo&) {});
+}
+
+// The cell velocities of flux `a` against those of flux `b`: max_c |u_c(a) − u_c(b)| and max_c |u_c(b)|.
+struct CellVelocityDifference {
+  double max_diff = 0, max_speed = 0;
+  double relative() const { return max_diff / max_speed; }
+};
+inline CellVelocityDifference cell_velocity_difference(const LoadedMesh& m, const std::vector<double>& a,
+                                                       const std::vector<double>& b) {
+  CpuMeshOperators ops(m);
+  std::vector<double> ax, ay, az, bx, by, bz;
+  ops.interpolate(a, ax, ay, az);
+  ops.interpolate(b, bx, by, bz);
+  CellVelocityDifference d;
+  for (size_t c = 0; c < ax.size(); ++c) {
+    d.max_speed = std::max(d.max_speed, std::hypot(bx[c], by[c], bz[c]));
+    d.max_diff = std::max(d.max_diff, std::hypot(ax[c] - bx[c], ay[c] - by[c], az[c] - bz[c]));
+  }
+  return d;
 }
 
 }  // namespace ss::test

@@ -25,19 +25,6 @@ FlowProblem steady_cavity(const LoadedMesh& m) {
   return p;
 }
 
-// max_c |u_c(a) − u_c(b)| / max_c |u_c(b)| over the cell velocities.
-double max_velocity_difference(const LoadedMesh& m, const std::vector<double>& a, const std::vector<double>& b) {
-  CpuMeshOperators ops(m);
-  std::vector<double> ax, ay, az, bx, by, bz;
-  ops.interpolate(a, ax, ay, az);
-  ops.interpolate(b, bx, by, bz);
-  double max_speed = 0, max_diff = 0;
-  for (size_t c = 0; c < ax.size(); ++c) {
-    max_speed = std::max(max_speed, std::hypot(bx[c], by[c], bz[c]));
-    max_diff = std::max(max_diff, std::hypot(ax[c] - bx[c], ay[c] - by[c], az[c] - bz[c]));
-  }
-  return max_diff / max_speed;
-}
 
 FlowRunResult run_steady(const LoadedMesh& m, const FlowProblem& p, const FlowState* initial = nullptr) {
   CpuFlowRun run(m, p);
@@ -67,7 +54,7 @@ TEST(FlowSteady, CavityReachesTheTimeMarchedSteadyState) {
   EXPECT_LE(r.steady->residuals.back(), p.steady.tolerance);
   EXPECT_EQ(r.steady->cfl.front(), p.steady.cfl_start);
   EXPECT_EQ(r.steady->cfl.back(), p.steady.cfl_max);  // it grew to the ceiling
-  const double difference = max_velocity_difference(m, r.state.flux, time_marched(m, p).flux);
+  const double difference = cell_velocity_difference(m, r.state.flux, time_marched(m, p).flux).relative();
   std::printf("steady: %d steps (%.1f s), cell velocities within %.2e of the max speed of the time-marched run\n",
               r.totals.steps, r.seconds, difference);
   // Measured 8.3e-6 (135 steps; tolerance 1e-4: 9.0e-5 in 109 steps).
@@ -94,7 +81,7 @@ TEST(FlowSteady, RestartedMarchReachesTheSameState) {
   // Resumed at the CFL number the field had reached (the target is not in the checkpoint; Δt grows
   // by at most 1.2 a step, so the field's CFL number lags the target: measured 2.4 at step 15).
   EXPECT_GT(rest.steady->cfl.front(), p.steady.cfl_start);
-  const double difference = max_velocity_difference(m, rest.state.flux, whole.state.flux);
+  const double difference = cell_velocity_difference(m, rest.state.flux, whole.state.flux).relative();
   std::printf("restarted: %d + %d steps (uninterrupted %d), within %.2e of the max speed\n", part.totals.steps,
               rest.totals.steps, whole.totals.steps, difference);
   // Measured 3.0e-5: the restarted CFL sequence differs a little, and both stop at r <= 1e-2.

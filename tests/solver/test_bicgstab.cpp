@@ -8,6 +8,7 @@
 #include "cpu/cpu_backend.hpp"
 #include "solver/bicgstab.hpp"
 #include "support/gl_fixture.hpp"
+#include "support/periodic_stencil.hpp"
 #include "support/test_data.hpp"
 
 namespace ss::test {
@@ -15,27 +16,11 @@ namespace {
 
 // Periodic 1D convection–diffusion, central convection at cell Péclet number 2c:
 //   (A x)_i = d x_i − (1 + c) x_{i−1} − (1 − c) x_{i+1}
-// nonsymmetric for c ≠ 0; with d > 2 diagonally dominant (nonsingular). Built from two gathers, so the
-// GPU solve runs on textures.
+// nonsymmetric for c ≠ 0; with d > 2 diagonally dominant (nonsingular).
 template <class Backend>
-struct ConvectionDiffusion1d {
-  Backend& backend;
-  double d, c;
-  typename Backend::IndexVector left, right;
-  mutable typename Backend::Vector xl, xr;
+struct ConvectionDiffusion1d : PeriodicStencil<Backend> {
   ConvectionDiffusion1d(Backend& b, std::int64_t n, double diagonal, double convection)
-      : backend(b), d(diagonal), c(convection), left(b.upload_indices(shifted(n, -1))),
-        right(b.upload_indices(shifted(n, +1))), xl(b.make_vector(n)), xr(b.make_vector(n)) {}
-  static std::vector<std::int32_t> shifted(std::int64_t n, int s) {
-    std::vector<std::int32_t> idx(static_cast<size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) idx[size_t(i)] = std::int32_t(((i + s) % n + n) % n);
-    return idx;
-  }
-  void operator()(const typename Backend::Vector& x, typename Backend::Vector& y) const {
-    backend.gather(x, left, xl);
-    backend.gather(x, right, xr);
-    backend.linear_combination({d, -(1.0 + c), -(1.0 - c)}, {&x, &xl, &xr}, y);
-  }
+      : PeriodicStencil<Backend>(b, n, diagonal, -(1.0 + convection), -(1.0 - convection)) {}
 };
 
 // A dense row-major n×n matrix and its direct solve.

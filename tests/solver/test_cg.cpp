@@ -7,6 +7,7 @@
 
 #include "cpu/cpu_backend.hpp"
 #include "support/gl_fixture.hpp"
+#include "support/periodic_stencil.hpp"
 #include "solver/cg.hpp"
 #include "support/test_data.hpp"
 #include "util/error.hpp"
@@ -14,24 +15,10 @@
 namespace ss::test {
 namespace {
 
+// (A x)_i = 3 x_i − x_{i−1} − x_{i+1}.
 template <class Backend>
-struct PeriodicOperator {
-  Backend& backend;
-  typename Backend::IndexVector left, right;
-  mutable typename Backend::Vector xl, xr;
-  PeriodicOperator(Backend& b, std::int64_t n)
-      : backend(b), left(b.upload_indices(shifted(n, -1))), right(b.upload_indices(shifted(n, +1))),
-        xl(b.make_vector(n)), xr(b.make_vector(n)) {}
-  static std::vector<std::int32_t> shifted(std::int64_t n, int s) {
-    std::vector<std::int32_t> idx(static_cast<size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) idx[size_t(i)] = std::int32_t(((i + s) % n + n) % n);
-    return idx;
-  }
-  void operator()(const typename Backend::Vector& x, typename Backend::Vector& y) const {
-    backend.gather(x, left, xl);
-    backend.gather(x, right, xr);
-    backend.linear_combination({3.0, -1.0, -1.0}, {&x, &xl, &xr}, y);
-  }
+struct PeriodicOperator : PeriodicStencil<Backend> {
+  PeriodicOperator(Backend& b, std::int64_t n) : PeriodicStencil<Backend>(b, n, 3.0, -1.0, -1.0) {}
 };
 
 // Residual ||b − A x|| / ||b|| computed in double on the CPU (A with `diagonal` in place of 3).
