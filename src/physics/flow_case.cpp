@@ -234,7 +234,16 @@ FlowCase flow_case_from(const CaseFile& file) {
 
   read_table(top, "solver", "solver", [&](TableReader& t) {
     read_table(t, "pressure", "solver.pressure", [&](TableReader& s) { c.pressure = read_solver(s, c.pressure, true); });
-    read_table(t, "momentum", "solver.momentum", [&](TableReader& s) { c.momentum = read_solver(s, c.momentum, false); });
+    read_table(t, "momentum", "solver.momentum", [&](TableReader& s) {
+      c.momentum = read_solver(s, c.momentum, false);
+      c.momentum.system = s.choice("system", c.momentum.system, {"automatic", "flux", "vorticity"});
+      const char* why_not = c.exact_method          ? "method = \"exact\" solves for the streamfunction"
+                            : c.two_point_viscous   ? "it needs viscous = \"curl_curl\""
+                            : c.implicit_convection ? "implicit convection makes the momentum system nonsymmetric"
+                                                    : nullptr;
+      SS_REQUIRE(c.momentum.system != "vorticity" || !why_not,
+                 s.where_key("system") << ": [solver.momentum] system = \"vorticity\" does not apply: " << why_not);
+    });
     read_table(t, "streamfunction", "solver.streamfunction",
                [&](TableReader& s) {
                  c.streamfunction = read_solver(s, c.streamfunction, false);

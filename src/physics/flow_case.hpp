@@ -28,7 +28,8 @@
 //                 (streamfunction: 20000),
 //                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" (the
 //                 momentum default) | "none"; variant = "textbook" (default) | "single_sync" (one
-//                 reduction per CG iteration); streamfunction only: gauge = "grad_div" (default) | "none"
+//                 reduction per CG iteration); streamfunction only: gauge = "grad_div" (default) | "none";
+//                 momentum only: system = "automatic" (default) | "flux" | "vorticity" (FlowProblem's MomentumSystem)
 //   [[force]]     group = "cylinder" | 3, reference_velocity = U, reference_area = A — the force on
 //                 that boundary group at every output step (forces.csv, flow.json); with U and A, the
 //                 coefficients 2F/(U²A) too (physics/flow_forces.hpp)
@@ -90,6 +91,7 @@ struct FlowSolverSettings {
   std::string preconditioner = "jacobi";
   std::string variant = "textbook";  // CG variant (solver/cg.hpp): "textbook" | "single_sync"
   std::string gauge = "grad_div";  // streamfunction only
+  std::string system = "automatic";  // momentum only: "automatic" | "flux" | "vorticity"
 };
 
 struct FlowCase {

@@ -91,6 +91,9 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
                             s.preconditioner == "multigrid", parse_cg_variant(s.variant)};
   };
   p.momentum = solver(c.momentum);
+  p.momentum_system = c.momentum.system == "vorticity" ? MomentumSystem::vorticity
+                      : c.momentum.system == "flux"    ? MomentumSystem::flux
+                                                       : MomentumSystem::automatic;
   p.pressure = solver(c.pressure);
   p.streamfunction = solver(c.streamfunction);
   p.streamfunction_gauge = c.streamfunction.gauge == "grad_div";

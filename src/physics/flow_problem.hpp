@@ -62,6 +62,13 @@ struct FlowForceGroup {
   bool has_coefficients() const { return reference_velocity > 0 && reference_area > 0; }
 };
 
+// The unknowns of the classical method's momentum solve: the face fluxes (CG or BiCGStab on
+// H/Δt − νθK + C), or the edge vorticity (the curl–curl form reduced by the diagonal H,
+// operators/momentum_vorticity_system.hpp: CG on the edges with no M_e⁻¹ polynomial). automatic:
+// vorticity where it applies (classical method, curl–curl viscous term, explicit convection, one
+// rank), else flux.
+enum class MomentumSystem { automatic, flux, vorticity };
+
 // classical: momentum predictor, pressure Poisson, projection (thesis §7.3); exact: U = C s from
 // one streamfunction solve, pressure only when written (§7.4, physics/exact_fractional_step.hpp).
 enum class FlowMethod { classical, exact };
@@ -84,12 +91,19 @@ struct FlowProblem {
   FlowSteadySettings steady;
   std::vector<FlowForceGroup> forces;            // [[force]]: groups whose force is reported
   FlowLinearSolver momentum, pressure;
+  MomentumSystem momentum_system = MomentumSystem::automatic;
   FlowLinearSolver streamfunction{1e-6, 20000, true, false};  // exact method
   bool streamfunction_gauge = true;  // exact method: the grad–div gauge (exact_fractional_step.hpp)
 
   std::vector<FlowBoundaryKind> boundary_kinds() const;
   bool time_dependent() const;
+  // The momentum system a run uses (`distributed`: over MPI ranks); an explicit request that does
+  // not apply is one error line.
+  MomentumSystem resolved_momentum_system(bool distributed) const;
 };
+inline const char* to_string(MomentumSystem s) {
+  return s == MomentumSystem::vorticity ? "vorticity" : s == MomentumSystem::flux ? "flux" : "automatic";
+}
 
 // Boundary values at one time: u_b per boundary face (velocity faces; others 0), p_b per boundary
 // face (pressure faces; others 0), and the prescribed flux U_b = ∫ u_b·n dA per face (0 on free

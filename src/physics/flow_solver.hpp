@@ -10,6 +10,9 @@
 //      (curl–curl viscous term: f = −N(u) only, and rhs gains F M̃_e⁻¹(ν(1−θ) B Uⁿ + ν ḡ),
 //       ḡ = θ gⁿ⁺¹ + (1−θ) gⁿ the tangential boundary velocity; operators/curl_curl_viscous.hpp)
 //   3. momentum:   (H/Δt − νθ K) U* = rhs on free faces, U* = U_b on prescribed ones  (CG + Jacobi)
+//      vorticity system (momentum_system() == vorticity; physics/momentum_vorticity_solve.hpp): the
+//      same solution from CG on the edge vorticity with the whole viscous term there (2 then has
+//      f = −N(u) only): S ω = θ B w + (1 − θ) B Uⁿ + ḡ, U* = w − νΔt D Bᵀ ω
 //      implicit convection (problem.implicit_convection, Picard linearisation): the convecting flux
 //      Uⁿ, the convected velocity I U* at the new level, C x = T N(Uⁿ; I x, u_b = 0) its linear part:
 //        H (U* − Uⁿ)/Δt + T N(Uⁿ; I U*, u_b) = …  ⇔  (H/Δt + C − νθ K) U* = rhs + m C(Uⁿ − U_b)
@@ -36,6 +39,7 @@
 #include "operators/curl_curl_viscous.hpp"
 #include "physics/exact_fractional_step.hpp"
 #include "physics/flow_problem.hpp"
+#include "physics/momentum_vorticity_solve.hpp"
 #include "solver/bicgstab.hpp"
 #include "solver/cg.hpp"
 #include "util/error.hpp"
@@ -126,6 +130,10 @@ public:
       g_bar_ = backend.make_vector(curl_curl_data_.edge_mass.rows);
     }
     if (problem.method == FlowMethod::exact) build_exact();
+    momentum_system_ = problem.resolved_momentum_system(kDistributed);
+    if (momentum_system_ == MomentumSystem::vorticity)
+      vorticity_solve_ = std::make_unique<MomentumVorticitySolve<Backend>>(
+          backend, build_momentum_vorticity_system(curl_curl_data_, data.face_mass, data.free_mask));
     SS_REQUIRE(!problem.steady.enabled || problem.implicit_convection,
                "steady mode marches with implicit convection (problem.implicit_convection)");
     SS_REQUIRE(!problem.steady.enabled || !problem.time_dependent(),
@@ -147,9 +155,12 @@ public:
     }
   }
 
+  MomentumSystem momentum_system() const { return momentum_system_; }
+
   // Starts from the problem's initial velocity, made discretely divergence-free by one projection.
   void start() {
     state_time_ = 0.0, step_ = 0, dt_ = problem_.time.dt, has_previous_ = false;
+    if (vorticity_solve_) vorticity_solve_->forget_history();
     std::vector<double> U0 = face_fluxes(mesh_, problem_.initial_velocity, 0.0);
     const FlowBoundaryValues b = evaluate_boundary(problem_, mesh_, 0.0);
     const std::vector<double>& mask = data_.free_mask;
@@ -176,6 +187,7 @@ public:
     has_previous_ = !s.previous_flux.empty();
     if (has_previous_) U_previous_ = backend_.upload(s.previous_flux);
     state_time_ = s.time, step_ = s.step, dt_ = s.dt > 0 ? s.dt : problem_.time.dt;
+    if (vorticity_solve_) vorticity_solve_->forget_history();
     // Boundary values of the restored time, as the uninterrupted run had them (twice: the curl–curl
     // term keeps the previous step's tangential source too).
     if (problem_.time_dependent()) upload_boundary(state_time_), upload_boundary(state_time_);
@@ -248,8 +260,10 @@ public:
       ops_.cell_terms(problem_.convection, 0.0, 0.0, U_, ux_, uy_, uz_, bx_, by_, bz_, fx_, fy_, fz_);
       mesh_ops.integrate(fx_, fy_, fz_, integrated_);
       backend_.linear_combination({theta, 1.0 - theta}, {&g_, &g_previous_}, g_bar_);
-      curl_curl_->force(nu * (1.0 - theta), U_, nu, g_bar_, viscous_force_);
-      backend_.axpy(1.0, viscous_force_, integrated_, integrated_);
+      if (!vorticity_solve_) {  // the vorticity system takes the whole viscous term on its edges
+        curl_curl_->force(nu * (1.0 - theta), U_, nu, g_bar_, viscous_force_);
+        backend_.axpy(1.0, viscous_force_, integrated_, integrated_);
+      }
     } else {
       ops_.cell_terms(problem_.convection, nu * (1.0 - theta), nu, U_, ux_, uy_, uz_, bx_, by_, bz_, fx_, fy_, fz_);
       mesh_ops.integrate(fx_, fy_, fz_, integrated_);
@@ -261,6 +275,8 @@ public:
       ops_.momentum_rhs(0.0, nu * theta, U_, integrated_, pressure_gradient_, fixed_columns_, boundary_flux_, rhs_);
       masked_momentum(0.0, nu * theta)(U_, Ustar_);
       backend_.axpy(-1.0, Ustar_, rhs_, exact_rhs_);
+    } else if (vorticity_solve_) {  // viscous terms and fixed columns: on the edges
+      ops_.momentum_rhs(1.0 / dt, 0.0, U_, integrated_, pressure_gradient_, fixed_columns_, boundary_flux_, rhs_);
     } else {
       ops_.momentum_rhs(1.0 / dt, nu * theta, U_, integrated_, pressure_gradient_, fixed_columns_, boundary_flux_, rhs_);
       if (problem_.implicit_convection) {  // rhs += m C(Uⁿ − U_b)
@@ -286,7 +302,9 @@ public:
     const CgOptions momentum_options = cg_options(problem_.momentum);
     const Vector* momentum_jacobi = problem_.momentum.jacobi ? &momentum_inverse_diagonal_ : nullptr;
     CgResult momentum;
-    if (problem_.implicit_convection) {
+    if (vorticity_solve_) {
+      momentum = vorticity_solve_->solve(dt, dt_, nu, theta, rhs_, U_, g_bar_, Ustar_, *curl_curl_, momentum_options);
+    } else if (problem_.implicit_convection) {
       // y = A x + m C(m x): the symmetric part as for CG, then the linearised convection
       const auto apply = [&](const Vector& x, Vector& y) {
         momentum_apply(1.0 / dt, nu * theta, x, y);
@@ -575,6 +593,8 @@ private:
   FlowTotals totals_;
   Vector U_, Ustar_, rhs_, p_, phi_, rhs_p_, ones_c_, ones_f_, pressure_inverse_diagonal_, face_mass_;
   Vector momentum_inverse_diagonal_;
+  MomentumSystem momentum_system_ = MomentumSystem::flux;
+  std::unique_ptr<MomentumVorticitySolve<Backend>> vorticity_solve_;  // momentum_system_ == vorticity
   Vector U_previous_;          // Uⁿ⁻¹ (has_previous_): the momentum solve's starting guess extrapolates
   bool has_previous_ = false;
   double momentum_diagonal_dt_ = -1;  // the Δt momentum_inverse_diagonal_ was made for

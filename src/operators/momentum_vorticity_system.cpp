@@ -1,0 +1,54 @@
+#include "operators/momentum_vorticity_system.hpp"
+
+#include "util/error.hpp"
+
+namespace ss {
+
+MomentumVorticitySystem build_momentum_vorticity_system(const CurlCurlViscousData& viscous,
+                                                        const std::vector<double>& face_mass,
+                                                        const std::vector<double>& free_mask) {
+  const SparseMatrix& b = viscous.vorticity_source;
+  const std::int32_t ne = b.rows, nf = b.cols;
+  SS_REQUIRE(face_mass.size() == size_t(nf) && free_mask.size() == size_t(nf),
+             "momentum vorticity system: " << face_mass.size() << " face masses for " << nf << " faces");
+  const auto held = [&](std::int32_t e) { return viscous.edge_inverse_diagonal[size_t(e)] == 0.0; };
+
+  MomentumVorticitySystem s;
+  s.inverse_face_mass.resize(size_t(nf));
+  s.prescribed.resize(size_t(nf));
+  for (std::int32_t f = 0; f < nf; ++f) {
+    s.inverse_face_mass[size_t(f)] = free_mask[size_t(f)] / face_mass[size_t(f)];
+    s.prescribed[size_t(f)] = 1.0 - free_mask[size_t(f)];
+  }
+
+  std::vector<Triplet> mass, source;
+  const SparseMatrix& me = viscous.edge_mass;
+  for (std::int32_t e = 0; e < ne; ++e) {
+    if (held(e)) {
+      mass.push_back({e, e, 1.0});
+      continue;
+    }
+    for (std::int32_t k = me.offsets[size_t(e)]; k < me.offsets[size_t(e) + 1]; ++k)
+      if (!held(me.columns[size_t(k)])) mass.push_back({e, me.columns[size_t(k)], me.values[size_t(k)]});
+    for (std::int32_t k = b.offsets[size_t(e)]; k < b.offsets[size_t(e) + 1]; ++k)
+      source.push_back({e, b.columns[size_t(k)], b.values[size_t(k)]});
+  }
+  s.edge_mass = from_triplets(ne, ne, std::move(mass));
+  s.source = from_triplets(ne, nf, std::move(source));
+  s.scaled_transpose = transpose(s.source);
+  for (std::int32_t f = 0; f < nf; ++f)
+    for (std::int32_t k = s.scaled_transpose.offsets[size_t(f)]; k < s.scaled_transpose.offsets[size_t(f) + 1]; ++k)
+      s.scaled_transpose.values[size_t(k)] *= s.inverse_face_mass[size_t(f)];
+
+  s.free_edges.resize(size_t(ne));
+  for (std::int32_t e = 0; e < ne; ++e) s.free_edges[size_t(e)] = held(e) ? 0.0 : 1.0;
+  s.mass_diagonal = s.edge_mass.diagonal();
+  s.coupling_diagonal.assign(size_t(ne), 0.0);  // (B D Bᵀ)_ee = Σ_f B_ef² D_f
+  for (std::int32_t e = 0; e < ne; ++e)
+    for (std::int32_t k = s.source.offsets[size_t(e)]; k < s.source.offsets[size_t(e) + 1]; ++k)
+      s.coupling_diagonal[size_t(e)] +=
+          s.source.values[size_t(k)] * s.source.values[size_t(k)] * s.inverse_face_mass[size_t(s.source.columns[size_t(k)])];
+  return s;
+}
+
+}  // namespace ss

@@ -1,0 +1,102 @@
+#pragma once
+// The classical method's momentum solve in its vorticity form (operators/momentum_vorticity_system.hpp),
+// with the whole viscous term in the edge equation, θ-weighted:
+//   M_e ω = θ B Uⁿ⁺¹ + (1 − θ) B Uⁿ + ḡ,   viscous force −ν Bᵀ ω      (ḡ: the tangential boundary source)
+// so with w = Δt D r + (1 − m) r (r: the face right-hand side without viscous terms, U_b on
+// prescribed faces) and c = νθΔt:
+//   S ω = (M_e + c B D Bᵀ) ω = θ B w + (1 − θ) B Uⁿ + ḡ     (Jacobi-CG on the edges)
+//   Uⁿ⁺¹ = w − νΔt D Bᵀ ω                                    (the face fluxes)
+// ω here is exact up to the CG tolerance where the face form applies M_e⁻¹ as a Chebyshev
+// polynomial (1e-3). The start vector is the extrapolation of the last two steps' ω (the first
+// step: the polynomial M̃_e⁻¹ applied to the right-hand side; the second: ωⁿ).
+#include <memory>
+#include <utility>
+
+#include "operators/curl_curl_viscous.hpp"
+#include "operators/momentum_vorticity_system.hpp"
+#include "solver/cg.hpp"
+
+namespace ss {
+
+template <class Backend>
+class MomentumVorticitySolve {
+public:
+  using Vector = typename Backend::Vector;
+  using Sparse = typename SparseMatrixOn<Backend>::type;
+
+  MomentumVorticitySolve(Backend& backend, const MomentumVorticitySystem& system)
+      : backend_(backend), mass_(backend, system.edge_mass), source_(backend, system.source),
+        scaled_transpose_(backend, system.scaled_transpose) {
+    const std::int64_t ne = system.edge_mass.rows, nf = system.source.cols;
+    mass_diagonal_ = backend.upload(system.mass_diagonal);
+    coupling_diagonal_ = backend.upload(system.coupling_diagonal);
+    inverse_face_mass_ = backend.upload(system.inverse_face_mass);
+    prescribed_ = backend.upload(system.prescribed);
+    free_edges_ = backend.upload(system.free_edges);
+    ones_ = backend.make_vector(ne);
+    backend.fill(ones_, 1.0);
+    inverse_diagonal_ = backend.make_vector(ne), b_ = backend.make_vector(ne), edges_ = backend.make_vector(ne);
+    omega_ = backend.make_vector(ne), omega_previous_ = backend.make_vector(ne);
+    w_ = backend.make_vector(nf), faces_ = backend.make_vector(nf), scale_ = backend.make_vector(nf);
+  }
+
+  // U = Uⁿ⁺¹ from r (faces), Uⁿ (`U_old`) and ḡ (`g_bar`, edges), for the step dt after a step of
+  // previous_dt (the extrapolation's ratio). `start` gives the polynomial M̃_e⁻¹ for the first step.
+  CgResult solve(double dt, double previous_dt, double nu, double theta, const Vector& r, const Vector& U_old,
+                 const Vector& g_bar, Vector& U, CurlCurlViscous<Backend>& start, const CgOptions& options) {
+    const double c = nu * theta * dt;
+    if (dt != dt_ || nu * theta != nu_theta_) {  // w's face scale and S's Jacobi 1 / (diag M_e + c diag B D Bᵀ)
+      backend_.linear_combination({dt, 1.0}, {&inverse_face_mass_, &prescribed_}, scale_);
+      backend_.linear_combination({1.0, c}, {&mass_diagonal_, &coupling_diagonal_}, edges_);
+      backend_.divide(ones_, edges_, inverse_diagonal_);
+      dt_ = dt, nu_theta_ = nu * theta;
+    }
+    // b = θ B w + (1 − θ) B Uⁿ + ḡ, zero on held edges
+    backend_.multiply(scale_, r, w_);
+    if (theta < 1.0) {
+      backend_.linear_combination({theta, 1.0 - theta}, {&w_, &U_old}, faces_);
+      source_.apply(faces_, b_);
+    } else {
+      source_.apply(w_, b_);
+    }
+    backend_.multiply(free_edges_, g_bar, edges_);
+    backend_.axpy(1.0, edges_, b_, b_);
+
+    if (steps_ >= 2) {  // ω ≈ ωⁿ + (Δt/Δtⁿ⁻¹)(ωⁿ − ωⁿ⁻¹); ωⁿ kept in ω_previous_
+      const double ratio = dt / previous_dt;
+      backend_.linear_combination({1.0 + ratio, -ratio}, {&omega_, &omega_previous_}, edges_);
+      std::swap(omega_, omega_previous_);
+      std::swap(omega_, edges_);
+    } else if (steps_ == 1) {  // ω ≈ ωⁿ
+      backend_.copy(omega_, omega_previous_);
+    } else {
+      start.vorticity(b_, omega_);
+    }
+    // S ω = M_e ω + c B (D Bᵀ ω)
+    const auto apply = [&](const Vector& x, Vector& y) {
+      scaled_transpose_.apply(x, faces_);
+      source_.apply(faces_, edges_);
+      mass_.apply(x, y);
+      backend_.axpy(c, edges_, y, y);
+    };
+    CgResult result = conjugate_gradient(backend_, apply, b_, omega_, &inverse_diagonal_, options);
+    // Uⁿ⁺¹ = w − νΔt D Bᵀ ω
+    scaled_transpose_.apply(omega_, faces_);
+    backend_.axpy(-nu * dt, faces_, w_, U);
+    ++steps_;
+    return result;
+  }
+
+  // A state the last solves did not lead to (a start, a restart): the next start is the polynomial's.
+  void forget_history() { steps_ = 0; }
+
+private:
+  Backend& backend_;
+  Sparse mass_, source_, scaled_transpose_;
+  Vector mass_diagonal_, coupling_diagonal_, inverse_face_mass_, prescribed_, free_edges_, ones_;
+  Vector inverse_diagonal_, b_, edges_, omega_, omega_previous_, w_, faces_, scale_;
+  double dt_ = -1, nu_theta_ = -1;
+  int steps_ = 0;  // solves since the history began (the extrapolation needs two)
+};
+
+}  // namespace ss
