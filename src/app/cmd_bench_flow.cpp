@@ -1,12 +1,17 @@
 // `streamsolve bench flow --mesh FILE [--case CASE.toml] [--refine K] [--steps N] [--warmup-steps W]
-//                       [--cpu-steps M] [--cfl C] [--methods classical,exact] [--json FILE]`
+//                       [--cpu-steps M] [--cfl C] [--methods classical,classical-flux,exact] [--json FILE]`
 // Seconds per time step of the fractional-step flow solver, split into convection (explicit terms and
 // right-hand side), momentum solve, pressure solve, projection and diagnostics, with the iterations
 // of each solve: on the GPU once per launch path of `--launch` (e.g. fragment,compute) and on the
 // CPU reference (double, OpenMP). Every run continues from the same developed state: the first GPU
 // path steps W times from rest (untimed), and each run then restores that state and takes N steps
-// (the CPU M steps, as it is slow on big meshes). Each method of --methods (default both) runs
-// so; the exact method first takes one untimed step from that state (its streamfunction starts at 0). The problem is the case's, or without --case the
+// (the CPU M steps, as it is slow on big meshes). Each method of --methods runs so, side by side:
+//   classical           the classical method as a run picks it (the momentum system `automatic`)
+//   classical-flux      its momentum solve on the face fluxes (CG on H/Δt − νθK)
+//   classical-implicit  implicit convection (BiCGStab on the face fluxes)
+//   exact               the exact method (it first takes one untimed step from the developed state:
+//                       its streamfunction starts at 0)
+// The problem is the case's, or without --case the
 // lid-driven cavity at Re = 100 (lid speed 1, ν = 0.01; the mesh needs the groups "lid" and "walls",
 // as meshes/cavity.msh). Δt follows the CFL target (default 0.5) as in a production run.
 #include <algorithm>
@@ -42,7 +47,7 @@ struct FlowBenchOptions {
   std::string mesh, case_file, json;
   int refine = 0, steps = 10, warmup_steps = 20, cpu_steps = 2;
   double cfl = 0.5;
-  std::vector<std::string> methods{"classical", "exact"};
+  std::vector<std::string> methods{"classical", "classical-flux", "exact"};
 };
 
 // The built-in problem: the lid-driven cavity of meshes/cavity_flow.toml at Re = 100.
@@ -95,6 +100,8 @@ nlohmann::json time_steps(Backend& backend, Ops& ops, const FlowProblem& problem
   nlohmann::json j;
   j["steps"] = t.steps;
   j["method"] = problem.method == FlowMethod::exact ? "exact" : "classical";
+  j["convection_time"] = problem.implicit_convection ? "implicit" : "explicit";
+  j["momentum_system"] = to_string(problem.resolved_momentum_system());
   j["setup_seconds"] = setup_seconds;  // operators, solver, first use of every kernel, restore
   j["seconds_per_step"] = {{"convection", t.convection_seconds / n},   {"momentum", t.momentum_seconds / n},
                            {"pressure", t.pressure_seconds / n},       {"projection", t.projection_seconds / n},
@@ -110,7 +117,7 @@ nlohmann::json time_steps(Backend& backend, Ops& ops, const FlowProblem& problem
 
 void print_row(const std::string& name, const nlohmann::json& r) {
   const auto& s = r["seconds_per_step"];
-  std::printf("%-22s %6d %11.4e %11.4e %11.4e %11.4e %11.4e %11.4e %11.4e %7.1f %7.1f %7.1f %9.3e\n", name.c_str(),
+  std::printf("%-32s %6d %11.4e %11.4e %11.4e %11.4e %11.4e %11.4e %11.4e %7.1f %7.1f %7.1f %9.3e\n", name.c_str(),
               r["steps"].get<int>(), s["total"].get<double>(), s["convection"].get<double>(),
               s["momentum"].get<double>(), s["pressure"].get<double>(), s["projection"].get<double>(),
               s["streamfunction"].get<double>(), s["diagnostics"].get<double>(),
@@ -120,8 +127,9 @@ void print_row(const std::string& name, const nlohmann::json& r) {
 }
 
 void bench_method(const FlowBenchOptions& o, const GlobalOptions& globals, GlContext& context,
-                  const FlowProblem& problem, const LoadedMesh& mesh, const MeshOperatorTables& tables,
-                  const FlowOperatorData& data, std::optional<FlowState>& developed, nlohmann::json& report);
+                  const std::string& method, const FlowProblem& problem, const LoadedMesh& mesh,
+                  const MeshOperatorTables& tables, const FlowOperatorData& data, std::optional<FlowState>& developed,
+                  nlohmann::json& report);
 
 void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
   using Clock = std::chrono::steady_clock;
@@ -160,16 +168,20 @@ void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
   report["cpu_threads"] = std::thread::hardware_concurrency();
   report["cpu_device"] = cpu_device_name();
   report["runs"] = nlohmann::json::array();
-  std::printf("%-22s %6s %11s %11s %11s %11s %11s %11s %11s %7s %7s %7s %9s\n", "run", "steps", "s/step",
+  std::printf("%-32s %6s %11s %11s %11s %11s %11s %11s %11s %7s %7s %7s %9s\n", "run", "steps", "s/step",
               "convection", "momentum", "pressure", "projection", "streamfn", "diagnost.", "mom_it", "p_it", "sf_it",
               "cfl");
 
   GlContext context(globals.gl);
   report["device"] = context.info().renderer;
   std::optional<FlowState> developed;
+  const FlowProblem as_read = problem;
   for (const std::string& method : o.methods) {
+    problem = as_read;
     problem.method = method == "exact" ? FlowMethod::exact : FlowMethod::classical;
-    bench_method(o, globals, context, problem, mesh, tables, data, developed, report);
+    problem.implicit_convection = method == "classical-implicit";
+    problem.momentum_system = method == "classical-flux" ? MomentumSystem::flux : MomentumSystem::automatic;
+    bench_method(o, globals, context, method, problem, mesh, tables, data, developed, report);
   }
   if (!o.json.empty()) write_file_atomically(o.json, report.dump(2) + "\n");
 }
@@ -177,11 +189,11 @@ void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
 // One method: the GPU once per launch path (the first run of all also steps from rest to the
 // developed state), then the CPU reference from the same state.
 void bench_method(const FlowBenchOptions& o, const GlobalOptions& globals, GlContext& context,
-                  const FlowProblem& problem, const LoadedMesh& mesh, const MeshOperatorTables& tables,
-                  const FlowOperatorData& data, std::optional<FlowState>& developed, nlohmann::json& report) {
+                  const std::string& method, const FlowProblem& problem, const LoadedMesh& mesh,
+                  const MeshOperatorTables& tables, const FlowOperatorData& data, std::optional<FlowState>& developed,
+                  nlohmann::json& report) {
   using Clock = std::chrono::steady_clock;
   const auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-  const std::string method = problem.method == FlowMethod::exact ? "exact" : "classical";
   std::map<std::string, double> gpu_seconds;
   for (const GpuOptions& path : globals.gpu_options_list()) {
     const auto t0 = Clock::now();
@@ -190,6 +202,7 @@ void bench_method(const FlowBenchOptions& o, const GlobalOptions& globals, GlCon
     GpuFlowOperators ops(gpu, mesh_ops, data);
     nlohmann::json row = time_steps(gpu, ops, problem, mesh, data, developed, o.warmup_steps, o.steps, since(t0));
     const std::string launch = to_string(path.launch);
+    row["run"] = method;
     row["backend"] = "gpu";
     row["launch"] = launch;
     gpu_seconds[launch] = row["seconds_per_step"]["total"].get<double>();
@@ -204,6 +217,7 @@ void bench_method(const FlowBenchOptions& o, const GlobalOptions& globals, GlCon
     CpuMeshOperators mesh_ops(mesh);
     CpuFlowOperators ops(mesh_ops, data);
     nlohmann::json row = time_steps(cpu, ops, problem, mesh, data, developed, o.warmup_steps, o.cpu_steps, since(t0));
+    row["run"] = method;
     row["backend"] = "cpu";
     const double cpu_seconds = row["seconds_per_step"]["total"].get<double>();
     print_row(method + " cpu", row);
@@ -234,9 +248,12 @@ void add_bench_flow_command(CLI::App& bench, GlobalOptions& globals) {
   b->add_option("--cpu-steps", o.cpu_steps, "timed steps of the CPU reference (default 2; 0: skip it)")
       ->check(CLI::Range(0, 100000));
   b->add_option("--cfl", o.cfl, "CFL target of the adaptive time step (default 0.5)")->check(CLI::PositiveNumber);
-  b->add_option("--methods", o.methods, "flow methods to time, comma-separated (default classical,exact)")
+  b->add_option("--methods", o.methods,
+                "flow methods to time, comma-separated: classical (the momentum system a run picks), classical-flux "
+                "(momentum on the face fluxes), classical-implicit (implicit convection), exact (default "
+                "classical,classical-flux,exact)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"classical", "exact"}));
+      ->check(CLI::IsMember({"classical", "classical-flux", "classical-implicit", "exact"}));
   b->add_option("--json", o.json, "write the results as JSON to this file");
   b->callback([&globals] {
     SS_REQUIRE(!o.mesh.empty() || !o.case_file.empty(), "bench flow: give --mesh FILE (and --case CASE.toml for a "

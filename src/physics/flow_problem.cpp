@@ -18,12 +18,11 @@ bool FlowProblem::time_dependent() const {
   return false;
 }
 
-MomentumSystem FlowProblem::resolved_momentum_system(bool distributed) const {
+MomentumSystem FlowProblem::resolved_momentum_system() const {
   const char* why_not = method == FlowMethod::exact           ? "the exact method solves for the streamfunction"
                         : viscous != ViscousScheme::curl_curl ? "it needs viscous = \"curl_curl\""
-                        : implicit_convection                 ? "implicit convection makes the momentum system nonsymmetric"
-                        : distributed                         ? "it runs on one rank (not over MPI ranks yet)"
-                                                              : nullptr;
+                        : implicit_convection ? "implicit convection makes the momentum system nonsymmetric"
+                                              : nullptr;
   if (momentum_system == MomentumSystem::vorticity)
     SS_REQUIRE(!why_not, "[solver.momentum] system = \"vorticity\" does not apply here: " << why_not);
   if (momentum_system != MomentumSystem::automatic) return momentum_system;

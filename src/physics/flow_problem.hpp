@@ -65,8 +65,8 @@ struct FlowForceGroup {
 // The unknowns of the classical method's momentum solve: the face fluxes (CG or BiCGStab on
 // H/Δt − νθK + C), or the edge vorticity (the curl–curl form reduced by the diagonal H,
 // operators/momentum_vorticity_system.hpp: CG on the edges with no M_e⁻¹ polynomial). automatic:
-// vorticity where it applies (classical method, curl–curl viscous term, explicit convection, one
-// rank), else flux.
+// vorticity where it applies (classical method, curl–curl viscous term, explicit convection), else
+// flux.
 enum class MomentumSystem { automatic, flux, vorticity };
 
 // classical: momentum predictor, pressure Poisson, projection (thesis §7.3); exact: U = C s from
@@ -97,9 +97,8 @@ struct FlowProblem {
 
   std::vector<FlowBoundaryKind> boundary_kinds() const;
   bool time_dependent() const;
-  // The momentum system a run uses (`distributed`: over MPI ranks); an explicit request that does
-  // not apply is one error line.
-  MomentumSystem resolved_momentum_system(bool distributed) const;
+  // The momentum system a run uses; an explicit request that does not apply is one error line.
+  MomentumSystem resolved_momentum_system() const;
 };
 inline const char* to_string(MomentumSystem s) {
   return s == MomentumSystem::vorticity ? "vorticity" : s == MomentumSystem::flux ? "flux" : "automatic";

@@ -130,10 +130,8 @@ public:
       g_bar_ = backend.make_vector(curl_curl_data_.edge_mass.rows);
     }
     if (problem.method == FlowMethod::exact) build_exact();
-    momentum_system_ = problem.resolved_momentum_system(kDistributed);
-    if (momentum_system_ == MomentumSystem::vorticity)
-      vorticity_solve_ = std::make_unique<MomentumVorticitySolve<Backend>>(
-          backend, build_momentum_vorticity_system(curl_curl_data_, data.face_mass, data.free_mask));
+    momentum_system_ = problem.resolved_momentum_system();
+    if (momentum_system_ == MomentumSystem::vorticity) build_vorticity_solve();
     SS_REQUIRE(!problem.steady.enabled || problem.implicit_convection,
                "steady mode marches with implicit convection (problem.implicit_convection)");
     SS_REQUIRE(!problem.steady.enabled || !problem.time_dependent(),
@@ -497,6 +495,18 @@ private:
     return backend_.max(courant_);
   }
 
+  // The momentum solve on the edge vorticity; over MPI ranks with the per-entity arrays right on
+  // the ghosts too (a piece's rim misses cells), as the pointwise steps read them.
+  void build_vorticity_solve() {
+    std::vector<double> face_mass = data_.face_mass;
+    if constexpr (kDistributed) ops_.complete_ghosts(face_mass);
+    MomentumVorticitySystem system = build_momentum_vorticity_system(curl_curl_data_, face_mass, data_.free_mask);
+    if constexpr (kDistributed)
+      for (std::vector<double>* v : {&system.mass_diagonal, &system.coupling_diagonal, &system.free_edges})
+        ops_.complete_ghosts(*v);
+    vorticity_solve_ = std::make_unique<MomentumVorticitySolve<Backend>>(backend_, system);
+  }
+
   // Jacobi preconditioner of the momentum system, 1 / diag(H/Δt − νθ K) (it changes with Δt only).
   void update_momentum_inverse_diagonal(double dt) {
     const double nu_theta = problem_.viscosity * problem_.theta;
@@ -522,8 +532,10 @@ private:
     fixed_columns_ = backend_.make_vector(nf_);
     curl_curl_->apply(boundary_flux_, fixed_columns_);
     // Tangential boundary velocity: gⁿ⁺¹ now, gⁿ kept for the θ-weighted explicit part.
-    const std::vector<double> g =
+    std::vector<double> g =
         tangential_boundary_source(curl_curl_data_, mesh_, problem_.boundary_kinds(), b.bx, b.by, b.bz);
+    // Over MPI ranks the vorticity system's right-hand side reads g on the ghost edges too.
+    if constexpr (kDistributed) ops_.complete_ghosts(g);
     if (g_.size() == 0) g_ = backend_.upload(g);
     std::swap(g_previous_, g_);
     g_ = backend_.upload(g);

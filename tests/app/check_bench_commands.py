@@ -156,8 +156,8 @@ if os.path.exists(out):
               x["wrong_corners"] == 0 and h["wrong_edges"] == 0 and x["volumes_max_rel_diff"] <= 1e-6 and
               h["coefficients_max_rel_diff"] <= 1e-6 and h["mass_max_rel_diff"] <= 1e-6 and h["seconds"] > 0)
 
-# bench flow: per-step split of both methods on both launch paths and the CPU reference from one
-# developed state.
+# bench flow: per-step split of the classical method (both momentum systems) and the exact method on
+# both launch paths and the CPU reference from one developed state.
 cavity = os.path.join(os.path.dirname(cube), "cavity.msh")
 out = f"{work}/flow.json"
 r = run("bench", "flow", "--mesh", cavity, "--steps", "1", "--warmup-steps", "1", "--cpu-steps", "1",
@@ -165,16 +165,18 @@ r = run("bench", "flow", "--mesh", cavity, "--steps", "1", "--warmup-steps", "1"
 check("bench flow runs", r.returncode == 0 and os.path.exists(out))
 if os.path.exists(out):
     j = json.load(open(out))
-    every = {(x["method"], x["backend"], x.get("launch")): x for x in j["runs"]}
-    check("bench flow: gpu fragment, gpu compute and cpu rows of both methods",
-          set(every) == {(m, b, l) for m in ("classical", "exact")
-                         for b, l in (("gpu", "fragment"), ("gpu", "compute"), ("cpu", None))})
-    runs = {k[1:]: x for k, x in every.items() if k[0] == "classical"}
+    names = ("classical", "classical-flux", "exact")
+    every = {(x["run"], x["backend"], x.get("launch")): x for x in j["runs"]}
+    check("bench flow: gpu fragment, gpu compute and cpu rows of every method",
+          set(every) == {(m, b, l) for m in names for b, l in (("gpu", "fragment"), ("gpu", "compute"), ("cpu", None))})
+    classical = [x for k, x in every.items() if k[0] != "exact"]
     exact = [x for k, x in every.items() if k[0] == "exact"]
+    check("bench flow: the classical rows solve the momentum on the edge vorticity, classical-flux on the faces",
+          all(x["momentum_system"] == ("flux" if x["run"] == "classical-flux" else "vorticity") for x in classical))
     parts = ["convection", "momentum", "pressure", "projection", "diagnostics", "total"]
     check("bench flow: every classical row has its seconds per step split and iterations",
           all(all(x["seconds_per_step"][k] > 0 for k in parts) and x["iterations"]["momentum"] > 0 and
-              x["iterations"]["pressure"] > 0 for x in runs.values()))
+              x["iterations"]["pressure"] > 0 for x in classical))
     check("bench flow: every exact row has streamfunction seconds and iterations, no momentum or pressure solve",
           all(x["seconds_per_step"]["streamfunction"] > 0 and x["iterations"]["streamfunction"] > 0 and
               x["iterations"]["momentum"] == 0 and x["iterations"]["pressure"] == 0 for x in exact))
@@ -183,9 +185,9 @@ if os.path.exists(out):
               for x in every.values()))
     check("bench flow: speed-ups and mesh size", j["mesh"]["cells"] == 4994 and
           all(set(j["gpu_over_cpu_speedup"][m]) == {"fragment", "compute"} and j["compute_over_fragment_speedup"][m] > 0
-              for m in ("classical", "exact")))
+              for m in names))
     check("bench flow: every classical run continues from the same state to the same time step",
-          len({round(x["last"]["dt"], 12) for x in runs.values() if x["backend"] == "gpu"}) == 1)
+          len({round(x["last"]["dt"], 12) for x in classical if x["backend"] == "gpu"}) == 1)
 r = run("bench", "flow", "--mesh", cube)
 check("bench flow without lid/walls groups: one error line naming the group", one_error_line(r) and "lid" in r.stderr)
 
