@@ -338,13 +338,13 @@ def main():
     open(bad_case, "w").write(text.replace('file = "../../', 'file = "' + os.path.join(case_dir, "../../")))
     bad_probe = os.path.join(a.outdir, "probe_outside.toml")
     text = open(a.case).read().replace('file = "../../', 'file = "' + os.path.join(case_dir, "../../"))
-    open(bad_probe, "w").write(text + '\n[[probe]]\nname = "outside"\npoints = [[0.5, 0.5, 0.5], [7.0, 0.5, 0.5]]\n')
+    open(bad_probe, "w").write(text + '\n[[probe]]\nname = "outside"\npoints = [[1000.0, 0.5, 0.5]]\n')
     # The ids of a checkpoint: a serial run's mesh, or an MPI run's pieces; the other kind is refused.
     for kind, source, cmd, message in [
             ("bad case", last, mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve, "flow", bad_case, "--backend", a.backend],
              "unknown boundary group"),
             ("bad probe", last, mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve, "flow", bad_probe, "--backend", a.backend],
-             "probe 'outside': point 1 (7, 0.5, 0.5) is outside the mesh"),
+             "probe 'outside': point 0 (1000, 0.5, 0.5) is outside the mesh"),
             ("mpi", last, [a.streamsolve] + common + ["--restart"], "written by a run over MPI ranks"),
             ("serial", serial_out, mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve] + common + ["--restart"],
              "written by a serial run"),

@@ -210,6 +210,7 @@ TEST_F(SliceTest, ErrorsLeaveNoFileAndSuccessWritesOne) {
   zero.normal = glm::dvec3(0.0);
   EXPECT_THROW(render_slice_png(cube(), values, zero, png), Error);
   EXPECT_THROW(render_slice_png(cube(), std::vector<double>(values.size() - 1, 0.0), y_half(), png), Error);
+  EXPECT_THROW(render_slice_png(cube(), values, y_half(), png, std::vector<glm::dvec3>(values.size() + 1)), Error);
   SliceOptions too_big = y_half();
   too_big.width = 1 << 20;
   EXPECT_THROW(render_slice_png(cube(), values, too_big, png), Error);
