@@ -12,12 +12,33 @@
 #include <vector>
 
 #include <glm/vec3.hpp>
+#include <glm/vec4.hpp>
 
 #include "mesh/load_mesh.hpp"
 #include "physics/flow_fields.hpp"
 #include "physics/flow_probe_case.hpp"
 
 namespace ss {
+
+// Where a point lies in a mesh: the tet it lies deepest in, its barycentric weights there and that
+// depth (the least weight; >= -1e-9 counts as inside, for round-off).
+struct ProbeLocation {
+  std::int32_t cell = -1;
+  std::array<double, 4> weights{};  // in the tet's node order
+  double depth = -1e300;
+};
+// Searches `cells` (null: every tet; the first of equally deep tets wins); cell -1 when the point
+// is in none of them.
+ProbeLocation locate_probe_point(const LoadedMesh& mesh, const glm::dvec3& p, const std::vector<std::int32_t>* cells = nullptr);
+// The node velocity (x, y, z) and pressure (w) interpolated at a located point.
+glm::dvec4 sample_probe_point(const LoadedMesh& mesh, const ProbeLocation& at, const FlowFields& fields);
+
+// The columns of a probe (see above), and its values from the node velocity and pressure at each point.
+std::vector<std::string> probe_columns(const FlowProbeSpec& spec);
+std::vector<double> probe_values(const FlowProbeSpec& spec, const std::vector<glm::dvec4>& at_points);
+
+// "(x, y, z)" as probe errors write a point.
+std::string probe_point_text(const glm::dvec3& x);
 
 class FlowProbes {
 public:
@@ -30,15 +51,15 @@ public:
   std::vector<std::string> columns(size_t probe) const;
   // The values of `columns(probe)` from the node fields.
   std::vector<double> sample(size_t probe, const FlowFields& fields) const;
+  // sample() of every probe.
+  std::vector<std::vector<double>> sample_all(const FlowFields& fields) const;
+
+  const std::vector<FlowProbeSpec>& specs() const { return specs_; }
 
 private:
-  struct Location {
-    std::int32_t cell = -1;
-    std::array<double, 4> weights{};  // barycentric, in the tet's node order
-  };
   const LoadedMesh& mesh_;
   std::vector<FlowProbeSpec> specs_;
-  std::vector<std::vector<Location>> locations_;  // per probe, per point
+  std::vector<std::vector<ProbeLocation>> locations_;  // per probe, per point
 };
 
 }  // namespace ss

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include <glm/common.hpp>
+#include <glm/geometric.hpp>
 
 #include "gl/check.hpp"
 #include "gl/context.hpp"
@@ -22,6 +23,7 @@ namespace {
 
 const glm::vec3 kOutlineColour(0.08f, 0.08f, 0.10f);
 const glm::vec3 kNoValueColour(0.6f, 0.6f, 0.6f);
+const glm::vec3 kArrowColour(1.0f, 1.0f, 1.0f);
 
 // Coordinate ticks between lo and hi (the ends count) about `spacing` pixels apart, 2 to 6 of them.
 std::vector<double> axis_ticks(double lo, double hi, double pixel_length, double spacing) {
@@ -108,6 +110,32 @@ void draw_slice(const SliceLayout& layout, const PictureFrame& frame, const Axes
                hi.y - axes.gap - axes.text_height - ls, frame.label_scale, kTextColour);
 }
 
+// The arrows: each centred on its grid point, a shaft and a triangular head, first all their dark
+// outlines (the shapes grown by `rim` pixels), then the white fills on top.
+void draw_arrows(const SliceLayout& layout, const PictureFrame& frame, Overlay& overlay) {
+  const float length = float(layout.arrow_length);
+  const float rim = std::max(1.0f, float(1.2 * frame.scale));
+  const float shaft = std::max(1.5f, 0.08f * length), head = 0.38f * length, half_head = 0.24f * length;
+  for (const glm::vec3& colour : {kOutlineColour, kArrowColour}) {
+    const float grow = colour == kOutlineColour ? rim : 0.0f;
+    for (const SliceArrow& a : layout.arrows) {
+      const glm::vec2 mid(layout.to_pixel(a.at));
+      const glm::vec2 d(float(a.direction.x), -float(a.direction.y));  // pixel rows grow downwards
+      const glm::vec2 across(-d.y, d.x);
+      const glm::vec2 tail = mid - 0.5f * length * d, tip = mid + 0.5f * length * d, base = tip - head * d;
+      overlay.line(tail, base + 0.5f * shaft * d, shaft + 2 * grow, colour);
+      // The head grown by `grow` pixels: scaled about its incentre by (r + grow) / r.
+      glm::vec2 corners[3] = {tip, base + half_head * across, base - half_head * across};
+      const float sa = glm::length(corners[1] - corners[2]), sb = glm::length(corners[0] - corners[2]),
+                  sc = glm::length(corners[0] - corners[1]);
+      const glm::vec2 incentre = (sa * corners[0] + sb * corners[1] + sc * corners[2]) / (sa + sb + sc);
+      const float r = head * half_head / (0.5f * (sa + sb + sc));  // area / semi-perimeter
+      for (glm::vec2& p : corners) p = incentre + (p - incentre) * ((r + grow) / r);
+      overlay.flat_triangle(corners[0], corners[1], corners[2], colour);
+    }
+  }
+}
+
 }  // namespace
 
 glm::dvec3 default_slice_origin(const LoadedMesh& mesh) {
@@ -125,12 +153,13 @@ glm::dvec2 SliceLayout::to_plane(const glm::dvec2& pixel) const {
   return {cut.lo.x + (pixel.x - lo_pixel.x) / pixels_per_unit, cut.lo.y - (pixel.y - lo_pixel.y) / pixels_per_unit};
 }
 
-SliceLayout layout_slice(const LoadedMesh& mesh, const std::vector<double>& nodal_values, const SliceOptions& options) {
+SliceLayout layout_slice(const LoadedMesh& mesh, const std::vector<double>& nodal_values, const SliceOptions& options,
+                         const std::vector<glm::dvec3>& nodal_vectors) {
   SS_REQUIRE(options.width > 0 && options.height > 0, "picture size " << options.width << "x" << options.height << " is not positive");
   colormap_stops(options.colormap);  // an unknown name is an error before any work
   SliceLayout layout;
   layout.plane = make_slice_plane(options.origin, options.normal);
-  layout.cut = cut_mesh(mesh, nodal_values, layout.plane);
+  layout.cut = cut_mesh(mesh, nodal_values, layout.plane, nodal_vectors);
   std::tie(layout.range_min, layout.range_max) = resolve_colour_range(layout.cut.values, options.range_min, options.range_max);
   layout.subtitle = with_plane(options.subtitle, layout.plane);
 
@@ -144,14 +173,18 @@ SliceLayout layout_slice(const LoadedMesh& mesh, const std::vector<double>& noda
   layout.pixels_per_unit = std::min(free_w / span.x, free_h / span.y);
   const glm::dvec2 used = span * layout.pixels_per_unit;
   layout.lo_pixel = {axes.left + 0.5 * (free_w - used.x), double(frame.title_band) + axes.top + 0.5 * (free_h + used.y)};
+  layout.arrows = slice_arrows(layout.cut, options.arrows_across);
+  layout.arrow_length = 0.8 * slice_arrow_spacing(layout.cut, options.arrows_across) * layout.pixels_per_unit;
   return layout;
 }
 
-RgbaImage render_slice_image(const LoadedMesh& mesh, const std::vector<double>& nodal_values, const SliceOptions& options) {
-  const SliceLayout layout = layout_slice(mesh, nodal_values, options);
+RgbaImage render_slice_image(const LoadedMesh& mesh, const std::vector<double>& nodal_values, const SliceOptions& options,
+                             const std::vector<glm::dvec3>& nodal_vectors) {
+  const SliceLayout layout = layout_slice(mesh, nodal_values, options, nodal_vectors);
   const PictureFrame frame(options.width, options.height, layout.range_min, layout.range_max, options.title, layout.subtitle);
   Overlay overlay;
   draw_slice(layout, frame, Axes(frame, layout.cut), overlay);
+  draw_arrows(layout, frame, overlay);
   frame.draw(overlay);
 
   std::unique_ptr<GlContext> own_context;
@@ -173,9 +206,9 @@ RgbaImage render_slice_image(const LoadedMesh& mesh, const std::vector<double>& 
 }
 
 void render_slice_png(const LoadedMesh& mesh, const std::vector<double>& nodal_values, const SliceOptions& options,
-                      const std::string& png_path) {
+                      const std::string& png_path, const std::vector<glm::dvec3>& nodal_vectors) {
   AtomicFile file(png_path);  // an unwritable destination fails here, before any rendering
-  write_png(file.stream(), render_slice_image(mesh, nodal_values, options), png_path);
+  write_png(file.stream(), render_slice_image(mesh, nodal_values, options, nodal_vectors), png_path);
   file.commit();  // on any exception above the temporary is removed and png_path left untouched
 }
 

@@ -31,8 +31,8 @@ int axis_of(const glm::dvec3& n) {
 double crossing(double db, double df) { return db / (db - df); }
 
 // The cut with nodes at distance `side` * d >= 0 in front of the plane. Appends to `cut`.
-void cut_with_side(const LoadedMesh& loaded, const std::vector<double>& values, const SlicePlane& plane, double side,
-                   SliceCut& cut) {
+void cut_with_side(const LoadedMesh& loaded, const std::vector<double>& values, const std::vector<glm::dvec3>& vectors,
+                   const SlicePlane& plane, double side, SliceCut& cut) {
   const TetMesh& mesh = loaded.mesh;
   std::vector<double> distance(mesh.nodes.size());
   for (std::size_t n = 0; n < mesh.nodes.size(); ++n) distance[n] = side * glm::dot(mesh.nodes[n] - plane.origin, plane.normal);
@@ -60,6 +60,10 @@ void cut_with_side(const LoadedMesh& loaded, const std::vector<double>& values, 
     const int corners = crossings(tet.data(), 4, [&](std::size_t b, std::size_t f, double w) {
       cut.points.push_back(plane.to_plane(mesh.nodes[b] + w * (mesh.nodes[f] - mesh.nodes[b])));
       cut.values.push_back(values[b] + w * (values[f] - values[b]));
+      if (!vectors.empty()) {
+        const glm::dvec3 u = vectors[b] + w * (vectors[f] - vectors[b]);
+        cut.vectors.push_back({glm::dot(u, plane.u), glm::dot(u, plane.v)});
+      }
     });
     for (int k = 1; k + 1 < corners; ++k) cut.triangles.insert(cut.triangles.end(), {first, first + std::uint32_t(k), first + std::uint32_t(k + 1)});
   }
@@ -117,15 +121,18 @@ SlicePlane make_slice_plane(const glm::dvec3& origin, const glm::dvec3& normal) 
   return plane;
 }
 
-SliceCut cut_mesh(const LoadedMesh& loaded, const std::vector<double>& nodal_values, const SlicePlane& plane) {
+SliceCut cut_mesh(const LoadedMesh& loaded, const std::vector<double>& nodal_values, const SlicePlane& plane,
+                  const std::vector<glm::dvec3>& nodal_vectors) {
   const TetMesh& mesh = loaded.mesh;
   SS_REQUIRE(nodal_values.size() == mesh.nodes.size(), "cannot draw the slice: " << nodal_values.size() << " values for "
                                                                                 << mesh.nodes.size() << " mesh nodes");
+  SS_REQUIRE(nodal_vectors.empty() || nodal_vectors.size() == mesh.nodes.size(),
+             "cannot draw the slice's arrows: " << nodal_vectors.size() << " vectors for " << mesh.nodes.size() << " mesh nodes");
   SliceCut cut;
-  cut_with_side(loaded, nodal_values, plane, 1.0, cut);
+  cut_with_side(loaded, nodal_values, nodal_vectors, plane, 1.0, cut);
   if (cut.triangles.empty()) {  // the plane may lie on a boundary face: take it from the other side
     cut = SliceCut();
-    cut_with_side(loaded, nodal_values, plane, -1.0, cut);
+    cut_with_side(loaded, nodal_values, nodal_vectors, plane, -1.0, cut);
   }
   if (cut.triangles.empty()) {
     double lo = std::numeric_limits<double>::max(), hi = -lo;

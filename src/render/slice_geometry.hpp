@@ -32,6 +32,7 @@ SlicePlane make_slice_plane(const glm::dvec3& origin, const glm::dvec3& normal);
 struct SliceCut {
   std::vector<glm::dvec2> points;        // plane coordinates of the cut's vertices
   std::vector<double> values;            // the interpolated value at each point
+  std::vector<glm::dvec2> vectors;       // with nodal vectors: their in-plane part at each point
   std::vector<std::uint32_t> triangles;  // 3 point indices each
   std::vector<glm::dvec2> outline;       // boundary outline: 2 end points per segment
   glm::dvec2 lo{0.0}, hi{0.0};           // bounding box of points and outline
@@ -39,8 +40,10 @@ struct SliceCut {
 
 // Cuts the mesh. Nodes exactly on the plane count as in front of it (so a face lying in the plane
 // is drawn once, by the tet behind it); when that leaves nothing, as for a plane on a boundary
-// face, they count as behind. Throws ss::Error when nodal_values has not one value per node or the
-// plane misses the mesh.
-SliceCut cut_mesh(const LoadedMesh& mesh, const std::vector<double>& nodal_values, const SlicePlane& plane);
+// face, they count as behind. nodal_vectors: empty, or one vector per node (interpolated like the
+// values, then projected into the plane). Throws ss::Error when nodal_values or nodal_vectors has
+// not one entry per node or the plane misses the mesh.
+SliceCut cut_mesh(const LoadedMesh& mesh, const std::vector<double>& nodal_values, const SlicePlane& plane,
+                  const std::vector<glm::dvec3>& nodal_vectors = {});
 
 }  // namespace ss

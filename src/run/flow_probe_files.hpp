@@ -15,9 +15,13 @@
 
 namespace ss {
 
+// The values of every probe (FlowProbes::sample_all, or gathered from the MPI ranks), per probe
+// those of its columns.
+using ProbeSamples = std::vector<std::vector<double>>;
+
 class FlowProbeFiles {
 public:
-  FlowProbeFiles(std::string directory, const FlowProbes& probes);
+  FlowProbeFiles(std::string directory, std::vector<FlowProbeSpec> specs);
 
   // A fresh run: removes the probe files of this case's probes a previous run left.
   void clear_previous_run() const;
@@ -25,14 +29,15 @@ public:
   // changing nothing. A file whose header is not this probe's columns is an error (the case changed).
   void continue_from(double time);
   // Appends the row of `time` to every probe (none when the last row has this time) and rewrites the files.
-  void write(double time, const FlowFields& fields);
-  // flow.json "probes": per probe its file, points and the values of `fields` by column.
-  nlohmann::json summary(const FlowFields& fields) const;
+  void write(double time, const ProbeSamples& samples);
+  // flow.json "probes": per probe its file, points and the sampled values by column.
+  nlohmann::json summary(const ProbeSamples& samples) const;
+  size_t size() const { return specs_.size(); }
 
 private:
   std::string path(size_t probe) const;
   std::string directory_;
-  const FlowProbes& probes_;
+  std::vector<FlowProbeSpec> specs_;
   std::vector<std::vector<std::pair<double, std::string>>> rows_;  // per probe: (time, row)
 };
 

@@ -175,7 +175,8 @@ FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_
                   primary.backend.c_str(), primary.result.state.time,
                   reduced && flow_case.refine > 0 ? ", on the base mesh" : "");
     slice.subtitle = subtitle;
-    render_slice_png(mesh, magnitudes(primary.fields.node_velocity), slice, output_path(o.png, out_dir, "flow.png"));
+    render_slice_png(mesh, magnitudes(primary.fields.node_velocity), slice, output_path(o.png, out_dir, "flow.png"),
+                     primary.fields.node_velocity);
   }
   timings.add_since("write", t0);
   summary["timings"] = timings.json();

@@ -59,7 +59,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   // 2. Output directory: a fresh run clears the previous one's series; --restart continues it.
   const std::string out_dir = prepare_output_directory(o.out, flow_case.output_directory);
   FlowCheckpoints checkpoints(out_dir, !problem.forces.empty());
-  FlowProbeFiles probe_files(out_dir, probes);
+  FlowProbeFiles probe_files(out_dir, probes.specs());
   std::optional<FlowState> initial;
   if (o.restart) {
     initial = checkpoints.resume([&](const FlowState& s) {
@@ -84,7 +84,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     const std::vector<std::string> forces = meter ? force_rows(*meter, problem, s) : std::vector<std::string>{};
     std::optional<FlowFields> fields;
     if (!o.no_vtu || probes.size() > 0) fields = compute_flow_fields(output_ops, mesh, problem, s);
-    if (fields) probe_files.write(s.time, *fields);  // before the checkpoint: a restart finds its rows
+    if (fields) probe_files.write(s.time, probes.sample_all(*fields));  // before the checkpoint: a restart finds its rows
     if (o.no_vtu) checkpoints.write_checkpoint(s, forces);
     else checkpoints.write(s, mesh.mesh, *fields, forces);
   };
@@ -140,8 +140,9 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   }
   nlohmann::json extra = nlohmann::json::object();
   if (probes.size() > 0) {
-    probe_files.write(runs[0].result.state.time, runs[0].fields);  // the end, unless its output step wrote it
-    extra["probes"] = probe_files.summary(runs[0].fields);
+    const ProbeSamples samples = probes.sample_all(runs[0].fields);
+    probe_files.write(runs[0].result.state.time, samples);  // the end, unless its output step wrote it
+    extra["probes"] = probe_files.summary(samples);
   }
   return write_flow_results(o, flow_case, mesh, problem, runs, meter ? &*meter : nullptr, initial ? &*initial : nullptr,
                             timings, out_dir, extra);

@@ -20,7 +20,9 @@
 //      Checkpoints are gathered at rank 0 by the pieces' global ids (the state file records that
 //      numbering: a serial run cannot continue them, nor this one a serial run's); flow.json's
 //      field summary is reduced over the ranks' owned cells; flow.png is drawn on the base mesh
-//      from the node velocities at its nodes. Rank 0 refines the whole mesh too only for what needs
+//      from the node velocities at its nodes; each [[probe]] point is sampled by the rank owning the
+//      cell that holds it and gathered at rank 0, which writes probes/<name>.csv as the serial run
+//      does (distributed/distributed_probes.hpp). Rank 0 refines the whole mesh too only for what needs
 //      it: --single-vtu (one gathered VTU instead of the pieces, small runs) and [[force]] groups
 //      (the wall vorticity is a solve on the whole mesh).
 //      --restart: rank 0 reads the last checkpoint, partitions at its base level, and each rank
@@ -41,6 +43,7 @@
 
 #include "cpu/cpu_backend.hpp"
 #include "distributed/distributed_flow.hpp"
+#include "distributed/distributed_probes.hpp"
 #include "gl/context.hpp"
 #include "mesh/refine.hpp"
 #include "operators/flow_operators.hpp"
@@ -52,6 +55,7 @@
 #include "parallel/refined_entity_piece.hpp"
 #include "physics/flow_case_problem.hpp"
 #include "run/flow_checkpoints.hpp"
+#include "run/flow_probe_files.hpp"
 #include "run/flow_results.hpp"
 #include "run/outputs.hpp"
 #include "run/run_flow.hpp"
@@ -120,6 +124,7 @@ struct Root {
   int base_levels = 0;   // refinements at rank 0 (the rest on the ranks)
   std::string out_dir;
   std::optional<FlowCheckpoints> checkpoints;
+  std::optional<FlowProbeFiles> probe_files;  // probes/<name>.csv from the values the ranks sample
   std::optional<FlowState> checkpoint;  // --restart: the one continued (ids by global id)
   std::optional<WholeMesh> whole;
   std::optional<WholeStreamfunction> streamfunction;  // the exact method: the whole mesh's boundary
@@ -144,12 +149,12 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
   t0 = StageTimings::now();
   root.problem = build_flow_problem(c, root.base);
   root.timings.add_since("problem", t0);
-  SS_REQUIRE(c.probes.empty(), c.probes.front().where << ": probe '" << c.probes.front().name
-                                                      << "': probes are sampled by serial runs only; run without MPI ranks");
+  const FlowProbes probes(root.base, c.probes);  // a point outside the mesh stops here, as in the serial run
 
   // The output folder: a fresh run clears the previous one's files, a restart takes its checkpoint.
   root.out_dir = prepare_output_directory(o.out, c.output_directory);
   root.checkpoints.emplace(root.out_dir, !c.forces.empty());
+  root.probe_files.emplace(root.out_dir, c.probes);
   if (o.restart) {
     // Read and checked here; the folder changes only once the mesh's size is known (below).
     root.checkpoint = root.checkpoints->last_checkpoint();
@@ -161,6 +166,7 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
                                                std::to_string(c.refine)));
   } else {
     root.checkpoints->clear_previous_run();
+    root.probe_files->clear_previous_run();
   }
 
   // The base mesh: the file's, or its first levels where it has too few tets per rank (a restart
@@ -192,6 +198,7 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
                static_cast<long long>(fine.faces), root.base.mesh.tets.size(), levels, ranks);
   if (root.checkpoint) {  // another mesh or --refine: refused before the folder changes
     require_checkpoint_fits(*root.checkpoint, fine.faces, fine.cells, root.out_dir);
+    root.probe_files->continue_from(root.checkpoint->time);
     root.checkpoints->continue_from(*root.checkpoint);
     std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", root.checkpoint->step,
                  root.checkpoint->time);
@@ -273,6 +280,8 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
   if (root && root->whole) whole_ops.emplace(root->whole->mesh);
   // The fields as one piece per rank (else gathered into one VTU at rank 0).
   PieceFields fields(local, problem, piece);
+  // Each probe point answered by the rank owning the cell that holds it, gathered at rank 0.
+  const DistributedProbes probes(local, piece.cells, flow_case.probes);
   const bool pieces = !o.single_vtu && !o.no_vtu;
   const TimeSeries names(out_dir, "flow");
 
@@ -282,8 +291,12 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
   hooks.snapshot = [&](const FlowState& s) {
     const FlowState g = gather_state(s, piece, fine, base_levels);
     std::vector<std::string> written;
-    if (pieces) written = fields.write(out_dir, names.snapshot_stem(s.step), fields.compute(s));
+    std::optional<FlowFields> f;
+    if (pieces || probes.size() > 0) f = fields.compute(s);
+    if (pieces) written = fields.write(out_dir, names.snapshot_stem(s.step), *f);
+    const ProbeSamples samples = probes.size() > 0 ? probes.sample_all(*f) : ProbeSamples{};
     if (!root) return;
+    root->probe_files->write(s.time, samples);  // before the checkpoint: a restart finds its rows
     std::optional<FlowState> whole_state;
     if (root->whole) whole_state = root->whole->in_order(g);
     const std::vector<std::string> forces =
@@ -332,6 +345,7 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
   const FlowFields final_fields = fields.compute(result.state);
   const FlowFieldSummary summary = fields.summary(final_fields, result.state.time);
   std::vector<glm::dvec3> base_velocity = base_node_velocity(final_fields, piece, base_nodes);
+  const ProbeSamples final_samples = probes.size() > 0 ? probes.sample_all(final_fields) : ProbeSamples{};
   if (root) root->timings.add_since("fields", t0);
   std::vector<std::string> final_pieces;
   t0 = StageTimings::now();
@@ -367,6 +381,10 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
     runs[0].fields.node_velocity = std::move(base_velocity);
   }
   nlohmann::json extra = {{"ranks", ranks}, {"per_rank", per_rank}};
+  if (probes.size() > 0) {
+    root->probe_files->write(runs[0].result.state.time, final_samples);  // the end, unless its output step wrote it
+    extra["probes"] = root->probe_files->summary(final_samples);
+  }
   extra["mesh"] = {{"file", flow_case.mesh_file}, {"nodes", fine.nodes}, {"cells", fine.cells}, {"faces", fine.faces},
                    {"boundary_faces", boundary_faces}, {"refine", flow_case.refine},
                    {"base_cells", root->base.mesh.tets.size()}, {"refined_on_ranks", flow_case.refine - base_levels}};

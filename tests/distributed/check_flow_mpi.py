@@ -17,13 +17,16 @@
     the same as the serial run's; each rank overlapped at least one halo round trip per pressure CG
     iteration with the operator's own pass, and at most all of them;
   - with [[force]] groups, every forces.csv value is the serial one to <= TOL of the largest |F|;
+  - with [[probe]]s, every probes/<name>.csv has the serial run's header and times, and its values
+    (and flow.json's `probes`) are the serial ones to <= TOL of the serial max speed (velocity
+    columns) or pressure range (pressure columns);
   - the first rank count draws flow.png (on the base mesh).
 Then a restart across rank counts: the last rank count's output without its final checkpoint,
-continued with --restart on 2 ranks (pieces), ends on the uninterrupted run's fields (same
-tolerance), and the gathered flow.vtu of the run it continued is gone. Checkpoints of the other kind
+continued with --restart on 2 ranks (pieces), ends on the uninterrupted run's fields and probe
+files (same tolerance), and the gathered flow.vtu of the run it continued is gone. Checkpoints of the other kind
 are refused with one line, the folder left as it was: a serial --restart of an MPI run's, an MPI
 --restart of a serial run's, a --restart (serial or MPI) of a checkpoint of another --refine; so is a
-case with an unknown group under mpiexec (the serial error).
+case with an unknown group under mpiexec (the serial error), and one with a probe point outside the mesh.
 
 With --max-allreduces-per-iteration X: each rank's MPI_Allreduce calls over the run per CG iteration
 (flow.json's per_rank allreduces over steps x (momentum + pressure mean iterations)) are at most X.
@@ -86,6 +89,54 @@ def compare_forces(name, path, serial_path, tol, failures):
     print(f"{name}: forces.csv differs from the serial run by {diff:.2e} of the largest |F|")
     if diff > tol:
         failures.append(f"{name}: forces differ from the serial run by {diff:.2e} > {tol}")
+
+
+def folder_contents(folder):
+    """{path relative to folder: bytes} of every file under it (probes/ included)."""
+    return {os.path.relpath(os.path.join(d, f), folder): open(os.path.join(d, f), "rb").read()
+            for d, _, files in os.walk(folder) for f in files}
+
+
+def read_probe(path):
+    """probes/<name>.csv as (header, rows as an array)."""
+    with open(path) as f:
+        header = f.readline().strip().split(",")
+        rows = [[float(v) for v in line.split(",")] for line in f if line.strip()]
+    return header, np.array(rows)
+
+
+def compare_probes(name, out, serial_out, serial, tol, failures):
+    """Every probe file of the serial run and flow.json's `probes` against the serial run's."""
+    files = sorted(glob.glob(os.path.join(serial_out, "probes", "*.csv")))
+    if not files:
+        return
+    speed, prange = max(serial["max_speed"], 1e-300), max(serial["pressure_range"], 1e-300)
+    scales = lambda columns: np.array([prange if c.startswith("pressure") else speed for c in columns])
+    worst = 0.0
+    for f in files:
+        path = os.path.join(out, "probes", os.path.basename(f))
+        if not os.path.exists(path):
+            failures.append(f"{name}: {path} is missing")
+            continue
+        (h0, v0), (h, v) = read_probe(f), read_probe(path)
+        if h != h0 or v.shape != v0.shape:
+            failures.append(f"{name}: {path}: header {h} and {v.shape} values, serial {h0} and {v0.shape}")
+            continue
+        if np.abs(v[:, 0] - v0[:, 0]).max() > 1e-12 * max(1.0, np.abs(v0[:, 0]).max()):
+            failures.append(f"{name}: {path}: times {v[:, 0]}, serial {v0[:, 0]}")
+        worst = max(worst, (np.abs(v[:, 1:] - v0[:, 1:]) / scales(h0[1:])).max())
+    got = json.load(open(os.path.join(out, "flow.json"))).get("probes", {})
+    for probe, want in serial["probes"].items():
+        values = got.get(probe, {}).get("values", {})
+        if set(values) != set(want["values"]) or got[probe]["file"] != want["file"]:
+            failures.append(f"{name}: flow.json probes[{probe}] {got.get(probe)}, serial {want}")
+            continue
+        columns = sorted(want["values"])
+        diff = np.abs(np.array([values[c] for c in columns]) - np.array([want["values"][c] for c in columns]))
+        worst = max(worst, (diff / scales(columns)).max())
+    print(f"{name}: probes differ from the serial run's by {worst:.2e} of the max speed / pressure range")
+    if worst > tol:
+        failures.append(f"{name}: probes differ from the serial run's by {worst:.2e} > {tol}")
 
 
 def cell_key(points, cell):
@@ -212,6 +263,7 @@ def main():
                 failures.append(f"{n} ranks: flow.json mesh {key} {j['mesh'][key]}, serial {serial['mesh'][key]}")
         compare_forces(f"{n} ranks", os.path.join(out, "forces.csv"), os.path.join(serial_out, "forces.csv"), a.tol,
                        failures)
+        compare_probes(f"{n} ranks", out, serial_out, serial, a.tol, failures)
         if j.get("ranks") != n or len(j.get("per_rank", [])) != n:
             failures.append(f"{n} ranks: flow.json says ranks {j.get('ranks')}")
         elif not all(r["setup_seconds"] > 0 and r["peak_host_memory_bytes"] > (1 << 20) for r in j["per_rank"]):
@@ -277,16 +329,22 @@ def main():
                     a.tol, failures)
         compare_forces("restart on 2 ranks", os.path.join(restart, "forces.csv"), os.path.join(serial_out, "forces.csv"),
                        a.tol, failures)
+        compare_probes("restart on 2 ranks", restart, serial_out, serial, a.tol, failures)
 
     # A case mistake under mpiexec is the serial error, and the previous run's folder stays as it was.
     bad_case = os.path.join(a.outdir, "unknown_group.toml")
     case_dir = os.path.dirname(os.path.abspath(a.case))
     text = open(a.case).read().replace('group = "', 'group = "no_such_group_', 1)
     open(bad_case, "w").write(text.replace('file = "../../', 'file = "' + os.path.join(case_dir, "../../")))
+    bad_probe = os.path.join(a.outdir, "probe_outside.toml")
+    text = open(a.case).read().replace('file = "../../', 'file = "' + os.path.join(case_dir, "../../"))
+    open(bad_probe, "w").write(text + '\n[[probe]]\nname = "outside"\npoints = [[1000.0, 0.5, 0.5]]\n')
     # The ids of a checkpoint: a serial run's mesh, or an MPI run's pieces; the other kind is refused.
     for kind, source, cmd, message in [
             ("bad case", last, mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve, "flow", bad_case, "--backend", a.backend],
              "unknown boundary group"),
+            ("bad probe", last, mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve, "flow", bad_probe, "--backend", a.backend],
+             "probe 'outside': point 0 (1000, 0.5, 0.5) is outside the mesh"),
             ("mpi", last, [a.streamsolve] + common + ["--restart"], "written by a run over MPI ranks"),
             ("serial", serial_out, mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve] + common + ["--restart"],
              "written by a serial run"),
@@ -297,9 +355,9 @@ def main():
              "(another mesh or --refine?)")]:
         other = os.path.join(a.outdir, f"refused_{kind.replace(' ', '_')}")
         shutil.copytree(source, other)
-        before = {f: open(os.path.join(other, f), "rb").read() for f in sorted(os.listdir(other))}
+        before = folder_contents(other)
         refused(cmd + ["--no-png", "--out", other], message, failures)
-        after = {f: open(os.path.join(other, f), "rb").read() for f in sorted(os.listdir(other))}
+        after = folder_contents(other)
         if after != before:
             failures.append(f"the refused run ({kind}) changed the folder it was given: "
                             f"{sorted(set(before) ^ set(after)) or 'contents'}")

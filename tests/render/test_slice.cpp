@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <set>
+#include <utility>
 
 #include <glm/geometric.hpp>
 
@@ -208,6 +210,7 @@ TEST_F(SliceTest, ErrorsLeaveNoFileAndSuccessWritesOne) {
   zero.normal = glm::dvec3(0.0);
   EXPECT_THROW(render_slice_png(cube(), values, zero, png), Error);
   EXPECT_THROW(render_slice_png(cube(), std::vector<double>(values.size() - 1, 0.0), y_half(), png), Error);
+  EXPECT_THROW(render_slice_png(cube(), values, y_half(), png, std::vector<glm::dvec3>(values.size() + 1)), Error);
   SliceOptions too_big = y_half();
   too_big.width = 1 << 20;
   EXPECT_THROW(render_slice_png(cube(), values, too_big, png), Error);
@@ -269,4 +272,107 @@ TEST_F(SliceTest, SwirlOnTheCavity) {
     write_png(std::string(dir) + "/flow_slice_y.png", image);
     write_png(std::string(dir) + "/flow_slice_tilted.png", tilted);
   }
+}
+
+namespace {
+
+// Arrow pixels are white (fill) or near black (outline); the colour maps have neither.
+bool arrow_pixel(glm::vec3 c) { return std::max({c.r, c.g, c.b}) < 50.0f || std::min({c.r, c.g, c.b}) > 215.0f; }
+
+// Arrow pixels on a segment across `direction` (pixels, unit) at `offset` pixels along it from `mid`.
+int arrow_pixels_across(const RgbaImage& image, glm::dvec2 mid, glm::dvec2 direction, double offset, double half_width) {
+  const glm::dvec2 across(-direction.y, direction.x), at = mid + offset * direction;
+  std::set<std::pair<int, int>> pixels;  // each pixel once, whatever the slant
+  for (double s = -half_width; s <= half_width; s += 0.25) {
+    const glm::dvec2 p = glm::floor(at + s * across);
+    if (arrow_pixel(rgb(image, int(p.x), int(p.y)))) pixels.insert({int(p.x), int(p.y)});
+  }
+  return int(pixels.size());
+}
+
+// How much wider the arrow drawn around `mid` is towards `direction` (its head) than away from it
+// (its shaft): clearly positive when an arrow points that way, clearly negative when it points back.
+int head_minus_tail(const RgbaImage& image, glm::dvec2 mid, glm::dvec2 direction, double length) {
+  return arrow_pixels_across(image, mid, direction, 0.2 * length, 0.35 * length) -
+         arrow_pixels_across(image, mid, direction, -0.2 * length, 0.35 * length);
+}
+
+// The arrow grid on the unit square cut of the cube with the default 24 arrows across: spacing
+// 1/24, points half a spacing in from the edges.
+std::vector<glm::dvec2> cube_grid() {
+  std::vector<glm::dvec2> points;
+  for (int j = 0; j < 24; ++j)
+    for (int i = 0; i < 24; ++i) points.push_back({(i + 0.5) / 24, (j + 0.5) / 24});
+  return points;
+}
+
+std::vector<glm::dvec3> nodal_vectors(const LoadedMesh& mesh, glm::dvec3 (*f)(const glm::dvec3&)) {
+  std::vector<glm::dvec3> vectors;
+  for (const auto& p : mesh.mesh.nodes) vectors.push_back(f(p));
+  return vectors;
+}
+
+}  // namespace
+
+// A uniform field: one arrow at every grid point of the slice, all pointing its in-plane way (the
+// component along the normal, y, shows in the colour only); none between the grid points.
+TEST_F(SliceTest, ArrowsPointAlongAUniformField) {
+  struct Case {
+    glm::dvec3 (*field)(const glm::dvec3&);
+    glm::dvec2 pixel_direction;  // x right, y down
+  };
+  const Case cases[] = {{[](const glm::dvec3&) { return glm::dvec3(1, 3, 0); }, {1, 0}},
+                        {[](const glm::dvec3&) { return glm::dvec3(-2, 0, 0); }, {-1, 0}},
+                        {[](const glm::dvec3&) { return glm::dvec3(0, 0, 0.5); }, {0, -1}},
+                        {[](const glm::dvec3&) { return glm::dvec3(1, 0, -1); }, {std::sqrt(0.5), std::sqrt(0.5)}}};
+  for (const Case& c : cases) {
+    const auto vectors = nodal_vectors(cube(), c.field);
+    std::vector<double> speed;
+    for (const auto& v : vectors) speed.push_back(glm::length(v));
+    const SliceOptions options = y_half(1200, 900);
+    const SliceLayout layout = layout_slice(cube(), speed, options, vectors);
+    ASSERT_EQ(layout.arrows.size(), 576u) << "24 x 24 arrows";
+    ASSERT_GT(layout.arrow_length, 15.0) << "legible at the default size";
+    const RgbaImage image = render_slice_image(cube(), speed, options, vectors);
+    const double length = layout.arrow_length;
+    int failures = 0;
+    for (glm::dvec2 q : cube_grid()) {
+      const glm::dvec2 mid = layout.to_pixel(q);
+      const int along = head_minus_tail(image, mid, c.pixel_direction, length);
+      const int back = head_minus_tail(image, mid, -c.pixel_direction, length);
+      if (!(along >= 3 && back <= -3) && ++failures == 1)
+        ADD_FAILURE() << "arrow at (" << q.x << ", " << q.y << "): head - tail " << along << " forwards, " << back << " backwards";
+      // Between four grid points: no arrow.
+      const glm::dvec2 between = glm::floor(layout.to_pixel(q + 0.5 / 24));
+      if (q.x < 0.9 && q.y < 0.9) EXPECT_FALSE(arrow_pixel(rgb(image, int(between.x), int(between.y))));
+    }
+    EXPECT_EQ(failures, 0) << "direction (" << c.pixel_direction.x << ", " << c.pixel_direction.y << ")";
+  }
+}
+
+// A rotation about the slice's centre, (-(z - 0.5), 0, x - 0.5): counter-clockwise as seen (x
+// right, z up), so in pixels (x right, y down) the arrow at offset (dx, dz) points (-dz, -dx).
+// Without the vectors the same picture has no arrows.
+TEST_F(SliceTest, ArrowsFollowARotation) {
+  const auto vectors = nodal_vectors(cube(), [](const glm::dvec3& p) { return glm::dvec3(-(p.z - 0.5), 0, p.x - 0.5); });
+  std::vector<double> speed;
+  for (const auto& v : vectors) speed.push_back(glm::length(v));
+  const SliceOptions options = y_half(1200, 900);
+  const SliceLayout layout = layout_slice(cube(), speed, options, vectors);
+  const RgbaImage image = render_slice_image(cube(), speed, options, vectors);
+  const RgbaImage plain = render_slice_image(cube(), speed, options);
+  EXPECT_TRUE(layout_slice(cube(), speed, options).arrows.empty());
+  int checked = 0;
+  for (glm::dvec2 q : cube_grid()) {
+    const glm::dvec2 r = q - 0.5;
+    if (glm::length(r) < 0.1) continue;
+    const glm::dvec2 direction = glm::normalize(glm::dvec2(-r.y, -r.x));
+    const glm::dvec2 mid = layout.to_pixel(q);
+    EXPECT_GE(head_minus_tail(image, mid, direction, layout.arrow_length), 3) << "at (" << q.x << ", " << q.y << ")";
+    EXPECT_LE(head_minus_tail(image, mid, -direction, layout.arrow_length), -3) << "at (" << q.x << ", " << q.y << ")";
+    EXPECT_EQ(arrow_pixels_across(plain, mid, direction, 0.0, 0.3 * layout.arrow_length), 0) << "no arrows without vectors";
+    ++checked;
+  }
+  EXPECT_GT(checked, 500);
+  if (const char* dir = std::getenv("SS_RENDER_EXAMPLE_DIR")) write_png(std::string(dir) + "/flow_slice_arrows.png", image);
 }
