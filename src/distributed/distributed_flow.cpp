@@ -145,23 +145,29 @@ FlowState gather_state(const FlowState& s, const EntityPiece& piece, const FineC
   g.pressure = gather_by_id(cells, owned_entries(s.pressure, piece.cells), root ? size_t(fine.cells) : 0);
   if (!s.previous_flux.empty())  // every rank has one or none
     g.previous_flux = gather_by_id(faces, owned_entries(s.previous_flux, piece.faces), root ? size_t(fine.faces) : 0);
-  if (!s.streamfunction.empty())  // the exact method's, on every rank
-    g.streamfunction = gather_by_id(owned_entries(piece.edges.global, piece.edges),
-                                    owned_entries(s.streamfunction, piece.edges), root ? size_t(fine.edges) : 0);
+  const std::vector<std::int64_t> edges = owned_entries(piece.edges.global, piece.edges);
+  const auto gather_edges = [&](const std::vector<double>& v) {
+    return gather_by_id(edges, owned_entries(v, piece.edges), root ? size_t(fine.edges) : 0);
+  };
+  if (!s.streamfunction.empty()) g.streamfunction = gather_edges(s.streamfunction);  // the exact method's, on every rank
+  if (!s.vorticity.empty()) g.vorticity = gather_edges(s.vorticity);  // the vorticity system's, on every rank
+  if (!s.previous_vorticity.empty()) g.previous_vorticity = gather_edges(s.previous_vorticity);
   return g;
 }
 
 // --restart: rank 0's checkpoint (by global id), each rank's entries of it (cut faces 0).
 FlowState scatter_state(const std::optional<FlowState>& whole, const EntityPiece& piece, const FineCounts& fine) {
-  double head[5] = {0, 0, 0, 0, 0};
+  double head[7] = {0, 0, 0, 0, 0, 0, 0};
   if (whole) {
     SS_REQUIRE(std::int64_t(whole->flux.size()) == fine.faces && std::int64_t(whole->pressure.size()) == fine.cells &&
                    (whole->streamfunction.empty() || std::int64_t(whole->streamfunction.size()) == fine.edges),
                "--restart: the checkpoint of step " << whole->step << " does not fit this mesh");  // checked at reading
     head[0] = whole->step, head[1] = whole->time, head[2] = whole->dt, head[3] = !whole->previous_flux.empty();
     head[4] = !whole->streamfunction.empty();
+    head[5] = std::int64_t(whole->vorticity.size()) == fine.edges;
+    head[6] = head[5] != 0 && whole->previous_vorticity.size() == whole->vorticity.size();
   }
-  mpi_check(MPI_Bcast(head, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  mpi_check(MPI_Bcast(head, 7, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast");
   FlowState s;
   s.step = int(head[0]), s.time = head[1], s.dt = head[2];
   const std::vector<double> none;
@@ -169,6 +175,8 @@ FlowState scatter_state(const std::optional<FlowState>& whole, const EntityPiece
   s.pressure = scatter_by_id(whole ? whole->pressure : none, piece.cells.global);
   if (head[3] != 0) s.previous_flux = scatter_by_id(whole ? whole->previous_flux : none, piece.faces.global);
   if (head[4] != 0) s.streamfunction = scatter_by_id(whole ? whole->streamfunction : none, piece.edges.global);
+  if (head[5] != 0) s.vorticity = scatter_by_id(whole ? whole->vorticity : none, piece.edges.global);
+  if (head[6] != 0) s.previous_vorticity = scatter_by_id(whole ? whole->previous_vorticity : none, piece.edges.global);
   return s;
 }
 

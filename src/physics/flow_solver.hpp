@@ -76,6 +76,9 @@ struct FlowState {
   std::vector<double> pressure;  // p per cell
   std::vector<double> previous_flux;  // Uⁿ⁻¹ per face (empty at the start: no previous step)
   std::vector<double> streamfunction;  // s per edge (exact method; empty otherwise)
+  // The vorticity momentum system's last two ω per edge (ωⁿ, ωⁿ⁻¹; its next start vector
+  // extrapolates them, so a restarted run continues as the uninterrupted one): empty otherwise.
+  std::vector<double> vorticity, previous_vorticity;
   // Whose ids the arrays use (checkpoints): -1 the serial run's mesh; k >= 0 the partition-then-refine
   // ids of MPI runs (parallel/refined_entity_piece.hpp) over the file's mesh refined k times.
   int base_levels = -1;
@@ -185,7 +188,7 @@ public:
     has_previous_ = !s.previous_flux.empty();
     if (has_previous_) U_previous_ = backend_.upload(s.previous_flux);
     state_time_ = s.time, step_ = s.step, dt_ = s.dt > 0 ? s.dt : problem_.time.dt;
-    if (vorticity_solve_) vorticity_solve_->forget_history();
+    if (vorticity_solve_) vorticity_solve_->restore_history(s.vorticity, s.previous_vorticity);
     // Boundary values of the restored time, as the uninterrupted run had them (twice: the curl–curl
     // term keeps the previous step's tangential source too).
     if (problem_.time_dependent()) upload_boundary(state_time_), upload_boundary(state_time_);
@@ -199,9 +202,11 @@ public:
   // The state (exact method: recovers the pressure first, when the last step has not).
   FlowState state() {
     if (!pressure_current_) recover_pressure();
-    return FlowState{step_, state_time_, dt_, backend_.download(U_), backend_.download(p_),
-                     has_previous_ ? backend_.download(U_previous_) : std::vector<double>{},
-                     exact_ ? backend_.download(exact_->streamfunction()) : std::vector<double>{}};
+    FlowState s{step_, state_time_, dt_, backend_.download(U_), backend_.download(p_),
+                has_previous_ ? backend_.download(U_previous_) : std::vector<double>{},
+                exact_ ? backend_.download(exact_->streamfunction()) : std::vector<double>{}};
+    if (vorticity_solve_) vorticity_solve_->history(s.vorticity, s.previous_vorticity);
+    return s;
   }
   const Vector& flux() const { return U_; }
   const Vector& pressure() const { return p_; }

@@ -11,6 +11,7 @@
 // step: the polynomial M̃_e⁻¹ applied to the right-hand side; the second: ωⁿ).
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "operators/curl_curl_viscous.hpp"
 #include "operators/momentum_vorticity_system.hpp"
@@ -87,8 +88,19 @@ public:
     return result;
   }
 
-  // A state the last solves did not lead to (a start, a restart): the next start is the polynomial's.
+  // A state the last solves did not lead to (a start): the next start is the polynomial's.
   void forget_history() { steps_ = 0; }
+  // ωⁿ and ωⁿ⁻¹ as far as there are any (a checkpoint's), and back.
+  void history(std::vector<double>& omega, std::vector<double>& omega_previous) {
+    omega = steps_ >= 1 ? backend_.download(omega_) : std::vector<double>{};
+    omega_previous = steps_ >= 2 ? backend_.download(omega_previous_) : std::vector<double>{};
+  }
+  void restore_history(const std::vector<double>& omega, const std::vector<double>& omega_previous) {
+    const size_t ne = size_t(omega_.size());
+    steps_ = omega.size() == ne ? (omega_previous.size() == ne ? 2 : 1) : 0;
+    if (steps_ >= 1) omega_ = backend_.upload(omega);
+    if (steps_ >= 2) omega_previous_ = backend_.upload(omega_previous);
+  }
 
 private:
   Backend& backend_;

@@ -112,6 +112,8 @@ struct WholeMesh {
     s.previous_flux = permute(by_id.previous_flux, face_global);
     s.pressure = permute(by_id.pressure, cell_global);
     s.streamfunction = permute(by_id.streamfunction, edge_global);
+    s.vorticity = permute(by_id.vorticity, edge_global);
+    s.previous_vorticity = permute(by_id.previous_vorticity, edge_global);
     return s;
   }
 };

@@ -8,18 +8,21 @@ import zlib
 
 
 def read_state(path):
-    """A flow_NNNNNN.state (version 4, src/physics/flow_state_file.hpp) and its expected size."""
+    """A flow_NNNNNN.state (version 5, src/physics/flow_state_file.hpp) and its expected size."""
     data = open(path, "rb").read()
     assert data[:8] == b"SSFLOWST", path
-    version, step, t, dt, faces, cells, previous, edges, base_levels = struct.unpack_from("<Iiddqqqqi", data, 8)
-    assert version == 4, f"{path}: version {version}"
-    at = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 8 + 4
-    count = faces + cells + previous + edges
-    values = struct.unpack_from("<%dd" % count, data, at)
-    return {"step": step, "time": t, "dt": dt, "base_levels": base_levels,
-            "flux": values[:faces], "pressure": values[faces:faces + cells],
-            "previous_flux": values[faces + cells:faces + cells + previous],
-            "streamfunction": values[faces + cells + previous:], "size": at + 8 * count + 8, "file_size": len(data)}
+    (version, step, t, dt, faces, cells, previous, edges, base_levels, vorticity,
+     previous_vorticity) = struct.unpack_from("<Iiddqqqqiqq", data, 8)
+    assert version == 5, f"{path}: version {version}"
+    at = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 8 + 4 + 8 + 8
+    counts = [faces, cells, previous, edges, vorticity, previous_vorticity]
+    values = struct.unpack_from("<%dd" % sum(counts), data, at)
+    names = ["flux", "pressure", "previous_flux", "streamfunction", "vorticity", "previous_vorticity"]
+    state = {"step": step, "time": t, "dt": dt, "base_levels": base_levels, "size": at + 8 * sum(counts) + 8,
+             "file_size": len(data)}
+    for name, count in zip(names, counts):
+        state[name], values = values[:count], values[count:]
+    return state
 
 
 def check_png(path):
