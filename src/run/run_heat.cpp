@@ -114,6 +114,7 @@ HeatRunResult run_heat_host(const HeatRunOptions& o) {
   LoadOptions load;
   load.refine = heat_case.refine;
   load.tables = TopologyTables::boundary;  // the node graph and the boundary faces are all heat needs
+  load.surfaces = heat_case.surfaces;
   // Multigrid keeps every level of the refinement (the finest is the mesh load_mesh gives).
   MeshHierarchy hierarchy;
   auto t0 = StageTimings::now();
