@@ -102,16 +102,11 @@ namespace {
 
 // The lowest surface bit of the edges of coarse tet c, or -1: the surface a bad child is blamed on.
 int surface_of_cell(const Topology& topo, const std::vector<std::uint32_t>& edge_surfaces, i32 c) {
-  int best = -1;
-  for (int k = 0; k < 6; ++k) {
-    const std::uint32_t bits = edge_surfaces[size_t(topo.cell_edges[size_t(c)][size_t(k)])];
-    for (int b = 0; b < kMaxBoundarySurfaces; ++b)
-      if (bits >> b & 1u) {
-        if (best < 0 || b < best) best = b;
-        break;
-      }
-  }
-  return best;
+  std::uint32_t bits = 0;
+  for (int k = 0; k < 6; ++k) bits |= edge_surfaces[size_t(topo.cell_edges[size_t(c)][size_t(k)])];
+  for (int b = 0; b < kMaxBoundarySurfaces; ++b)
+    if (bits >> b & 1u) return b;
+  return -1;
 }
 
 // After projecting midpoints onto boundary surfaces: every child of coarse tet c must keep a
