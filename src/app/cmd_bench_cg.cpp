@@ -280,6 +280,7 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
   LoadOptions load;
   load.refine = heat_case.refine;
   load.renumber = !o.no_renumber;
+  if (o.mesh.empty()) load.surfaces = heat_case.surfaces;  // (another mesh need not have the case's groups)
   // Multigrid keeps every level of the refinement (the finest is the mesh load_mesh gives).
   MeshHierarchy hierarchy;
   if (multigrid) hierarchy = load_mesh_hierarchy(heat_case.mesh_file, load);

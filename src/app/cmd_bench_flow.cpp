@@ -139,7 +139,10 @@ void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
   if (!o.mesh.empty()) flow_case.mesh_file = fs::absolute(o.mesh).string();
   flow_case.refine = o.refine;
   const auto t_mesh = Clock::now();
-  const LoadedMesh mesh = load_mesh(flow_case.mesh_file, flow_case.refine);
+  LoadOptions load;
+  load.refine = flow_case.refine;
+  if (o.mesh.empty()) load.surfaces = flow_case.surfaces;  // (another mesh need not have the case's groups)
+  const LoadedMesh mesh = load_mesh(flow_case.mesh_file, load);
   FlowProblem problem = build_flow_problem(flow_case, mesh);
   problem.time.steps = o.warmup_steps + std::max(o.steps, o.cpu_steps);  // never reached: the bench stops first
   problem.time.end_time = 0;

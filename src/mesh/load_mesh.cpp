@@ -18,6 +18,7 @@ LoadedMesh prepare(TetMesh mesh, const LoadOptions& options, LoadReport report) 
   using clock = std::chrono::steady_clock;
   SS_REQUIRE(refine >= 0, mesh.source << ": refinement level must be >= 0, got " << refine);
   require_refinable(mesh, refine);
+  if (!options.surfaces.empty()) attach_boundary_surfaces(mesh, options.surfaces);
   LoadedMesh out;
   report.refine_levels = refine;
   report.file_nodes = static_cast<std::int64_t>(mesh.nodes.size());

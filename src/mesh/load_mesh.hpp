@@ -2,6 +2,7 @@
 // The loading pipeline every command uses: read, validate, orient, refine, connect, measure.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mesh/geometry.hpp"
 #include "mesh/renumber.hpp"
@@ -30,6 +31,10 @@ struct LoadOptions {
   // geometry: a level the GPU refines (heat --finest-level gpu) needs no more; ~250 bytes per tet
   // fewer with TopologyTables::all.
   bool cell_geometry_only = false;
+  // The boundary surfaces refinement projects onto (a case file's [[mesh.surface]]), attached to the
+  // mesh before it is refined (attach_boundary_surfaces: an unknown group is an error). Empty: the
+  // mesh keeps the surfaces it has.
+  std::vector<BoundarySurface> surfaces{};
 };
 
 struct LoadedMesh {

@@ -8,7 +8,8 @@
 // the edges whose low node is v), as load_mesh numbers them. The map is in the numbering of both
 // levels: fine node f lies at the midpoint of coarse nodes parents[f] = {a, b} (a == b: f is the
 // coarse node a itself), so P1 prolongation is (P x)_f = (x_a + x_b) / 2 and restriction is its
-// transpose.
+// transpose. With boundary surfaces (LoadOptions::surfaces) a fine node on one sits a little off its
+// parents' midpoint; the map stays the midpoint's (the transfers need only be close to P1).
 #include <array>
 #include <cstdint>
 #include <string>

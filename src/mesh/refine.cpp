@@ -81,7 +81,66 @@ i32 refine_cut(const glm::dvec3 corners[4]) {
   return cut;
 }
 
+std::vector<std::uint32_t> surface_edge_masks(const TetMesh& mesh, const Topology& topo) {
+  if (mesh.boundary_surfaces.empty()) return {};
+  std::vector<std::uint32_t> masks(size_t(topo.num_edges), 0);
+  for (size_t t = 0; t < mesh.boundary_triangles.size(); ++t) {
+    std::uint32_t bits = 0;
+    for (size_t k = 0; k < mesh.boundary_surfaces.size(); ++k)
+      if (mesh.boundary_surfaces[k].group_id == mesh.triangle_groups[t]) bits |= std::uint32_t(1) << k;
+    if (!bits) continue;
+    const Triangle& tri = mesh.boundary_triangles[t];
+    for (int k = 0; k < 3; ++k) {
+      const i32 e = topo.find_edge(tri[size_t(k)], tri[size_t((k + 1) % 3)]);
+      if (e >= 0) masks[size_t(e)] |= bits;
+    }
+  }
+  return masks;
+}
+
+namespace {
+
+// The lowest surface bit of the edges of coarse tet c, or -1: the surface a bad child is blamed on.
+int surface_of_cell(const Topology& topo, const std::vector<std::uint32_t>& edge_surfaces, i32 c) {
+  std::uint32_t bits = 0;
+  for (int k = 0; k < 6; ++k) bits |= edge_surfaces[size_t(topo.cell_edges[size_t(c)][size_t(k)])];
+  for (int b = 0; b < kMaxBoundarySurfaces; ++b)
+    if (bits >> b & 1u) return b;
+  return -1;
+}
+
+// After projecting midpoints onto boundary surfaces: every child of coarse tet c must keep a
+// positive volume; the first that does not (lowest coarse tet) is reported.
+void require_positive_children(const TetMesh& coarse, const Topology& topo, const TetMesh& fine,
+                               const std::vector<std::uint32_t>& edge_surfaces) {
+  const i32 nc = i32(coarse.tets.size());
+  i32 bad = nc;
+#pragma omp parallel for schedule(static) reduction(min : bad)
+  for (i32 c = 0; c < nc; ++c) {
+    for (int k = 0; k < 8; ++k) {
+      const Tet& t = fine.tets[size_t(c) * 8 + size_t(k)];
+      if (!(six_signed_volume(fine.nodes[size_t(t[0])], fine.nodes[size_t(t[1])], fine.nodes[size_t(t[2])],
+                              fine.nodes[size_t(t[3])]) > 0.0))
+        bad = std::min(bad, c);
+    }
+  }
+  if (bad == nc) return;
+  const int s = surface_of_cell(topo, edge_surfaces, bad);
+  const BoundarySurface* surface = s >= 0 ? &coarse.boundary_surfaces[size_t(s)] : nullptr;
+  SS_THROW(coarse.source << ": refining " << tet_with_nodes(coarse, bad) << " with its boundary nodes moved onto the "
+                         << (surface ? surface_shape_name(surface->shape) : "declared") << " of group '"
+                         << (surface ? surface->group : "?") << "' (" << (surface ? surface->where : "[[mesh.surface]]")
+                         << ") gives an inverted or flat child tet: the mesh is too coarse there for that surface");
+}
+
+}  // namespace
+
 TetMesh refine_once(const TetMesh& mesh, const Topology& topo, RefineNumbering numbering) {
+  return refine_once(mesh, topo, numbering, surface_edge_masks(mesh, topo));
+}
+
+TetMesh refine_once(const TetMesh& mesh, const Topology& topo, RefineNumbering numbering,
+                    const std::vector<std::uint32_t>& edge_surfaces) {
   const i32 nn = topo.num_nodes, ne = topo.num_edges, nc = topo.num_cells;
   SS_REQUIRE(static_cast<std::int64_t>(nc) * 8 <= kMaxTets && static_cast<std::int64_t>(nn) + ne < (1LL << 31),
              mesh.source << ": refinement would give " << 8LL * nc << " tets; the mesh tables handle at most " << kMaxTets
@@ -90,8 +149,9 @@ TetMesh refine_once(const TetMesh& mesh, const Topology& topo, RefineNumbering n
   out.source = mesh.source;
   out.surface_group_names = mesh.surface_group_names;
   out.volume_group_names = mesh.volume_group_names;  // tags are dropped: refined entities have none
+  out.boundary_surfaces = mesh.boundary_surfaces;
   const std::vector<i32> id = refined_node_ids(topo, numbering);
-  out.nodes = refined_node_coordinates(mesh, topo, numbering);
+  out.nodes = refined_node_coordinates(mesh, topo, numbering, edge_surfaces);
 
   out.tets.resize(static_cast<size_t>(nc) * 8);
   out.tet_groups.resize(out.tets.size());
@@ -126,11 +186,20 @@ TetMesh refine_once(const TetMesh& mesh, const Topology& topo, RefineNumbering n
       out.triangle_groups[static_cast<size_t>(t) * 4 + k] = mesh.triangle_groups[t];
     }
   }
+  if (!edge_surfaces.empty()) require_positive_children(mesh, topo, out, edge_surfaces);
   return out;
 }
 
 std::vector<glm::dvec3> refined_node_coordinates(const TetMesh& mesh, const Topology& topo, RefineNumbering numbering) {
+  return refined_node_coordinates(mesh, topo, numbering, surface_edge_masks(mesh, topo));
+}
+
+std::vector<glm::dvec3> refined_node_coordinates(const TetMesh& mesh, const Topology& topo, RefineNumbering numbering,
+                                                 const std::vector<std::uint32_t>& edge_surfaces) {
   const i32 nn = topo.num_nodes, ne = topo.num_edges;
+  SS_REQUIRE(edge_surfaces.empty() || (edge_surfaces.size() == size_t(ne) && !mesh.boundary_surfaces.empty()),
+             mesh.source << ": refinement got " << edge_surfaces.size() << " edge surface masks for " << ne << " edges and "
+                         << mesh.boundary_surfaces.size() << " surfaces");
   const std::vector<i32> id = refined_node_ids(topo, numbering);
   std::vector<glm::dvec3> nodes(static_cast<size_t>(nn) + static_cast<size_t>(ne));
 #pragma omp parallel for schedule(static)
@@ -138,6 +207,15 @@ std::vector<glm::dvec3> refined_node_coordinates(const TetMesh& mesh, const Topo
 #pragma omp parallel for schedule(static)
   for (i32 e = 0; e < ne; ++e)
     nodes[size_t(id[size_t(nn + e)])] = 0.5 * (mesh.nodes[topo.edge_nodes[e][0]] + mesh.nodes[topo.edge_nodes[e][1]]);
+  if (edge_surfaces.empty()) return nodes;
+#pragma omp parallel for schedule(static)
+  for (i32 e = 0; e < ne; ++e) {
+    const std::uint32_t bits = edge_surfaces[size_t(e)];
+    if (!bits) continue;
+    glm::dvec3& x = nodes[size_t(id[size_t(nn + e)])];
+    for (size_t k = 0; k < mesh.boundary_surfaces.size(); ++k)
+      if (bits >> k & 1u) x = project_onto(mesh.boundary_surfaces[k], x);
+  }
   return nodes;
 }
 

@@ -44,9 +44,17 @@ enum class RefineNumbering { coarse_first, interleaved };
 // Fine id of each coarse-first id (coarse node v, then nn + e for edge e) under `numbering`.
 std::vector<std::int32_t> refined_node_ids(const Topology& topo, RefineNumbering numbering);
 
+// Per edge of `topo`, the mesh's boundary surfaces it lies on: bit k set when the edge is an edge of
+// a boundary triangle of mesh.boundary_surfaces[k]'s group. Empty when the mesh declares none.
+std::vector<std::uint32_t> surface_edge_masks(const TetMesh& mesh, const Topology& topo);
+
 // The fine nodes' coordinates (coarse nodes, then midpoints 0.5 (a + b) in double), in `numbering`'s
-// order: refine_once's nodes without its cells.
+// order: refine_once's nodes without its cells. The midpoint of an edge with surface bits set
+// (`edge_surfaces`, surface_edge_masks' layout; empty: none) is then projected onto each of those
+// surfaces in turn, in declaration order (project_onto).
 std::vector<glm::dvec3> refined_node_coordinates(const TetMesh& mesh, const Topology& topo, RefineNumbering numbering);
+std::vector<glm::dvec3> refined_node_coordinates(const TetMesh& mesh, const Topology& topo, RefineNumbering numbering,
+                                                 const std::vector<std::uint32_t>& edge_surfaces);
 
 // The four children of triangle (n0, n1, n2) as refine_once splits it, in fine ids (`id` from
 // refined_node_ids): (n0, m01, m20), (m01, n1, m12), (m20, m12, n2), (m01, m12, m20), each oriented
@@ -56,6 +64,14 @@ std::array<std::array<std::int32_t, 3>, 4> refined_triangle_children(const Topol
 
 // One level with the mesh's topology already built (any TopologyTables: it needs the edges and
 // cell_edges only). Children of tet c are tets 8c .. 8c + 7, of triangle t triangles 4t .. 4t + 3.
+// With boundary surfaces (mesh.boundary_surfaces), the midpoints of the edges on their groups are
+// projected (refined_node_coordinates) and every child is checked afterwards: one whose volume is not
+// positive throws ss::Error naming the coarse tet and the surface's group. The cuts (refine_cut)
+// stay those of the straight midpoints.
 TetMesh refine_once(const TetMesh& mesh, const Topology& topo, RefineNumbering numbering = RefineNumbering::coarse_first);
+// The same with the edges' surface bits given (surface_edge_masks' layout): a piece of a partition
+// knows them from the whole mesh (parallel/lattice_refinement.hpp), not from its own triangles.
+TetMesh refine_once(const TetMesh& mesh, const Topology& topo, RefineNumbering numbering,
+                    const std::vector<std::uint32_t>& edge_surfaces);
 
 }  // namespace ss

@@ -10,6 +10,8 @@
 
 #include <glm/vec3.hpp>
 
+#include "mesh/boundary_surface.hpp"
+
 namespace ss {
 
 using NodeId = std::int32_t;
@@ -33,6 +35,9 @@ struct TetMesh {
   std::vector<std::int64_t> node_tags;
   std::vector<std::int64_t> tet_tags;
   std::vector<std::int64_t> triangle_tags;
+  // Surfaces that boundary groups lie on (a case file's [[mesh.surface]]): refinement projects the
+  // midpoints of those groups' edges onto them (mesh/boundary_surface.hpp). Empty: straight midpoints.
+  std::vector<BoundarySurface> boundary_surfaces;
 };
 
 // One rank's piece of a partitioned mesh: `mesh` holds the owned tets first, then one ghost layer;

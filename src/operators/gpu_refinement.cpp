@@ -61,6 +61,9 @@ GpuCoarseLevel upload_coarse_level(GpuBackend& gpu, const TetMesh& coarse, const
              coarse.source << ": the topology given to the GPU refinement is not the mesh's (or has no edge tables)");
   SS_REQUIRE(nc * 8 <= kMaxTets, coarse.source << ": refinement would give " << 8 * nc << " tets; the mesh tables handle at most "
                                                << kMaxTets << " (32-bit ids): use a smaller --refine");
+  SS_REQUIRE(coarse.boundary_surfaces.empty(),
+             coarse.source << ": the GPU refinement puts new nodes at straight midpoints and cannot honour [[mesh.surface]] ("
+                           << coarse.boundary_surfaces.front().where << "); refine on the host (--finest-level host)");
   static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "coordinate_words gives each double's low word first");
   GpuCoarseLevel level;
   level.coordinates = gpu.upload_indices(coordinate_words(coarse));

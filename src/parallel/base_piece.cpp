@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mesh/refine.hpp"
 #include "mesh/topology.hpp"
 #include "parallel/entity_partition.hpp"
 #include "parallel/global_to_local.hpp"
@@ -9,6 +10,25 @@
 #include "util/error.hpp"
 
 namespace ss {
+
+// Boundary surfaces in a message (found by argument-dependent lookup from transfer_each).
+void transfer(Packer& p, const BoundarySurface& s) {
+  transfer_each(p, s.shape, s.group, s.group_id, s.point, s.direction, s.radius, s.where);
+}
+void transfer(Unpacker& u, BoundarySurface& s) {
+  transfer_each(u, s.shape, s.group, s.group_id, s.point, s.direction, s.radius, s.where);
+}
+void transfer(Packer& p, const std::vector<BoundarySurface>& list) {
+  p.put(std::uint64_t(list.size()));
+  for (const BoundarySurface& s : list) transfer(p, s);
+}
+void transfer(Unpacker& u, std::vector<BoundarySurface>& list) {
+  std::uint64_t n = 0;
+  u.get(n);
+  SS_REQUIRE(n <= std::uint64_t(kMaxBoundarySurfaces), "message: " << n << " boundary surfaces");
+  list.resize(size_t(n));
+  for (BoundarySurface& s : list) transfer(u, s);
+}
 
 namespace {
 
@@ -19,9 +39,10 @@ using i64 = std::int64_t;
 template <class Archive, class Piece>
 void transfer_fields(Archive& a, Piece& b) {
   transfer_each(a, b.mesh.source, b.mesh.nodes, b.mesh.tets, b.mesh.tet_groups, b.mesh.boundary_triangles,
-                b.mesh.triangle_groups, b.mesh.surface_group_names, b.mesh.volume_group_names);
+                b.mesh.triangle_groups, b.mesh.surface_group_names, b.mesh.volume_group_names, b.mesh.boundary_surfaces);
   transfer_each(a, b.owned_tets, b.node_global, b.tet_global, b.node_owner, b.tet_owner, b.edge_global, b.face_global,
-                b.edge_owner, b.face_owner, b.face_boundary, b.base_nodes, b.base_edges, b.base_faces, b.base_tets);
+                b.edge_owner, b.face_owner, b.face_boundary, b.edge_surfaces, b.face_surfaces, b.base_nodes, b.base_edges,
+                b.base_faces, b.base_tets);
 }
 
 }  // namespace
@@ -43,6 +64,14 @@ BasePartition::BasePartition(const LoadedMesh& base, std::vector<i32> tet_part, 
     const Triangle& tri = m.boundary_triangles[k];
     triangle_face_[k] = t.find_face(tri[0], tri[1], tri[2]);
     SS_REQUIRE(triangle_face_[k] >= 0, m.source << ": " << triangle_label(m, i32(k)) << " is no tet face");
+  }
+  if (!m.boundary_surfaces.empty()) {
+    edge_surfaces_ = surface_edge_masks(m, t);
+    face_surfaces_.assign(size_t(t.num_faces), 0);
+    for (size_t k = 0; k < m.boundary_triangles.size(); ++k)
+      for (size_t s = 0; s < m.boundary_surfaces.size(); ++s)
+        if (m.boundary_surfaces[s].group_id == m.triangle_groups[k])
+          face_surfaces_[size_t(triangle_face_[k])] |= std::uint32_t(1) << s;
   }
 }
 
@@ -67,6 +96,7 @@ BasePiece BasePartition::piece(int q) const {
   p.source = m.source;
   p.surface_group_names = m.surface_group_names;
   p.volume_group_names = m.volume_group_names;
+  p.boundary_surfaces = m.boundary_surfaces;
   for (i64 v : b.node_global) {
     p.nodes.push_back(m.nodes[size_t(v)]);
     b.node_owner.push_back(node_owner_[size_t(v)]);
@@ -80,11 +110,13 @@ BasePiece BasePartition::piece(int q) const {
     for (i32 e : topo.cell_edges[size_t(c)]) {
       b.edge_global.push_back(e);
       b.edge_owner.push_back(edge_owner_[size_t(e)]);
+      if (!edge_surfaces_.empty()) b.edge_surfaces.push_back(edge_surfaces_[size_t(e)]);
     }
     for (i32 f : topo.cell_faces[size_t(c)]) {
       b.face_global.push_back(f);
       b.face_owner.push_back(face_owner_[size_t(f)]);
       b.face_boundary.push_back(topo.face_cells[size_t(f)][1] < 0);
+      if (!face_surfaces_.empty()) b.face_surfaces.push_back(face_surfaces_[size_t(f)]);
       local_face[size_t(f)] = 1;
     }
   }

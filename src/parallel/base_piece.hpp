@@ -24,6 +24,10 @@ struct BasePiece {
   std::vector<std::int64_t> edge_global, face_global;  // per local tet: 6 (kTetEdgeNodes order), 4 (face k opposite corner k)
   std::vector<std::int32_t> edge_owner, face_owner;    // the same layout
   std::vector<char> face_boundary;                     // per face slot: on the whole base mesh's boundary
+  // With boundary surfaces (mesh.boundary_surfaces, [[mesh.surface]]), per edge and face slot: bit k
+  // set when the entity lies on a file triangle of surface k's group in the whole base mesh (a piece
+  // may lack the triangle); empty without surfaces. Refinement projects the nodes inside them.
+  std::vector<std::uint32_t> edge_surfaces, face_surfaces;
   std::int64_t base_nodes = 0, base_edges = 0, base_faces = 0, base_tets = 0;  // the whole base mesh's counts
 };
 
@@ -44,6 +48,7 @@ private:
   int parts_;
   std::vector<std::int32_t> node_owner_, edge_owner_, face_owner_;
   std::vector<std::int32_t> triangle_face_;  // the face of each file triangle
+  std::vector<std::uint32_t> edge_surfaces_, face_surfaces_;  // per base edge, face (surface_edge_masks' bits)
 };
 
 // Nodes of the whole mesh after `levels` refinements of the base mesh `piece` came from.

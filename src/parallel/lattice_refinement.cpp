@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <utility>
 
 #include "mesh/refine.hpp"
@@ -53,7 +54,8 @@ i64 lattice_index(const LatticePoint& p, i64 m) {
 }
 
 // One uniform refinement of the piece, lattice points, tet ids and base tets carried along.
-void refine_level(RefiningPiece& r, int rank) {
+// `entities`: the base entities' surface bits (needed when the mesh has boundary surfaces).
+void refine_level(RefiningPiece& r, int rank, const BaseEntities* entities) {
   const Topology topo = build_topology(r.mesh, TopologyTables::edges);
   const std::vector<i32> id = refined_node_ids(topo, RefineNumbering::interleaved);
   std::vector<LatticePoint> next(size_t(topo.num_nodes) + size_t(topo.num_edges));
@@ -72,7 +74,19 @@ void refine_level(RefiningPiece& r, int rank) {
   }
   SS_REQUIRE(bad < 0, r.mesh.source << ": rank " << rank << "'s base piece is not conforming (refined edge " << bad
                                     << " leaves its base tet)");
-  r.mesh = refine_once(r.mesh, topo, RefineNumbering::interleaved);
+  std::vector<std::uint32_t> edge_surfaces;
+  if (!r.mesh.boundary_surfaces.empty()) {
+    SS_REQUIRE(entities, r.mesh.source << ": rank " << rank << ": refining with boundary surfaces needs the base entities");
+    edge_surfaces.assign(size_t(topo.num_edges), 0);
+#pragma omp parallel for schedule(static)
+    for (i32 e = 0; e < topo.num_edges; ++e) {
+      const LatticePoint& p = next[size_t(id[size_t(topo.num_nodes + e)])];
+      if (p.size < 2 || p.size > 3) continue;  // inside a base tet: on no surface
+      const BaseEntities::Entry* entry = entities->find(p);
+      edge_surfaces[size_t(e)] = entry ? entry->surfaces : 0;
+    }
+  }
+  r.mesh = refine_once(r.mesh, topo, RefineNumbering::interleaved, edge_surfaces);
   r.point = std::move(next);
   std::vector<i64> tet_id(r.tet_id.size() * 8);
   std::vector<i32> base(tet_id.size());
@@ -109,11 +123,12 @@ BaseEntities::BaseEntities(const BasePiece& b) {
     const Tet& t = b.mesh.tets[c];
     for (int k = 0; k < 6; ++k)
       add(2, {t[size_t(kTetEdgeNodes[k][0])], t[size_t(kTetEdgeNodes[k][1])], -1, -1}, b.edge_global[6 * c + size_t(k)],
-          b.edge_owner[6 * c + size_t(k)], false);
+          b.edge_owner[6 * c + size_t(k)], false, b.edge_surfaces.empty() ? 0 : b.edge_surfaces[6 * c + size_t(k)]);
     for (int k = 0; k < 4; ++k)
       add(3, {t[size_t((k + 1) % 4)], t[size_t((k + 2) % 4)], t[size_t((k + 3) % 4)], -1}, b.face_global[4 * c + size_t(k)],
-          b.face_owner[4 * c + size_t(k)], !b.face_boundary.empty() && b.face_boundary[4 * c + size_t(k)]);
-    add(4, {t[0], t[1], t[2], t[3]}, b.tet_global[c], b.tet_owner[c], false);
+          b.face_owner[4 * c + size_t(k)], !b.face_boundary.empty() && b.face_boundary[4 * c + size_t(k)],
+          b.face_surfaces.empty() ? 0 : b.face_surfaces[4 * c + size_t(k)]);
+    add(4, {t[0], t[1], t[2], t[3]}, b.tet_global[c], b.tet_owner[c], false, 0);
   }
   for (auto& list : by_size_) {
     std::sort(list.begin(), list.end(), [](const Entry& x, const Entry& y) { return x.nodes < y.nodes; });
@@ -131,10 +146,10 @@ const BaseEntities::Entry* BaseEntities::find(const LatticePoint& p) const {
   return it == list.end() || it->nodes != nodes ? nullptr : &*it;
 }
 
-void BaseEntities::add(int corners, std::array<i32, 4> nodes, i64 global, i32 owner, bool boundary) {
+void BaseEntities::add(int corners, std::array<i32, 4> nodes, i64 global, i32 owner, bool boundary, std::uint32_t surfaces) {
   for (int i = 1; i < corners; ++i)  // insertion sort of the corners (GCC cannot bound std::sort here)
     for (int j = i; j > 0 && nodes[size_t(j - 1)] > nodes[size_t(j)]; --j) std::swap(nodes[size_t(j - 1)], nodes[size_t(j)]);
-  by_size_[size_t(corners - 2)].push_back({nodes, global, owner, boundary});
+  by_size_[size_t(corners - 2)].push_back({nodes, global, owner, boundary, surfaces});
 }
 
 void keep_tets(RefiningPiece& r, const std::vector<char>& keep) {
@@ -212,9 +227,14 @@ RefiningPiece refine_base_levels(const BasePiece& b, int levels, int rank,
   std::vector<char> own_corner(b.node_global.size(), 0);
   for (i32 c = 0; c < b.owned_tets; ++c)
     for (NodeId v : b.mesh.tets[size_t(c)]) own_corner[size_t(v)] = 1;
+  SS_REQUIRE(r.mesh.boundary_surfaces.empty() || (b.edge_surfaces.size() == 6 * b.mesh.tets.size() &&
+                                                  b.face_surfaces.size() == 4 * b.mesh.tets.size()),
+             b.mesh.source << ": rank " << rank << "'s base piece has boundary surfaces but not their edge and face bits");
+  std::optional<BaseEntities> entities;
+  if (!r.mesh.boundary_surfaces.empty()) entities.emplace(b);
   if (at_level) at_level(r, 0);
   for (int level = 0; level < levels; ++level) {
-    refine_level(r, rank);
+    refine_level(r, rank, entities ? &*entities : nullptr);
     std::vector<char> near(r.mesh.nodes.size());
 #pragma omp parallel for schedule(static)
     for (i64 v = 0; v < i64(near.size()); ++v) {

@@ -52,12 +52,14 @@ public:
     std::int64_t global;
     std::int32_t owner;
     bool boundary;
+    std::uint32_t surfaces;  // BasePiece's edge_surfaces / face_surfaces bits (0 for tets)
   };
   // The entity with the corners of `p` (p.size 2, 3 or 4), or null when the piece has none.
   const Entry* find(const LatticePoint& p) const;
 
 private:
-  void add(int corners, std::array<std::int32_t, 4> nodes, std::int64_t global, std::int32_t owner, bool boundary);
+  void add(int corners, std::array<std::int32_t, 4> nodes, std::int64_t global, std::int32_t owner, bool boundary,
+           std::uint32_t surfaces);
   std::vector<Entry> by_size_[3];
 };
 
@@ -78,6 +80,10 @@ struct RefiningPiece {
 // the file triangles that are faces of kept tets.
 void keep_tets(RefiningPiece& r, const std::vector<char>& keep);
 
+// `b` refined `levels` times. With boundary surfaces a fine edge lies on one when the base edge or
+// face holding its midpoint (the lattice point's support) does (BasePiece's edge_surfaces,
+// face_surfaces): the edges a serial refinement finds on the surface's triangles, whether or not
+// the piece holds those triangles; refine_once then projects as the serial refinement does.
 // `b` refined `levels` times. After each level a layer tet is dropped unless one of its nodes lies
 // on the rank's own base tets (all its base corners are corners of own tets): only such tets have
 // descendants that touch a node of an own fine tet. `at_level(r, l)`, when given, sees the piece

@@ -202,6 +202,42 @@ bool read_table(TableReader& parent, const std::string& key, const std::string& 
   return true;
 }
 
+namespace {
+
+// One [[mesh.surface]] entry: group, type and the type's keys (a key of another type is unknown).
+BoundarySurface read_surface(const CaseFile& file, const toml::node& entry) {
+  TableReader e(file, as_table(entry, "mesh.surface", file.at(entry)), "[[mesh.surface]]");
+  const std::string group = read_group(e);
+  SS_REQUIRE(e.node("type"), file.at(entry) << ": [[mesh.surface]] needs type = \"cylinder\", \"sphere\" or \"plane\"");
+  const std::string type = e.choice("type", "", {"cylinder", "sphere", "plane"});
+  const SurfaceShape shape = type == "cylinder" ? SurfaceShape::cylinder
+                             : type == "sphere" ? SurfaceShape::sphere
+                                                : SurfaceShape::plane;
+  const auto vector = [&](const char* key) {
+    const std::optional<glm::dvec3> v = e.get_vector(key);
+    SS_REQUIRE(v, file.at(entry) << ": [[mesh.surface]] of type \"" << type << "\" needs " << key << " = [x, y, z]");
+    return *v;
+  };
+  const glm::dvec3 point = vector(shape == SurfaceShape::sphere ? "center" : "point");
+  glm::dvec3 direction{0.0};
+  if (shape != SurfaceShape::sphere) {
+    const char* key = shape == SurfaceShape::cylinder ? "axis" : "normal";
+    direction = vector(key);
+    SS_REQUIRE(direction != glm::dvec3(0.0), e.where_key(key) << ": [[mesh.surface]] " << key << " must be a nonzero vector");
+  }
+  double radius = 0.0;
+  if (shape != SurfaceShape::plane) {
+    const std::optional<double> r = e.get_number("radius");
+    SS_REQUIRE(r, file.at(entry) << ": [[mesh.surface]] of type \"" << type << "\" needs radius = ... (> 0)");
+    radius = *r;
+    e.require_positive("radius", radius);
+  }
+  e.reject_unknown_keys();
+  return make_boundary_surface(shape, group, point, direction, radius, file.at(entry));
+}
+
+}  // namespace
+
 MeshSettings read_mesh_table(TableReader& top) {
   const CaseFile& file = top.file();
   const toml::node* mesh = top.node("mesh");
@@ -213,6 +249,13 @@ MeshSettings read_mesh_table(TableReader& top) {
   s.file = file.resolve(*written);
   s.refine = t.integer("refine", 0);
   SS_REQUIRE(s.refine >= 0 && s.refine <= 6, file.at(*mesh) << ": [mesh] refine must be 0..6 (got " << s.refine << ")");
+  if (const toml::node* surfaces = t.node("surface")) {
+    const toml::array* list = surfaces->as_array();
+    SS_REQUIRE(list, file.at(*surfaces) << ": boundary surfaces are written as [[mesh.surface]] tables");
+    for (const toml::node& entry : *list) s.surfaces.push_back(read_surface(file, entry));
+    SS_REQUIRE(s.surfaces.size() <= size_t(kMaxBoundarySurfaces),
+               file.at(*surfaces) << ": at most " << kMaxBoundarySurfaces << " [[mesh.surface]] entries");
+  }
   t.reject_unknown_keys();
   // The error_code form: a name the system refuses (too long, a loop of links) is an error, not a throw.
   std::error_code ec;

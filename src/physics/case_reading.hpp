@@ -13,10 +13,12 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <glm/vec3.hpp>
 #include <toml++/toml.h>
 
+#include "mesh/boundary_surface.hpp"
 #include "physics/expression.hpp"
 
 namespace ss {
@@ -105,10 +107,14 @@ const toml::table& as_table(const toml::node& node, const std::string& name, con
 bool read_table(TableReader& parent, const std::string& key, const std::string& name,
                 const std::function<void(TableReader&)>& read);
 
-// [mesh] file = "..." (required; relative to the case file; must exist), refine = 0..6.
+// [mesh] file = "..." (required; relative to the case file; must exist), refine = 0..6, and any
+// number of [[mesh.surface]] entries: group = "name" (a boundary group of the mesh, checked when the
+// mesh is loaded), type = "cylinder" (point, axis, radius) | "sphere" (center, radius) | "plane"
+// (point, normal), each vector [x, y, z]. Refinement projects the group's new boundary nodes onto it.
 struct MeshSettings {
   std::string file;
   int refine = 0;
+  std::vector<BoundarySurface> surfaces;
 };
 MeshSettings read_mesh_table(TableReader& top);
 

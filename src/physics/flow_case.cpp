@@ -94,6 +94,7 @@ FlowCase flow_case_from(const CaseFile& file) {
   const MeshSettings mesh = read_mesh_table(top);
   c.mesh_file = mesh.file;
   c.refine = mesh.refine;
+  c.surfaces = mesh.surfaces;
 
   const bool fluid = read_table(top, "fluid", "fluid", [&](TableReader& t) {
     const std::optional<double> viscosity = t.get_number("viscosity");

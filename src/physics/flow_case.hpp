@@ -1,7 +1,7 @@
 #pragma once
 // The flow case file (TOML): what a user writes to run `streamsolve flow CASE.toml`.
 //
-//   [mesh]        file = "cavity.msh" (relative to the case file), refine = 0
+//   [mesh]        file = "cavity.msh" (relative to the case file), refine = 0, [[mesh.surface]] entries
 //   [fluid]       viscosity = 0.01                         — kinematic, required
 //   [[boundary]]  group = "lid" | 3, type = "wall" | "velocity" | "pressure" | "slip",
 //                 velocity = [u, v, w] (velocity: required; wall: moving wall, default 0),
@@ -47,6 +47,7 @@
 
 #include <glm/vec3.hpp>
 
+#include "mesh/boundary_surface.hpp"
 #include "physics/expression.hpp"
 #include "physics/flow_probe_case.hpp"
 
@@ -97,6 +98,7 @@ struct FlowSolverSettings {
 struct FlowCase {
   std::string path, mesh_file;
   int refine = 0;
+  std::vector<BoundarySurface> surfaces;  // [[mesh.surface]]: what refinement projects boundary nodes onto
   double viscosity = 0;                          // [fluid] viscosity (kinematic, > 0) — required
   std::vector<FlowBoundary> boundaries;          // [[boundary]] group, type, velocity | pressure
   std::vector<FlowForceSpec> forces;             // [[force]] group, reference_velocity, reference_area

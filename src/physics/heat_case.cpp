@@ -37,6 +37,7 @@ HeatCase heat_case_from(const CaseFile& file) {
   const MeshSettings mesh = read_mesh_table(top);
   c.mesh_file = mesh.file;
   c.refine = mesh.refine;
+  c.surfaces = mesh.surfaces;
 
   // [material]: plain keys for one material, or sub-tables per volume group — not both.
   if (const toml::node* material = top.node("material")) {

@@ -1,7 +1,7 @@
 #pragma once
 // The heat case file (TOML): what a user writes to run `streamsolve heat CASE.toml`.
 //
-//   [mesh]      file = "crank.msh" (relative to the case file), refine = 0
+//   [mesh]      file = "crank.msh" (relative to the case file), refine = 0, [[mesh.surface]] entries
 //   [material]  conductivity, heat_capacity, source        — or [material.<volume group>] tables
 //   [[boundary]] group = "left" | 3, type = "dirichlet" | "neumann", value = ...
 //   [solver]    tolerance = 1e-6, max_iterations = 20000, preconditioner = "multigrid" | "jacobi" | "none",
@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh/boundary_surface.hpp"
 #include "physics/expression.hpp"
 
 namespace ss {
@@ -58,6 +59,7 @@ struct HeatCase {
   std::string path;                     // the case file
   std::string mesh_file;                // resolved against the case file's folder
   int refine = 0;
+  std::vector<BoundarySurface> surfaces;  // [[mesh.surface]]: what refinement projects boundary nodes onto
   std::optional<Material> material;     // [material] with plain keys: one material for all
   std::map<std::string, Material> materials;  // [material.<group>]: per volume group (name or number)
   std::map<std::string, int> material_lines;

@@ -18,6 +18,8 @@ HeatProblem build_refined_heat_problem(const HeatCase& c, const LoadedMesh& m, R
   const i32 nn = topo.num_nodes, ne = topo.num_edges;
   SS_REQUIRE(!topo.cell_edges.empty() && topo.face_groups.size() == topo.face_nodes.size(),
              m.mesh.source << ": the refined heat problem needs the coarse level's edge and boundary-face tables");
+  SS_REQUIRE(m.mesh.boundary_surfaces.empty(), c.path << ": the GPU-refined level cannot honour [[mesh.surface]]; "
+                                                          "use --finest-level host");
   HeatProblem p = heat_problem_settings(c);
   const auto line = [&](int l) { return c.path + ":" + std::to_string(l); };
 

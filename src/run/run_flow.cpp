@@ -40,7 +40,10 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   FlowCase flow_case = o.flow_case ? *o.flow_case : read_flow_case(o.case_file);
   if (o.refine) flow_case.refine = *o.refine;
   auto t0 = StageTimings::now();
-  const LoadedMesh mesh = load_mesh(flow_case.mesh_file, flow_case.refine);
+  LoadOptions load;
+  load.refine = flow_case.refine;
+  load.surfaces = flow_case.surfaces;
+  const LoadedMesh mesh = load_mesh(flow_case.mesh_file, load);
   add_mesh_timings(timings, mesh.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
   t0 = StageTimings::now();
   const FlowProblem problem = build_flow_problem(flow_case, mesh);

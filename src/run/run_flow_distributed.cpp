@@ -145,7 +145,9 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
   // The case checked on the file's mesh first (every case mistake is the serial error, once, and
   // leaves the output folder alone).
   auto t0 = StageTimings::now();
-  root.base = load_mesh(c.mesh_file, LoadOptions{});
+  LoadOptions base_load;
+  base_load.surfaces = c.surfaces;  // carried by the pieces: each rank projects as the serial run
+  root.base = load_mesh(c.mesh_file, base_load);
   require_refinable(root.base.mesh, c.refine);
   add_mesh_timings(root.timings, root.base.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
   t0 = StageTimings::now();
@@ -179,6 +181,7 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
     t0 = StageTimings::now();
     LoadOptions load;
     load.refine = root.base_levels;
+    load.surfaces = c.surfaces;
     root.base = load_mesh(c.mesh_file, load);
     root.timings.add_since("base_levels", t0);
   }

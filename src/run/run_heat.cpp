@@ -80,7 +80,9 @@ HeatCase options_case(const HeatRunOptions& o) { return o.heat_case ? *o.heat_ca
 // one process) of a refined mesh.
 bool gpu_finest_level_applies(const HeatRunOptions& o) {
   if (o.backend != "gpu" || o.compare || o.gl.window || mpi::size() > 1 || o.distributed) return false;
-  return (o.refine ? *o.refine : options_case(o).refine) >= 1;
+  const HeatCase c = options_case(o);
+  // The GPU refinement puts new nodes at straight midpoints: a case with [[mesh.surface]] refines on the host.
+  return (o.refine ? *o.refine : c.refine) >= 1 && c.surfaces.empty();
 }
 
 }  // namespace
@@ -114,6 +116,7 @@ HeatRunResult run_heat_host(const HeatRunOptions& o) {
   LoadOptions load;
   load.refine = heat_case.refine;
   load.tables = TopologyTables::boundary;  // the node graph and the boundary faces are all heat needs
+  load.surfaces = heat_case.surfaces;
   // Multigrid keeps every level of the refinement (the finest is the mesh load_mesh gives).
   MeshHierarchy hierarchy;
   auto t0 = StageTimings::now();

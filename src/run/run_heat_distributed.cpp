@@ -81,13 +81,16 @@ PieceAssignment read_and_distribute(const HeatRunOptions& o, Root& root) {
   if (o.refine) root.heat_case.refine = *o.refine;
   const int total_levels = root.heat_case.refine;
   SS_REQUIRE(total_levels >= 0, "refinement level must be >= 0, got " << total_levels);
-  root.base = load_mesh(root.heat_case.mesh_file, LoadOptions{});  // validated, oriented, RCM; every table
+  LoadOptions base_load;
+  base_load.surfaces = root.heat_case.surfaces;  // carried by the pieces: each rank projects as the serial run
+  root.base = load_mesh(root.heat_case.mesh_file, base_load);  // validated, oriented, RCM; every table
   require_refinable(root.base.mesh, total_levels);
   // METIS splits the base mesh: a coarse one rank 0 refines first (coarse_partition_levels).
   const int base_levels = coarse_partition_levels(std::int64_t(root.base.mesh.tets.size()), ranks, total_levels);
   if (base_levels > 0) {  // the serial run's first levels (the same node order)
     LoadOptions load;
     load.refine = base_levels;
+    load.surfaces = root.heat_case.surfaces;
     root.base = load_mesh(root.heat_case.mesh_file, load);
   }
   const int levels = total_levels - base_levels;  // refined on the ranks

@@ -67,6 +67,8 @@ HeatRunResult run_heat_gpu_finest(const HeatRunOptions& o) {
   if (o.refine) heat_case.refine = *o.refine;
   SS_REQUIRE(heat_case.refine >= 1, heat_case.path << ": --finest-level gpu makes level K on the GPU from level K - 1: "
                                                    "it needs refine >= 1 (the case's [mesh] refine or --refine)");
+  SS_REQUIRE(heat_case.surfaces.empty(), heat_case.path << ": --finest-level gpu refines with straight midpoints and cannot "
+                                                          "honour [[mesh.surface]]; use --finest-level host");
 
   // 2. Level K − 1 on the host, with every table (the GPU kernels read its faces) and its cells'
   // geometry. With multigrid every level below K too, each with its operator, as the host path

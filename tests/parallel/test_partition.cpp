@@ -169,6 +169,12 @@ INSTANTIATE_TEST_SUITE_P(ProjectMeshes, RefinedPartition,
                          ::testing::Combine(::testing::Values("cube.msh", "crank.msh"), ::testing::Values(0, 1, 2),
                                             ::testing::Values(1, 2, 3, 5)),
                          case_name);
+// With a boundary surface ([[mesh.surface]]): the pieces project the hole's new nodes bit for bit as
+// the serial refinement does (the edges on the hole known from the whole base mesh, not the piece).
+INSTANTIATE_TEST_SUITE_P(SurfaceMesh, RefinedPartition,
+                         ::testing::Combine(::testing::Values("cylinder_hole.msh"), ::testing::Values(1, 2),
+                                            ::testing::Values(2, 3, 5)),
+                         case_name);
 
 // The multigrid over the ranks (distributed/distributed_heat_multigrid.hpp) takes every level of a
 // rank's refinement at once: each level is the piece refine_base_piece makes for it, each fine

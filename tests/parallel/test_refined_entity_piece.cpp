@@ -206,7 +206,7 @@ INSTANTIATE_TEST_SUITE_P(ProjectMeshes, RefinedEntityPiece,
                          ::testing::Values(std::make_tuple("cube.msh", 0), std::make_tuple("cube.msh", 1),
                                            std::make_tuple("cube.msh", 2), std::make_tuple("cavity.msh", 0),
                                            std::make_tuple("cavity.msh", 1), std::make_tuple("cavity.msh", 2),
-                                           std::make_tuple("duct.msh", 1)),
+                                           std::make_tuple("duct.msh", 1), std::make_tuple("cylinder_hole.msh", 2)),
                          case_name);
 
 }  // namespace

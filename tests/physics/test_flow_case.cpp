@@ -322,6 +322,20 @@ TEST(FlowCase, TheCylinderSampleHasADragGroup) {
   EXPECT_NEAR(c.boundaries[0].velocity(0, 0.205, 0.205).x, 0.45, 1e-12);  // Um on the centre line
 }
 
+// The DFG samples declare their cylinder (meshes/dfg_cylinder.geo: radius 0.05, axis along z through
+// x = 0.5, y = 0.2), so --refine converges to it.
+TEST(FlowCase, TheCylinderSamplesDeclareTheirCylinder) {
+  for (const char* file : {"dfg_cylinder_flow.toml", "dfg_cylinder_steady_flow.toml"}) {
+    const FlowCase c = read_flow_case(std::string(SS_SOURCE_DIR) + "/meshes/" + file);
+    ASSERT_EQ(c.surfaces.size(), 1u) << file;
+    EXPECT_EQ(c.surfaces[0].group, "cylinder") << file;
+    EXPECT_EQ(c.surfaces[0].shape, SurfaceShape::cylinder) << file;
+    EXPECT_EQ(c.surfaces[0].point, glm::dvec3(0.5, 0.2, 0.0)) << file;
+    EXPECT_EQ(c.surfaces[0].direction, glm::dvec3(0.0, 0.0, 1.0)) << file;
+    EXPECT_EQ(c.surfaces[0].radius, 0.05) << file;
+  }
+}
+
 // Found by fuzzing: a file name longer than the system allows is a one-line error, not a throw of
 // std::filesystem_error that nobody catches.
 TEST(FlowCase, OverlongMeshFileNameIsAnError) {

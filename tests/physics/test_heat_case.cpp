@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "mesh/load_mesh.hpp"
 #include "physics/heat_case.hpp"
 #include "util/error.hpp"
 
@@ -182,6 +183,21 @@ const std::string time_in_source = std::string(kMesh) + "[material]\nsource = \"
 const std::string time_in_initial = std::string(kMesh) + kLeft + "[time]\ndt = 0.1\nsteps = 3\ninitial = \"t\"\n";
 const std::string value_type = std::string(kMesh) + "[[boundary]]\ngroup = \"left\"\ntype = \"dirichlet\"\nvalue = [1]\n";
 const std::string bad_refine = std::string("[mesh]\nfile = \"cube.msh\"\nrefine = -1\n") + kLeft;
+// [[mesh.surface]] entries (lines 3..): group, type and the type's keys.
+const std::string surface(const std::string& keys) { return std::string(kMesh) + "[[mesh.surface]]\n" + keys + kLeft; }
+const std::string surface_bad_type = surface("group = \"left\"\ntype = \"cone\"\n");
+const std::string surface_no_type = surface("group = \"left\"\n");
+const std::string surface_negative_radius =
+    surface("group = \"left\"\ntype = \"sphere\"\ncenter = [0, 0, 0]\nradius = -0.5\n");
+const std::string surface_no_radius = surface("group = \"left\"\ntype = \"cylinder\"\npoint = [0, 0, 0]\naxis = [0, 0, 1]\n");
+const std::string surface_zero_axis =
+    surface("group = \"left\"\ntype = \"cylinder\"\npoint = [0, 0, 0]\naxis = [0, 0, 0]\nradius = 1\n");
+const std::string surface_zero_normal = surface("group = \"left\"\ntype = \"plane\"\npoint = [0, 0, 0]\nnormal = [0, 0, 0]\n");
+const std::string surface_other_key =
+    surface("group = \"left\"\ntype = \"cylinder\"\ncenter = [0, 0, 0]\naxis = [0, 0, 1]\nradius = 1\npoint = [0, 0, 0]\n");
+const std::string surface_short_point = surface("group = \"left\"\ntype = \"plane\"\npoint = [0, 0]\nnormal = [1, 0, 0]\n");
+const std::string surface_no_group = surface("type = \"plane\"\npoint = [0, 0, 0]\nnormal = [1, 0, 0]\n");
+const std::string surface_not_tables = std::string("[mesh]\nfile = \"cube.msh\"\nsurface = 1\n") + kLeft;
 
 INSTANTIATE_TEST_SUITE_P(
     Examples, HeatCaseErrors,
@@ -205,6 +221,24 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"syntax", syntax.c_str(), "test.toml:"},
                       BadCase{"mixed_material", mixed_material.c_str(), "mixes plain keys"},
                       BadCase{"bad_refine", bad_refine.c_str(), "refine must be 0..6"},
+                      BadCase{"surface_bad_type", surface_bad_type.c_str(),
+                              "test.toml:5: [[mesh.surface]] type must be \"cylinder\", \"sphere\" or \"plane\" (got \"cone\")"},
+                      BadCase{"surface_no_type", surface_no_type.c_str(), "test.toml:3: [[mesh.surface]] needs type ="},
+                      BadCase{"surface_negative_radius", surface_negative_radius.c_str(),
+                              "test.toml:7: [[mesh.surface]] radius must be positive (got -0.5)"},
+                      BadCase{"surface_no_radius", surface_no_radius.c_str(),
+                              "test.toml:3: [[mesh.surface]] of type \"cylinder\" needs radius"},
+                      BadCase{"surface_zero_axis", surface_zero_axis.c_str(),
+                              "test.toml:7: [[mesh.surface]] axis must be a nonzero vector"},
+                      BadCase{"surface_zero_normal", surface_zero_normal.c_str(),
+                              "test.toml:7: [[mesh.surface]] normal must be a nonzero vector"},
+                      BadCase{"surface_other_key", surface_other_key.c_str(),
+                              "test.toml:6: unknown key 'center' in [[mesh.surface]]"},
+                      BadCase{"surface_short_point", surface_short_point.c_str(),
+                              "test.toml:6: [[mesh.surface]] point must be an array of 3 numbers"},
+                      BadCase{"surface_no_group", surface_no_group.c_str(), "test.toml:3: [[mesh.surface]] needs group"},
+                      BadCase{"surface_not_tables", surface_not_tables.c_str(),
+                              "test.toml:3: boundary surfaces are written as [[mesh.surface]] tables"},
                       BadCase{"bad_syntax", bad_syntax.c_str(),
                               "test.toml:6: [[boundary]] value: Missing parenthesis in \"2*(x+1\""},
                       BadCase{"unknown_variable", unknown_variable.c_str(),
@@ -215,6 +249,49 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"value_type", value_type.c_str(),
                               "test.toml:6: [[boundary]] value must be a number or an expression string"}),
     [](const auto& info) { return std::string(info.param.name); });
+
+TEST(HeatCase, ReadsMeshSurfaces) {
+  const HeatCase c = parse_heat_case(std::string(kMesh) +
+                                         "[[mesh.surface]]\ngroup = \"left\"\ntype = \"cylinder\"\npoint = [0.5, 0.2, 0]\n"
+                                         "axis = [0, 0, 2]\nradius = 0.05\n"
+                                         "[[mesh.surface]]\ngroup = 2\ntype = \"sphere\"\ncenter = [1, 2, 3]\nradius = 4\n"
+                                         "[[mesh.surface]]\ngroup = \"left\"\ntype = \"plane\"\npoint = [0, 0, 0]\nnormal = [-3, 0, 0]\n" +
+                                         kLeft,
+                                     kCasePath);
+  ASSERT_EQ(c.surfaces.size(), 3u);
+  EXPECT_EQ(c.surfaces[0].shape, SurfaceShape::cylinder);
+  EXPECT_EQ(c.surfaces[0].group, "left");
+  EXPECT_EQ(c.surfaces[0].point, glm::dvec3(0.5, 0.2, 0));
+  EXPECT_EQ(c.surfaces[0].direction, glm::dvec3(0, 0, 1)) << "the axis is normalised";
+  EXPECT_EQ(c.surfaces[0].radius, 0.05);
+  EXPECT_EQ(c.surfaces[0].where, kCasePath + ":3");
+  EXPECT_EQ(c.surfaces[1].shape, SurfaceShape::sphere);
+  EXPECT_EQ(c.surfaces[1].group, "2");
+  EXPECT_EQ(c.surfaces[1].point, glm::dvec3(1, 2, 3));
+  EXPECT_EQ(c.surfaces[1].radius, 4.0);
+  EXPECT_EQ(c.surfaces[2].shape, SurfaceShape::plane);
+  EXPECT_EQ(c.surfaces[2].direction, glm::dvec3(-1, 0, 0));
+}
+
+TEST(HeatCase, MeshSurfaceOfAnUnknownGroupIsAnErrorWhenTheMeshLoads) {
+  const HeatCase c = parse_heat_case(std::string(kMesh) +
+                                         "[[mesh.surface]]\ngroup = \"hole\"\ntype = \"sphere\"\ncenter = [0, 0, 0]\nradius = 1\n" +
+                                         kLeft,
+                                     kCasePath);
+  LoadOptions load;
+  load.refine = 1;
+  load.surfaces = c.surfaces;
+  try {
+    load_mesh(c.mesh_file, load);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("test.toml:3: [[mesh.surface]] group 'hole' is no boundary group of " + c.mesh_file + "; it has "),
+              std::string::npos)
+        << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
 
 TEST(HeatCase, MissingCaseFileIsAnError) {
   EXPECT_THROW(read_heat_case("/nonexistent/case.toml"), Error);

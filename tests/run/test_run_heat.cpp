@@ -163,6 +163,42 @@ TEST(RunHeat, UnconvergedSolveWritesOnlyTheSummary) {
   EXPECT_THROW(throw_if_failed(r), Error);
 }
 
+// A case with [[mesh.surface]] refines on the host (the GPU refinement makes straight midpoints):
+// auto picks the host path, its hole nodes lie on the cylinder, and --finest-level gpu is refused.
+TEST(RunHeat, MeshSurfaceRefinesOnTheHost) {
+  const std::string dir = fresh_test_dir();
+  const std::string case_file = write_text(
+      dir + "/hole.toml", "[mesh]\nfile = \"" + project_file("tests/data/surface/cylinder_hole.msh") + "\"\nrefine = 1\n" +
+                              "[[mesh.surface]]\ngroup = \"cylinder\"\ntype = \"cylinder\"\npoint = [0.2, 0.2, 0]\n" +
+                              "axis = [0, 0, 1]\nradius = 0.1\n" +
+                              "[[boundary]]\ngroup = \"cylinder\"\ntype = \"dirichlet\"\nvalue = 100.0\n" +
+                              "[[boundary]]\ngroup = \"outer\"\ntype = \"dirichlet\"\nvalue = 0.0\n" +
+                              "[output]\ndirectory = \"out\"\n");
+  HeatRunOptions o = options_for(case_file, "gpu");
+  o.no_png = true;
+  const HeatRunResult r = run_heat(o);
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.finest_level, "host");
+  size_t on_hole = 0;
+  for (size_t i = 0; i < r.nodes.size(); ++i) {
+    const double off = std::hypot(r.nodes[i].x - 0.2, r.nodes[i].y - 0.2) - 0.1;
+    if (r.temperature[i] != 100.0) continue;  // the hole's nodes are its Dirichlet nodes
+    ++on_hole;
+    EXPECT_LT(std::fabs(off), 1e-15) << "hole node " << i;
+  }
+  EXPECT_GT(on_hole, 80u);  // 94 here
+  o.finest_level = "gpu";
+  try {
+    run_heat(o);
+    FAIL() << "--finest-level gpu with [[mesh.surface]] must be refused";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("hole.toml: --finest-level gpu refines with straight midpoints and cannot honour [[mesh.surface]]"),
+              std::string::npos)
+        << what;
+  }
+}
+
 TEST(RunHeat, GpuMadeFinestLevelEqualsTheHostPath) {
   const std::string dir = fresh_test_dir();
   HeatRunOptions o = options_for(linear_case(dir), "gpu");
