@@ -202,9 +202,11 @@ public:
   // The state (exact method: recovers the pressure first, when the last step has not).
   FlowState state() {
     if (!pressure_current_) recover_pressure();
-    FlowState s{step_, state_time_, dt_, backend_.download(U_), backend_.download(p_),
-                has_previous_ ? backend_.download(U_previous_) : std::vector<double>{},
-                exact_ ? backend_.download(exact_->streamfunction()) : std::vector<double>{}};
+    FlowState s;
+    s.step = step_, s.time = state_time_, s.dt = dt_;
+    s.flux = backend_.download(U_), s.pressure = backend_.download(p_);
+    if (has_previous_) s.previous_flux = backend_.download(U_previous_);
+    if (exact_) s.streamfunction = backend_.download(exact_->streamfunction());
     if (vorticity_solve_) vorticity_solve_->history(s.vorticity, s.previous_vorticity);
     return s;
   }

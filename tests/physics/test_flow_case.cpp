@@ -293,6 +293,18 @@ INSTANTIATE_TEST_SUITE_P(
                 "test.toml:9: [solver.momentum] variant must be \"textbook\" or \"single_sync\" (got \"pipelined\")"},
         BadCase{"momentum_multigrid", kBase + "[solver.momentum]\npreconditioner = \"multigrid\"\n",
                 "test.toml:9: [solver.momentum] preconditioner must be \"jacobi\" or \"none\" (got \"multigrid\")"},
+        BadCase{"momentum_system", kBase + "[solver.momentum]\nsystem = \"edges\"\n",
+                "test.toml:9: [solver.momentum] system must be \"automatic\", \"flux\" or \"vorticity\" (got "
+                "\"edges\")"},
+        BadCase{"vorticity_implicit",
+                kBase + "[scheme]\nconvection_time = \"implicit\"\n[solver.momentum]\nsystem = \"vorticity\"\n",
+                "test.toml:11: [solver.momentum] system = \"vorticity\" does not apply: implicit convection makes the "
+                "momentum system nonsymmetric"},
+        BadCase{"vorticity_exact", kBase + "[scheme]\nmethod = \"exact\"\n[solver.momentum]\nsystem = \"vorticity\"\n",
+                "test.toml:11: [solver.momentum] system = \"vorticity\" does not apply: method = \"exact\" solves for "
+                "the streamfunction"},
+        BadCase{"system_on_pressure", kBase + "[solver.pressure]\nsystem = \"flux\"\n",
+                "test.toml:9: unknown key 'system' in [solver.pressure]"},
         BadCase{"gauge", kBase + "[solver.streamfunction]\ngauge = \"tree\"\n",
                 "test.toml:9: [solver.streamfunction] gauge must be \"grad_div\" or \"none\" (got \"tree\")"},
         BadCase{"gauge_on_momentum", kBase + "[solver.momentum]\ngauge = \"none\"\n",
