@@ -87,6 +87,7 @@ FlowFields compute_flow_fields(CpuMeshOperators& ops, const LoadedMesh& mesh, co
   if (ghosts) update_ghosts(ghosts->cells, out.cell_velocity);  // the state's pressure is right there
   out.node_velocity = node_average(mesh, out.cell_velocity);
   out.node_pressure = node_average(mesh, out.pressure);
+  extrapolate_boundary_node_pressure(mesh, out.pressure, out.node_pressure);
   apply_prescribed_node_velocity(mesh, problem, state.time, out.node_velocity);
   apply_prescribed_node_pressure(mesh, problem, state.time, out.node_pressure);
   if (ghosts) update_ghosts(ghosts->nodes, out.node_velocity), ghosts->nodes(out.node_pressure);

@@ -1,8 +1,12 @@
 #include "physics/flow_node_values.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include <glm/geometric.hpp>
+#include <glm/mat4x4.hpp>
+#include <glm/matrix.hpp>
 
 #include "util/error.hpp"
 
@@ -39,6 +43,57 @@ void apply_prescribed_node_velocity(const LoadedMesh& mesh, const FlowProblem& p
                          if (chosen[n] >= 0 && (s > speed[n] || (s == speed[n] && index > chosen[n]))) return;
                          chosen[n] = index, speed[n] = s, node_velocity[n] = u;
                        });
+}
+
+void extrapolate_boundary_node_pressure(const LoadedMesh& mesh, const std::vector<double>& cell_pressure,
+                                        std::vector<double>& node_pressure) {
+  const size_t nodes = mesh.mesh.nodes.size();
+  SS_REQUIRE(node_pressure.size() == nodes && cell_pressure.size() == mesh.mesh.tets.size(),
+             "node pressure of another mesh");
+  std::vector<char> on_boundary(nodes, 0);
+  for (std::int32_t f : mesh.topology.boundary_faces)
+    for (std::int32_t node : mesh.topology.face_nodes[size_t(f)]) on_boundary[size_t(node)] = 1;
+  std::vector<std::vector<std::int32_t>> star(nodes);  // the cells around each boundary node
+  for (size_t c = 0; c < mesh.mesh.tets.size(); ++c)
+    for (NodeId node : mesh.mesh.tets[c])
+      if (on_boundary[size_t(node)]) star[size_t(node)].push_back(std::int32_t(c));
+
+  // a of the fit over `cells` around node n; false when the normal equations
+  // Σ V_c q qᵀ [a; g] = Σ V_c q p_c, q = (1, (x_c − x_n)/s), are singular (s: the cells' reach).
+  const auto fit = [&](size_t n, const std::vector<std::int32_t>& cells, double& a) {
+    const glm::dvec3 x(mesh.mesh.nodes[n]);
+    double reach = 0.0;
+    for (std::int32_t c : cells) reach = std::max(reach, glm::length(mesh.geometry.cell_centroids[size_t(c)] - x));
+    glm::dmat4 normal(0.0);
+    glm::dvec4 rhs(0.0);
+    for (std::int32_t c : cells) {
+      const glm::dvec3 d = (mesh.geometry.cell_centroids[size_t(c)] - x) / reach;
+      const glm::dvec4 q(1.0, d.x, d.y, d.z);
+      const double v = mesh.geometry.cell_volumes[size_t(c)];
+      normal += v * glm::outerProduct(q, q);
+      rhs += v * cell_pressure[size_t(c)] * q;
+    }
+    const double scale = normal[0][0];
+    if (!(std::fabs(glm::determinant(normal)) > 1e-8 * scale * scale * scale * scale)) return false;
+    a = (glm::inverse(normal) * rhs)[0];
+    return true;
+  };
+  for (size_t n = 0; n < nodes; ++n) {
+    if (!on_boundary[n]) continue;
+    double a = 0.0;
+    if (fit(n, star[n], a)) {
+      node_pressure[n] = a;
+      continue;
+    }
+    // Too few cells in too few directions (a corner): the cells around the star's other nodes too.
+    std::vector<std::int32_t> wider;
+    for (std::int32_t c : star[n])
+      for (NodeId node : mesh.mesh.tets[size_t(c)])
+        for (std::int32_t other : star[size_t(node)]) wider.push_back(other);
+    std::sort(wider.begin(), wider.end());
+    wider.erase(std::unique(wider.begin(), wider.end()), wider.end());
+    if (fit(n, wider, a)) node_pressure[n] = a;
+  }
 }
 
 void apply_prescribed_node_pressure(const LoadedMesh& mesh, const FlowProblem& problem, double t,

@@ -77,10 +77,38 @@ TEST(FlowNodeValues, CavityLidAndWallNodesAreExact) {
     EXPECT_LT(glm::length(f.node_velocity[n] - mean[n]), 1e-14) << "interior node " << n;
   }
   ASSERT_GT(interior, 0);
-  // Walls only: no node pressure is prescribed, every node keeps the cell mean.
+  // Walls only: no node pressure is prescribed; interior nodes keep the cell mean (boundary nodes:
+  // the extrapolation, next test).
   const std::vector<double> p_mean = node_means(m, f.pressure);
-  for (size_t n = 0; n < m.mesh.nodes.size(); ++n) EXPECT_NEAR(f.node_pressure[n], p_mean[n], 1e-12);
+  for (size_t n = 0; n < m.mesh.nodes.size(); ++n) {
+    if (!lid.count(std::int32_t(n)) && !walls.count(std::int32_t(n))) {
+      EXPECT_NEAR(f.node_pressure[n], p_mean[n], 1e-12);
+    }
+  }
   ::testing::Test::RecordProperty("lid_node_mean_u_before", ::testing::PrintToString(mean_lid_u / lid_only));
+}
+
+// A linear cell pressure p_c = 1 + 2x_c − y_c + 3z_c: every wall node reads the linear field at the
+// node (the least-squares fit is exact for it; the cells' mean lags by half a cell's gradient).
+TEST(FlowNodeValues, WallNodePressureIsExactForALinearField) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  const FlowProblem p = cavity_problem(m, 1);
+  FlowState s;
+  s.flux.assign(size_t(m.topology.num_faces), 0.0);
+  const auto linear = [](const glm::dvec3& x) { return 1 + 2 * x.x - x.y + 3 * x.z; };
+  for (const glm::dvec3& c : m.geometry.cell_centroids) s.pressure.push_back(linear(c));
+  CpuMeshOperators ops(m);
+  const FlowFields f = compute_flow_fields(ops, m, p, s);
+  const std::set<std::int32_t> lid = group_nodes(m, "lid"), walls = group_nodes(m, "walls");
+  const std::vector<double> p_mean = node_means(m, f.pressure);
+  double largest_mean_error = 0;
+  for (const std::set<std::int32_t>* group : {&lid, &walls})
+    for (std::int32_t n : *group) {
+      const double exact = linear(glm::dvec3(m.mesh.nodes[size_t(n)]));
+      EXPECT_NEAR(f.node_pressure[size_t(n)], exact, 1e-10) << "wall node " << n;
+      largest_mean_error = std::max(largest_mean_error, std::fabs(p_mean[size_t(n)] - exact));
+    }
+  EXPECT_GT(largest_mean_error, 0.05);  // the mean would fail the check above
 }
 
 // A duct with an inlet profile u(y, z) and an outlet at p = 2 + y: inlet nodes read the profile at
@@ -112,9 +140,12 @@ TEST(FlowNodeValues, InletProfileAndOutletPressureAtTheNodes) {
     if (walls.count(n)) continue;
     EXPECT_LT(glm::length(f.node_velocity[size_t(n)] - mean[size_t(n)]), 1e-14);
   }
+  // The other nodes: wall and inlet nodes the linear cell pressure's value x_n, interior ones the mean.
   for (size_t n = 0; n < m.mesh.nodes.size(); ++n) {
-    if (out.count(std::int32_t(n))) continue;
-    EXPECT_NEAR(f.node_pressure[n], p_mean[n], 1e-12) << "node " << n;
+    const std::int32_t node = std::int32_t(n);
+    if (out.count(node)) continue;
+    const bool boundary = in.count(node) || walls.count(node);
+    EXPECT_NEAR(f.node_pressure[n], boundary ? m.mesh.nodes[n].x : p_mean[n], 1e-10) << "node " << n;
   }
 }
 
