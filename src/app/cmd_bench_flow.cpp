@@ -181,6 +181,7 @@ void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
   const FlowProblem as_read = problem;
   for (const std::string& method : o.methods) {
     problem = as_read;
+    problem.steady = FlowSteadySettings{};  // a steady case's problem, timed as steps at --cfl
     problem.method = method == "exact" ? FlowMethod::exact : FlowMethod::classical;
     problem.implicit_convection = method == "classical-implicit";
     problem.momentum_system = method == "classical-flux" ? MomentumSystem::flux : MomentumSystem::automatic;
