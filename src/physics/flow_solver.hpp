@@ -537,7 +537,8 @@ private:
     // Fixed columns of the momentum system: K U_b.
     if (!curl_curl_) return ops_.viscous_apply(boundary_flux_, fixed_columns_);
     fixed_columns_ = backend_.make_vector(nf_);
-    curl_curl_->apply(boundary_flux_, fixed_columns_);
+    if (vorticity_solve_) backend_.fill(fixed_columns_, 0.0);  // it takes U_b on its edges instead
+    else curl_curl_->apply(boundary_flux_, fixed_columns_);
     // Tangential boundary velocity: gⁿ⁺¹ now, gⁿ kept for the θ-weighted explicit part.
     std::vector<double> g =
         tangential_boundary_source(curl_curl_data_, mesh_, problem_.boundary_kinds(), b.bx, b.by, b.bz);

@@ -124,7 +124,9 @@ FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_
                           {"tolerance", s.tolerance},
                           {"max_iterations", s.max_iterations}};
   };
-  summary["solver"] = {{"momentum", solver_json(problem.momentum)},
+  nlohmann::json momentum = solver_json(problem.momentum);
+  if (problem.method == FlowMethod::classical) momentum["system"] = to_string(problem.resolved_momentum_system());
+  summary["solver"] = {{"momentum", momentum},
                        {"pressure", solver_json(problem.pressure)},
                        {"streamfunction", solver_json(problem.streamfunction)}};
   summary["scheme"] = {{"method", problem.method == FlowMethod::exact ? "exact" : "classical"},

@@ -125,6 +125,8 @@ def scenario_outputs():
     solvers = {k: v["preconditioner"] for k, v in j["solver"].items()}
     check(f"default preconditioners {solvers}", solvers == {"momentum": "jacobi", "pressure": "multigrid",
                                                                 "streamfunction": "jacobi"})
+    check(f"default momentum system {j['solver']['momentum'].get('system')}",
+          j["solver"]["momentum"].get("system") == "vorticity")
     for solve in ("momentum", "pressure"):
         it = j["iterations"][solve]
         check(f"{solve} iterations {it}", it["last"] > 0 and 0 < it["mean"] <= it["max"])
