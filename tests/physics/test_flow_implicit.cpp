@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <tuple>
 
-#include "physics/flow_test_util.hpp"
+#include "physics/flow_gpu_test_util.hpp"
 #include "support/gl_fixture.hpp"
 
 namespace ss::test {
@@ -73,25 +73,6 @@ TEST(FlowImplicit, CflTenStaysBoundedAndReachesTheExplicitSteadyEnergy) {
   EXPECT_LT(last_energy, kExplicitSteadyEnergy);
 }
 
-// The flux after `p` on the GPU (float kernels).
-std::vector<double> run_on_gpu(GpuBackend& gpu, const LoadedMesh& m, const FlowProblem& p) {
-  GpuMeshOperators mesh_ops(gpu, m);
-  const FlowOperatorData data =
-      build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p.boundary_kinds());
-  GpuFlowOperators ops(gpu, mesh_ops, data);
-  FlowSolver<GpuBackend, GpuFlowOperators> solver(gpu, ops, p, m, data);
-  solver.start();
-  FlowStepInfo info;
-  while (!solver.finished()) {
-    if (!solver.step(info)) {
-      ADD_FAILURE() << solver.failure();
-      break;
-    }
-    EXPECT_LT(info.max_divergence, 1e-5) << "step " << info.step;
-  }
-  return gpu.download(solver.flux());
-}
-
 class FlowImplicitGpu : public GlTest {};
 
 // Three steps at CFL ≈ 2 (beyond the explicit limit, so the implicit term matters), central and
@@ -110,7 +91,9 @@ TEST_F(FlowImplicitGpu, CavityImplicitIsEquivalentToRef) {
     p.time.dt = 0.1, p.time.steps = 3;
     const std::vector<double> reference = run_flow_on_cpu(m, p).flux;
     GpuBackend gpu = make_gpu(packing, launch);
-    const std::vector<double> flux = run_on_gpu(gpu, m, p);
+    const std::vector<double> flux =
+        run_flow_on_gpu(gpu, m, p, [](const FlowStepInfo& i) { EXPECT_LT(i.max_divergence, 1e-5) << "step " << i.step; })
+            .flux;
     const CellVelocityDifference d = cell_velocity_difference(m, flux, reference);
     ASSERT_GT(d.max_speed, 0.05);
     EXPECT_LE(d.relative(), 1e-4);

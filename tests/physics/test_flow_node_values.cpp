@@ -11,7 +11,7 @@
 
 #include "physics/flow_fields.hpp"
 #include "operators/gpu_mesh_operators.hpp"
-#include "physics/flow_test_util.hpp"
+#include "physics/flow_gpu_test_util.hpp"
 #include "support/gl_fixture.hpp"
 
 namespace ss::test {
@@ -159,16 +159,10 @@ TEST_F(FlowNodeValuesGpu, CavityNodeFieldsEqualCpu) {
   const FlowProblem p = cavity_problem(m, 5);
   const FlowState reference = run_flow_on_cpu(m, p);
   GpuBackend gpu = make_gpu();
-  GpuMeshOperators mesh_ops(gpu, m);
-  const FlowOperatorData data =
-      build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p.boundary_kinds());
-  GpuFlowOperators flow_ops(gpu, mesh_ops, data);
-  FlowSolver<GpuBackend, GpuFlowOperators> solver(gpu, flow_ops, p, m, data);
-  solver.start();
-  FlowStepInfo info;
-  while (!solver.finished()) ASSERT_TRUE(solver.step(info)) << solver.failure();
+  const FlowState state = run_flow_on_gpu(gpu, m, p);
+  ASSERT_FALSE(HasFailure());
   CpuMeshOperators ops(m);
-  const FlowFields g = compute_flow_fields(ops, m, p, solver.state());
+  const FlowFields g = compute_flow_fields(ops, m, p, state);
   const FlowFields c = compute_flow_fields(ops, m, p, reference);
   const std::set<std::int32_t> lid = group_nodes(m, "lid"), walls = group_nodes(m, "walls");
   double max_speed = 0, max_diff = 0;

@@ -16,7 +16,7 @@
 #include "mesh/box_mesh.hpp"
 #include "physics/flow_fields.hpp"
 #include "operators/gpu_mesh_operators.hpp"
-#include "physics/flow_test_util.hpp"
+#include "physics/flow_gpu_test_util.hpp"
 #include "support/gl_fixture.hpp"
 
 namespace ss::test {
@@ -185,20 +185,9 @@ protected:
   FlowFields run_to_end_on_gpu(const LoadedMesh& m, FlowProblem p) {
     p.pressure.tolerance = p.momentum.tolerance = p.streamfunction.tolerance = 1e-6;
     GpuBackend gpu = make_gpu();
-    GpuMeshOperators mesh_ops(gpu, m);
-    const FlowOperatorData data =
-        build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p.boundary_kinds());
-    GpuFlowOperators ops(gpu, mesh_ops, data);
-    FlowSolver<GpuBackend, GpuFlowOperators> solver(gpu, ops, p, m, data);
-    solver.start();
-    FlowStepInfo info;
-    while (!solver.finished())
-      if (!solver.step(info)) {
-        ADD_FAILURE() << solver.failure();
-        break;
-      }
+    const FlowState state = run_flow_on_gpu(gpu, m, p);
     CpuMeshOperators output_ops(m);
-    return compute_flow_fields(output_ops, m, p, solver.state());
+    return compute_flow_fields(output_ops, m, p, state);
   }
 };
 
@@ -209,10 +198,10 @@ TEST_F(FlowValidationGpu, PressureDrivenDuctFlowRateMatchesTheExactSeries) {
   const double rate_error = r.flow_rate / duct.flow_rate() - 1;
   std::printf("duct (pressure inlet, classical, GPU) %d cells: flow rate %+.4f %%, centre-line u %+.4f %%, L2(u_x) %.4f\n",
               m.topology.num_cells, 100 * rate_error, 100 * (r.centre_velocity - 1), r.l2_error);
-  // Measured on llvmpipe: flow rate +5.4984 %, L2 0.1002, the CPU reference's to the 4 digits printed
+  // Measured on llvmpipe: flow rate +5.5157 %, L2 0.1003, the CPU reference's to the 4 digits printed
   // (float32 solves to 1e-6). Bounds: the rate within 0.05 points of it, the L2 at most 1 % above.
-  EXPECT_NEAR(rate_error, 0.054984, 0.0005);
-  EXPECT_LT(r.l2_error, 0.1012);
+  EXPECT_NEAR(rate_error, 0.055157, 0.0005);
+  EXPECT_LT(r.l2_error, 0.1013);
 }
 
 TEST_F(FlowValidationGpu, EthierSteinmanErrorMatchesTheCpuReference) {
