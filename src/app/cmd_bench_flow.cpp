@@ -10,7 +10,8 @@
 //   classical-flux      its momentum solve on the face fluxes (CG on H/Δt − νθK)
 //   classical-implicit  implicit convection (BiCGStab on the face fluxes)
 //   exact               the exact method (it first takes one untimed step from the developed state:
-//                       its streamfunction starts at 0)
+//                       its streamfunction starts at 0), its streamfunction CG as a run picks it
+//   exact-jacobi        the same with the Jacobi preconditioner instead of the auxiliary-space one
 // The problem is the case's, or without --case the
 // lid-driven cavity at Re = 100 (lid speed 1, ν = 0.01; the mesh needs the groups "lid" and "walls",
 // as meshes/cavity.msh). Δt follows the CFL target (default 0.5) as in a production run.
@@ -93,6 +94,8 @@ nlohmann::json time_steps(Backend& backend, Ops& ops, const FlowProblem& problem
   t.momentum_iterations -= before.momentum_iterations, t.pressure_iterations -= before.pressure_iterations;
   t.streamfunction_iterations -= before.streamfunction_iterations;
   t.streamfunction_seconds -= before.streamfunction_seconds;
+  t.streamfunction_preconditioner_setups -= before.streamfunction_preconditioner_setups;
+  t.streamfunction_preconditioner_setup_seconds -= before.streamfunction_preconditioner_setup_seconds;
   t.convection_seconds -= before.convection_seconds, t.momentum_seconds -= before.momentum_seconds;
   t.pressure_seconds -= before.pressure_seconds, t.projection_seconds -= before.projection_seconds;
   t.diagnostics_seconds -= before.diagnostics_seconds;
@@ -100,6 +103,11 @@ nlohmann::json time_steps(Backend& backend, Ops& ops, const FlowProblem& problem
   nlohmann::json j;
   j["steps"] = t.steps;
   j["method"] = problem.method == FlowMethod::exact ? "exact" : "classical";
+  if (problem.method == FlowMethod::exact) {
+    j["streamfunction_preconditioner"] = to_string(problem.resolved_streamfunction_preconditioner(false));
+    j["streamfunction_preconditioner_setups"] = t.streamfunction_preconditioner_setups;  // in the timed steps
+    j["streamfunction_preconditioner_setup_seconds"] = t.streamfunction_preconditioner_setup_seconds;
+  }
   j["convection_time"] = problem.implicit_convection ? "implicit" : "explicit";
   j["momentum_system"] = to_string(problem.resolved_momentum_system());
   j["setup_seconds"] = setup_seconds;  // operators, solver, first use of every kernel, restore
@@ -182,7 +190,8 @@ void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
   for (const std::string& method : o.methods) {
     problem = as_read;
     problem.steady = FlowSteadySettings{};  // a steady case's problem, timed as steps at --cfl
-    problem.method = method == "exact" ? FlowMethod::exact : FlowMethod::classical;
+    problem.method = method.rfind("exact", 0) == 0 ? FlowMethod::exact : FlowMethod::classical;
+    if (method == "exact-jacobi") problem.streamfunction_preconditioner = StreamfunctionPreconditioner::jacobi;
     problem.implicit_convection = method == "classical-implicit";
     problem.momentum_system = method == "classical-flux" ? MomentumSystem::flux : MomentumSystem::automatic;
     bench_method(o, globals, context, method, problem, mesh, tables, data, developed, report);
@@ -254,10 +263,10 @@ void add_bench_flow_command(CLI::App& bench, GlobalOptions& globals) {
   b->add_option("--cfl", o.cfl, "CFL target of the adaptive time step (default 0.5)")->check(CLI::PositiveNumber);
   b->add_option("--methods", o.methods,
                 "flow methods to time, comma-separated: classical (the momentum system a run picks), classical-flux "
-                "(momentum on the face fluxes), classical-implicit (implicit convection), exact (default "
+                "(momentum on the face fluxes), classical-implicit (implicit convection), exact, exact-jacobi (default "
                 "classical,classical-flux,exact)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"classical", "classical-flux", "classical-implicit", "exact"}));
+      ->check(CLI::IsMember({"classical", "classical-flux", "classical-implicit", "exact", "exact-jacobi"}));
   b->add_option("--json", o.json, "write the results as JSON to this file");
   b->callback([&globals] {
     SS_REQUIRE(!o.mesh.empty() || !o.case_file.empty(), "bench flow: give --mesh FILE (and --case CASE.toml for a "

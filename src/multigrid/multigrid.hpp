@@ -107,6 +107,8 @@ private:
       v.b = backend_.make_vector(h.size);
       v.x = backend_.make_vector(h.size);
       const bool coarsest = l + 1 == setup_.levels.size();
+      if (coarsest && h.size <= options_.coarsest_inverse_on_backend)
+        coarsest_inverse_ = std::make_unique<Sparse>(backend_, coarsest_inverse(h.size));
       if (!coarsest) {
         v.inverse_diagonal = backend_.upload(h.inverse_diagonal);
         v.ax = backend_.make_vector(h.size);
@@ -156,7 +158,22 @@ private:
   }
   void after_correction(size_t, Vector&) {}  // nothing: a level's vectors are whole
   void coarsest_solve(size_t, const Vector& b, Vector& x) {
+    if (coarsest_inverse_) return coarsest_inverse_->apply(b, x);
     set_values(backend_, x, setup_.solve_coarsest(backend_.download(b)));
+  }
+
+  // The coarsest solve as a dense matrix: column j is the solve of the unit vector e_j.
+  SparseMatrix coarsest_inverse(std::int32_t n) const {
+    std::vector<Triplet> entries;
+    entries.reserve(size_t(n) * size_t(n));
+    std::vector<double> unit(size_t(n), 0.0);
+    for (std::int32_t j = 0; j < n; ++j) {
+      unit[size_t(j)] = 1.0;
+      const std::vector<double> column = setup_.solve_coarsest(unit);
+      unit[size_t(j)] = 0.0;
+      for (std::int32_t i = 0; i < n; ++i) entries.push_back({i, j, column[size_t(i)]});
+    }
+    return from_triplets(n, n, std::move(entries));
   }
 
   Backend& backend_;
@@ -164,6 +181,7 @@ private:
   MultigridOptions options_;
   MultigridSetup setup_;
   std::vector<Level> levels_;
+  std::unique_ptr<Sparse> coarsest_inverse_;  // options_.coarsest_inverse_on_backend
 };
 
 }  // namespace ss

@@ -37,6 +37,10 @@ struct MultigridOptions {
   int lanczos_steps = 12;             // CG-Lanczos steps of the estimate
   std::int32_t coarse_size = 2000;    // solve directly at or below this many unknowns
   int max_levels = 30;
+  // The coarsest level's solve as its dense inverse applied on the backend (one sparse product,
+  // no read-back), instead of the direct solve on the host, when it has at most this many unknowns
+  // (0: always on the host). The inverse is made once, from the direct solve of the unit vectors.
+  std::int32_t coarsest_inverse_on_backend = 0;
   double strength_threshold = 0.08;   // aggregation: |a_ij| >= θ sqrt(a_ii a_jj)
   // Algebraic setup of a matrix over the cells of a uniformly refined mesh, whose refinement numbers
   // cell c's children 8c .. 8c + 7 (refine_once; the MPI pieces' global ids alike): the first

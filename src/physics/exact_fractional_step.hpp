@@ -21,17 +21,30 @@
 // so the operator is definite; the gradient part of s it leaves does not change U = C s (README,
 // *Flow: the exact method*, has the measured iterations and drift).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
+#include "multigrid/auxiliary_space.hpp"
 #include "operators/sparse_kernels.hpp"
 #include "physics/streamfunction_boundary.hpp"
 #include "solver/cg.hpp"
 #include "util/error.hpp"
 
 namespace ss {
+
+// What the auxiliary-space preconditioner of Â needs (multigrid/auxiliary_space.hpp): C, the Nédélec
+// interpolations Π_d (operators/edge_auxiliary_spaces.hpp) and, per face, m_f H_f and m_f (−K_ff), so
+// that Cᵀ diag(a/Δt + νθ b) C + G W Gᵀ is the sparse edge system its node matrices come from (the
+// viscous K approximated by its diagonal: exact for the dominant H/Δt part at the usual steps).
+struct StreamfunctionAuxiliarySpaces {
+  SparseMatrix curl;
+  std::array<SparseMatrix, 3> interpolation;
+  std::vector<double> face_mass, face_viscous;
+};
 
 template <class Backend, class MeshOps>
 class ExactFractionalStep {
@@ -45,16 +58,22 @@ public:
     std::string failure;
     int iterations = 0;           // streamfunction CG iterations of this solve
     int harmonic_iterations = 0;  // of which spent on the harmonic responses w_k (operator changed)
+    int preconditioner_setups = 0;       // the auxiliary-space preconditioner made again (Δt changed much)
+    double preconditioner_setup_seconds = 0;
   };
 
   // `a` and `b`: per edge, Σ over its free faces of H_f and of −K_ff, so Σ_f m_f A_ff on an edge is
   // a/Δt + νθ b (the Jacobi preconditioner).
   // (Right on every edge of the mesh, ghosts included over MPI ranks.)
-  // `kernel`: the grad–div gauge's gradients (null: no gauge).
+  // `kernel`: the grad–div gauge's gradients (null: no gauge). `auxiliary`: with the gauge, CG is
+  // preconditioned by the auxiliary-space preconditioner of Â (null: by Jacobi or not at all, the
+  // solve's `jacobi`).
   ExactFractionalStep(Backend& backend, MeshOps& mesh_ops, const StreamfunctionSetup& setup,
                       const std::vector<double>& free_face_mask, const std::vector<double>& edge_mass_sum,
-                      const std::vector<double>& edge_viscous_sum, const StreamfunctionKernel* kernel)
-      : backend_(backend), mesh_(mesh_ops), setup_(setup), boundary_(setup.boundary) {
+                      const std::vector<double>& edge_viscous_sum, const StreamfunctionKernel* kernel,
+                      const StreamfunctionAuxiliarySpaces* auxiliary = nullptr)
+      : backend_(backend), mesh_(mesh_ops), setup_(setup), boundary_(setup.boundary), auxiliary_(auxiliary) {
+    SS_REQUIRE(!auxiliary || kernel, "the auxiliary-space preconditioner of the streamfunction needs the grad-div gauge");
     const std::int64_t ne = boundary_.num_edges, nf = std::int64_t(free_face_mask.size());
     edge_free_ = backend.upload(boundary_.free_edge_mask);
     face_free_ = backend.upload(free_face_mask);
@@ -99,6 +118,7 @@ public:
     Result result;
     if (inv_dt != operator_inv_dt_ || nu_theta != operator_nu_theta_) {
       update_preconditioner(inv_dt, nu_theta);
+      if (auxiliary_) update_auxiliary_space(inv_dt, nu_theta, result);
       if (!update_harmonic_responses(apply, options, jacobi, result)) return result;
       operator_inv_dt_ = inv_dt, operator_nu_theta_ = nu_theta;
     }
@@ -181,7 +201,83 @@ private:
       backend_.multiply(potential_weight_, n1_, n2_);
       gradient_->apply(n2_, y, nullptr, &y);
     };
+    if constexpr (kAuxiliarySpace)
+      if (auxiliary_space_) return preconditioned_conjugate_gradient(backend_, apply_edges, b, x, *auxiliary_space_, options);
     return conjugate_gradient(backend_, apply_edges, b, x, jacobi ? &inverse_diagonal_ : nullptr, options);
+  }
+
+  // The auxiliary-space preconditioner's node matrices come from the face weights
+  // w = (1/Δt)(m H + ρ m (−K_ff)), ρ = νθΔt, and the gauge's W (linear in them alike). While ρ stays
+  // close to the one they were set up for, w changed by the common factor 1/Δt only, up to a
+  // relative |ρ − ρ₀| V/(H + ρ₀ V) per face, at most min(|ρ/ρ₀ − 1|, |ρ − ρ₀| κ / (1 + min(ρ, ρ₀) κ)),
+  // κ = max_f (−K_ff) / H_f: the set-up is kept with σ = Δt/Δt₀ up to a relative change of
+  // kRebuildChange (a CFL-driven Δt moves a few per cent a step), and made again beyond it.
+  static constexpr double kRebuildChange = 0.5;
+  void update_auxiliary_space(double inv_dt, double nu_theta, Result& result) {
+    if constexpr (kAuxiliarySpace) {
+      backend_.linear_combination({inv_dt, nu_theta}, {&face_mass_, &face_viscous_}, face_weight_);
+      backend_.linear_combination({inv_dt, nu_theta}, {&l1_mass_, &l1_viscous_}, l1_);
+      backend_.divide(edge_free_, l1_, l1_inverse_);
+      const double rho = nu_theta / inv_dt;
+      if (auxiliary_space_) {
+        const double ratio_change = auxiliary_rho_ > 0 ? std::fabs(rho / auxiliary_rho_ - 1.0) : (rho > 0 ? 1e300 : 0.0);
+        const double face_change = std::fabs(rho - auxiliary_rho_) * auxiliary_kappa_ /
+                                   (1.0 + std::min(rho, auxiliary_rho_) * auxiliary_kappa_);
+        if (std::min(ratio_change, face_change) <= kRebuildChange)
+          return auxiliary_space_->set_vector_scale(auxiliary_inv_dt_ / inv_dt);
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      set_up_auxiliary_space(inv_dt, nu_theta);
+      result.preconditioner_setups += 1;
+      result.preconditioner_setup_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+  }
+
+  // y = (E Cᵀ diag(w) C E + G W Gᵀ) x: the sparse edge system the preconditioner is made for.
+  void apply_sparse_edge_system(const Vector& x, Vector& y) {
+    mesh_.curl(x, fa_);
+    backend_.multiply(face_weight_, fa_, fb_);
+    mesh_.rotation(fb_, ea_);
+    backend_.multiply(edge_free_, ea_, y);
+    divergence_->apply(x, na_);
+    backend_.multiply(potential_weight_, na_, nb_);
+    gradient_->apply(nb_, y, nullptr, &y);
+  }
+
+  // The auxiliary space's per-face weights and the l1 row sums of its sparse edge system, per unit
+  // of 1/Δt and of νθ: Σ_{e'} |a_ee'| ≤ 3 Σ_{f ∋ e} w_f + Σ_{n ∈ e} W_n deg(n) (3 edges a face).
+  void build_auxiliary_vectors(const std::vector<double>& edge_mass_sum, const std::vector<double>& edge_viscous_sum) {
+    const StreamfunctionAuxiliarySpaces& a = *auxiliary_;
+    face_mass_ = backend_.upload(a.face_mass), face_viscous_ = backend_.upload(a.face_viscous);
+    const std::int64_t ne = boundary_.num_edges, nf = std::int64_t(a.face_mass.size()), nn = gradient_host_.cols;
+    std::vector<double> l1_mass(static_cast<size_t>(ne)), l1_viscous(static_cast<size_t>(ne));
+    for (size_t e = 0; e < size_t(ne); ++e) {
+      l1_mass[e] = 3.0 * edge_mass_sum[e], l1_viscous[e] = 3.0 * edge_viscous_sum[e];
+      for (std::int32_t k = gradient_host_.offsets[e]; k < gradient_host_.offsets[e + 1]; ++k) {
+        const size_t p = size_t(gradient_host_.columns[size_t(k)]);
+        l1_mass[e] += potential_mass_host_[p] * degree_host_[p];
+        l1_viscous[e] += potential_viscous_host_[p] * degree_host_[p];
+      }
+    }
+    l1_mass_ = backend_.upload(l1_mass), l1_viscous_ = backend_.upload(l1_viscous);
+    l1_ = backend_.make_vector(ne), l1_inverse_ = backend_.make_vector(ne), face_weight_ = backend_.make_vector(nf);
+    fa_ = backend_.make_vector(nf), fb_ = backend_.make_vector(nf), ea_ = backend_.make_vector(ne);
+    na_ = backend_.make_vector(nn), nb_ = backend_.make_vector(nn);
+  }
+  void set_up_auxiliary_space(double inv_dt, double nu_theta) {
+    const StreamfunctionAuxiliarySpaces& a = *auxiliary_;
+    std::vector<double> w(a.face_mass.size()), big_w(potential_mass_host_.size());
+    auxiliary_kappa_ = 0;
+    for (size_t f = 0; f < w.size(); ++f) {
+      w[f] = inv_dt * a.face_mass[f] + nu_theta * a.face_viscous[f];
+      if (a.face_mass[f] > 0) auxiliary_kappa_ = std::max(auxiliary_kappa_, a.face_viscous[f] / a.face_mass[f]);
+    }
+    for (size_t p = 0; p < big_w.size(); ++p) big_w[p] = inv_dt * potential_mass_host_[p] + nu_theta * potential_viscous_host_[p];
+    const AuxiliarySpaceMatrices m = auxiliary_space_matrices(a.curl, gradient_host_, a.interpolation, w, big_w);
+    auxiliary_space_.reset();
+    auxiliary_space_ = std::make_unique<AuxiliarySpacePreconditioner<Backend>>(
+        backend_, m, [this](const Vector& x, Vector& y) { apply_sparse_edge_system(x, y); }, l1_inverse_, potential_weight_);
+    auxiliary_rho_ = nu_theta / inv_dt, auxiliary_inv_dt_ = inv_dt;
   }
 
   // Jacobi: 1 / Σ_{f ∋ e} m_f (H_f/Δt − νθ K_ff) on free edges, 0 on fixed ones.
@@ -215,7 +311,13 @@ private:
         viscous[p] += kGaugeWeight * edge_viscous_sum[size_t(e)] / kernel.degree[p];
       }
     setup_.complete_nodes(mass), setup_.complete_nodes(viscous);  // a ghost node may miss some of its edges
+    for (size_t p = 0; p < mass.size(); ++p)  // no potential (G has no column): any W > 0 (never used by G W Gᵀ)
+      if (kernel.degree[p] == 0.0) mass[p] = 1.0;
     potential_mass_ = backend_.upload(mass), potential_viscous_ = backend_.upload(viscous);
+    if (auxiliary_) {
+      gradient_host_ = g, potential_mass_host_ = mass, potential_viscous_host_ = viscous, degree_host_ = kernel.degree;
+      build_auxiliary_vectors(edge_mass_sum, edge_viscous_sum);
+    }
     potential_weight_ = backend_.make_vector(g.cols);
     n1_ = backend_.make_vector(g.cols), n2_ = backend_.make_vector(g.cols);
   }
@@ -296,6 +398,17 @@ private:
   Vector potential_mass_, potential_viscous_, potential_weight_, n1_, n2_;
   std::vector<double> harmonic_matrix_;
   double operator_inv_dt_ = -1, operator_nu_theta_ = -1;
+  // The auxiliary-space preconditioner (null: Jacobi or none) and what it is set up from.
+  // (On one process: over MPI ranks the flow solver refuses it.)
+  static constexpr bool kAuxiliarySpace = std::is_same_v<Backend, CpuBackend> || std::is_same_v<Backend, GpuBackend>;
+  struct NoAuxiliarySpace {};
+  const StreamfunctionAuxiliarySpaces* auxiliary_;
+  std::unique_ptr<std::conditional_t<kAuxiliarySpace, AuxiliarySpacePreconditioner<Backend>, NoAuxiliarySpace>>
+      auxiliary_space_;
+  SparseMatrix gradient_host_;
+  std::vector<double> potential_mass_host_, potential_viscous_host_, degree_host_;
+  Vector face_mass_, face_viscous_, face_weight_, l1_mass_, l1_viscous_, l1_, l1_inverse_, fa_, fb_, ea_, na_, nb_;
+  double auxiliary_rho_ = 0, auxiliary_inv_dt_ = 1, auxiliary_kappa_ = 0;
 };
 
 }  // namespace ss

@@ -20,16 +20,20 @@ void record_lines(const toml::table& table, const std::string& prefix, std::map<
   }
 }
 
-// `defaults`: the solve's settings when not written; multigrid is for the pressure solve only.
-FlowSolverSettings read_solver(TableReader& t, const FlowSolverSettings& defaults, bool pressure) {
+enum class SolverKind { pressure, momentum, streamfunction };
+
+// `defaults`: the solve's settings when not written; multigrid is for the pressure solve only, ams
+// for the streamfunction solve only.
+FlowSolverSettings read_solver(TableReader& t, const FlowSolverSettings& defaults, SolverKind kind) {
   FlowSolverSettings s = defaults;
   s.tolerance = t.number("tolerance", s.tolerance);
   SS_REQUIRE(s.tolerance > 0.0 && s.tolerance < 1.0,
              t.where_key("tolerance") << ": " << t.name() << " tolerance must be in (0, 1) (got " << s.tolerance << ")");
   s.max_iterations = t.integer("max_iterations", s.max_iterations);
   t.require_at_least("max_iterations", s.max_iterations, 1);
-  s.preconditioner = pressure ? t.choice("preconditioner", s.preconditioner, {"multigrid", "jacobi", "none"})
-                              : t.choice("preconditioner", s.preconditioner, {"jacobi", "none"});
+  s.preconditioner = kind == SolverKind::pressure ? t.choice("preconditioner", s.preconditioner, {"multigrid", "jacobi", "none"})
+                     : kind == SolverKind::streamfunction ? t.choice("preconditioner", s.preconditioner, {"automatic", "ams", "jacobi", "none"})
+                                                          : t.choice("preconditioner", s.preconditioner, {"jacobi", "none"});
   s.variant = t.choice("variant", s.variant, {"textbook", "single_sync"});
   return s;
 }
@@ -234,9 +238,9 @@ FlowCase flow_case_from(const CaseFile& file) {
                                                         << " convection (got " << c.time.cfl << ")");
 
   read_table(top, "solver", "solver", [&](TableReader& t) {
-    read_table(t, "pressure", "solver.pressure", [&](TableReader& s) { c.pressure = read_solver(s, c.pressure, true); });
+    read_table(t, "pressure", "solver.pressure", [&](TableReader& s) { c.pressure = read_solver(s, c.pressure, SolverKind::pressure); });
     read_table(t, "momentum", "solver.momentum", [&](TableReader& s) {
-      c.momentum = read_solver(s, c.momentum, false);
+      c.momentum = read_solver(s, c.momentum, SolverKind::momentum);
       c.momentum.system = s.choice("system", c.momentum.system, {"automatic", "flux", "vorticity"});
       const char* why_not = c.exact_method          ? "method = \"exact\" solves for the streamfunction"
                             : c.two_point_viscous   ? "it needs viscous = \"curl_curl\""
@@ -247,8 +251,10 @@ FlowCase flow_case_from(const CaseFile& file) {
     });
     read_table(t, "streamfunction", "solver.streamfunction",
                [&](TableReader& s) {
-                 c.streamfunction = read_solver(s, c.streamfunction, false);
+                 c.streamfunction = read_solver(s, c.streamfunction, SolverKind::streamfunction);
                  c.streamfunction.gauge = s.choice("gauge", c.streamfunction.gauge, {"grad_div", "none"});
+                 SS_REQUIRE(c.streamfunction.preconditioner != "ams" || c.streamfunction.gauge == "grad_div",
+                            s.where_key("preconditioner") << ": [solver.streamfunction] preconditioner = \"ams\" needs gauge = \"grad_div\"");
                });
   });
 

@@ -28,7 +28,8 @@
 //                 (streamfunction: 20000),
 //                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" (the
 //                 momentum default) | "none"; variant = "textbook" (default) | "single_sync" (one
-//                 reduction per CG iteration); streamfunction only: gauge = "grad_div" (default) | "none";
+//                 reduction per CG iteration); streamfunction only: preconditioner = "automatic" (default: ams
+//                 on one process, jacobi over MPI ranks) | "ams" | "jacobi" | "none", gauge = "grad_div" (default) | "none";
 //                 momentum only: system = "automatic" (default) | "flux" | "vorticity" (FlowProblem's MomentumSystem)
 //   [[force]]     group = "cylinder" | 3, reference_velocity = U, reference_area = A — the force on
 //                 that boundary group at every output step (forces.csv, flow.json); with U and A, the
@@ -113,7 +114,7 @@ struct FlowCase {
   bool implicit_convection = false;              // [scheme] convection_time = "implicit" (default "explicit")
   FlowSolverSettings pressure{1e-6, 5000, "multigrid"};  // [solver.pressure]
   FlowSolverSettings momentum;                   // [solver.momentum]
-  FlowSolverSettings streamfunction{1e-6, 20000, "jacobi"};  // [solver.streamfunction] (exact method)
+  FlowSolverSettings streamfunction{1e-6, 20000, "automatic"};  // [solver.streamfunction] (exact method)
   std::string output_directory = "out";          // [output], resolved against the case file's folder
   int output_every = 10;
   std::optional<glm::dvec3> slice_origin;        // [output] slice_origin = [x,y,z]

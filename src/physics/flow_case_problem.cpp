@@ -97,6 +97,10 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
   p.pressure = solver(c.pressure);
   p.streamfunction = solver(c.streamfunction);
   p.streamfunction_gauge = c.streamfunction.gauge == "grad_div";
+  p.streamfunction_preconditioner = c.streamfunction.preconditioner == "ams"      ? StreamfunctionPreconditioner::ams
+                                    : c.streamfunction.preconditioner == "jacobi" ? StreamfunctionPreconditioner::jacobi
+                                    : c.streamfunction.preconditioner == "none"   ? StreamfunctionPreconditioner::none
+                                                                                  : StreamfunctionPreconditioner::automatic;
   p.method = c.exact_method ? FlowMethod::exact : FlowMethod::classical;
   for (const FlowBoundary& b : c.boundaries) p.conditions.push_back(make_condition(b, b.group));
   return p;

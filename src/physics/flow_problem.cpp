@@ -18,6 +18,17 @@ bool FlowProblem::time_dependent() const {
   return false;
 }
 
+StreamfunctionPreconditioner FlowProblem::resolved_streamfunction_preconditioner(bool over_ranks) const {
+  using P = StreamfunctionPreconditioner;
+  const char* why_not = over_ranks ? "it runs on one process; over MPI ranks set preconditioner = \"jacobi\""
+                        : !streamfunction_gauge ? "it needs gauge = \"grad_div\""
+                                                : nullptr;
+  if (streamfunction_preconditioner == P::ams)
+    SS_REQUIRE(!why_not, "[solver.streamfunction] preconditioner = \"ams\" does not apply here: " << why_not);
+  if (streamfunction_preconditioner != P::automatic) return streamfunction_preconditioner;
+  return why_not ? P::jacobi : P::ams;
+}
+
 MomentumSystem FlowProblem::resolved_momentum_system() const {
   const char* why_not = method == FlowMethod::exact           ? "the exact method solves for the streamfunction"
                         : viscous != ViscousScheme::curl_curl ? "it needs viscous = \"curl_curl\""

@@ -69,6 +69,10 @@ struct FlowForceGroup {
 // flux.
 enum class MomentumSystem { automatic, flux, vorticity };
 
+// The exact method's streamfunction CG: the auxiliary-space preconditioner (multigrid/auxiliary_space.hpp),
+// Jacobi or none; automatic: ams on one process with the grad–div gauge, jacobi otherwise.
+enum class StreamfunctionPreconditioner { automatic, ams, jacobi, none };
+
 // classical: momentum predictor, pressure Poisson, projection (thesis §7.3); exact: U = C s from
 // one streamfunction solve, pressure only when written (§7.4, physics/exact_fractional_step.hpp).
 enum class FlowMethod { classical, exact };
@@ -94,12 +98,21 @@ struct FlowProblem {
   MomentumSystem momentum_system = MomentumSystem::automatic;
   FlowLinearSolver streamfunction{1e-6, 20000, true, false};  // exact method
   bool streamfunction_gauge = true;  // exact method: the grad–div gauge (exact_fractional_step.hpp)
+  StreamfunctionPreconditioner streamfunction_preconditioner = StreamfunctionPreconditioner::automatic;
 
   std::vector<FlowBoundaryKind> boundary_kinds() const;
   bool time_dependent() const;
   // The momentum system a run uses; an explicit request that does not apply is one error line.
   MomentumSystem resolved_momentum_system() const;
+  // automatic made ams or jacobi; ams where it does not run (over MPI ranks, without the gauge) is an ss::Error.
+  StreamfunctionPreconditioner resolved_streamfunction_preconditioner(bool over_ranks) const;
 };
+inline const char* to_string(StreamfunctionPreconditioner p) {
+  return p == StreamfunctionPreconditioner::ams      ? "ams"
+         : p == StreamfunctionPreconditioner::jacobi ? "jacobi"
+         : p == StreamfunctionPreconditioner::none   ? "none"
+                                                     : "automatic";
+}
 inline const char* to_string(MomentumSystem s) {
   return s == MomentumSystem::vorticity ? "vorticity" : s == MomentumSystem::flux ? "flux" : "automatic";
 }

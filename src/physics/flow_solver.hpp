@@ -37,6 +37,7 @@
 #include "multigrid/multigrid.hpp"
 #include "multigrid/pressure_matrix.hpp"
 #include "operators/curl_curl_viscous.hpp"
+#include "operators/edge_auxiliary_spaces.hpp"
 #include "physics/exact_fractional_step.hpp"
 #include "physics/flow_problem.hpp"
 #include "physics/momentum_vorticity_solve.hpp"
@@ -65,6 +66,8 @@ struct FlowTotals {
   int max_streamfunction_iterations = 0;
   double convection_seconds = 0, momentum_seconds = 0, pressure_seconds = 0, projection_seconds = 0;
   double streamfunction_seconds = 0;
+  int streamfunction_preconditioner_setups = 0;  // exact method, ams: set-ups (included in streamfunction_seconds)
+  double streamfunction_preconditioner_setup_seconds = 0;
   double diagnostics_seconds = 0;
 };
 
@@ -440,9 +443,21 @@ private:
     for (size_t e = 0; e < mass_sum.size(); ++e)  // fixed edges: any non-zero (the free-edge mask zeroes 1/d)
       if (boundary.free_edge_mask[e] == 0.0) mass_sum[e] = 1.0, viscous_sum[e] = 0.0;
     if (problem_.streamfunction_gauge) exact_kernel_ = streamfunction_kernel(t, boundary.free_edge_mask);
-    exact_ = std::make_unique<ExactFractionalStep<Backend, MeshOps>>(backend_, ops_.mesh(), exact_setup_,
-                                                                      data_.free_mask, mass_sum, viscous_sum,
-                                                                      problem_.streamfunction_gauge ? &exact_kernel_ : nullptr);
+    const StreamfunctionPreconditioner preconditioner = problem_.resolved_streamfunction_preconditioner(kDistributed);
+    const bool ams = preconditioner == StreamfunctionPreconditioner::ams;
+    streamfunction_jacobi_ = preconditioner == StreamfunctionPreconditioner::jacobi;
+    if (ams) {      exact_auxiliary_.curl = curl_matrix(t);
+      exact_auxiliary_.interpolation = nedelec_interpolation(t, mesh_.mesh.nodes, boundary.free_edge_mask);
+      exact_auxiliary_.face_mass.resize(size_t(nf_)), exact_auxiliary_.face_viscous.resize(size_t(nf_));
+      for (size_t f = 0; f < size_t(nf_); ++f) {
+        exact_auxiliary_.face_mass[f] = data_.free_mask[f] * data_.face_mass[f];
+        exact_auxiliary_.face_viscous[f] = -data_.free_mask[f] * k_diagonal[f];
+      }
+    }
+    exact_ = std::make_unique<ExactFractionalStep<Backend, MeshOps>>(
+        backend_, ops_.mesh(), exact_setup_, data_.free_mask, mass_sum, viscous_sum,
+        problem_.streamfunction_gauge ? &exact_kernel_ : nullptr,
+        ams ? &exact_auxiliary_ : nullptr);
     exact_rhs_ = backend_.make_vector(nf_), exact_scratch_ = backend_.make_vector(nf_);
     zero_cells_ = backend_.make_vector(nc_);
     backend_.fill(zero_cells_, 0.0);
@@ -454,7 +469,7 @@ private:
     const auto t0 = std::chrono::steady_clock::now();
     const double nu_theta = problem_.viscosity * problem_.theta;
     const auto result = exact_->solve(1.0 / dt, nu_theta, masked_momentum(1.0 / dt, nu_theta), exact_rhs_,
-                                      cg_options(problem_.streamfunction), problem_.streamfunction.jacobi, Ustar_);
+                                      cg_options(problem_.streamfunction), streamfunction_jacobi_, Ustar_);
     totals_.streamfunction_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!result.converged) return fail(result.failure, t_new);
     std::swap(U_, U_previous_);
@@ -462,6 +477,8 @@ private:
     has_previous_ = true, pressure_current_ = false;
     totals_.streamfunction_iterations += result.iterations;
     totals_.max_streamfunction_iterations = std::max(totals_.max_streamfunction_iterations, result.iterations);
+    totals_.streamfunction_preconditioner_setups += result.preconditioner_setups;
+    totals_.streamfunction_preconditioner_setup_seconds += result.preconditioner_setup_seconds;
     return finish_step(dt, t_new, info, [&](FlowStepInfo& i) { i.streamfunction_iterations = result.iterations; });
   }
 
@@ -470,7 +487,7 @@ private:
     exact_->reset();
     backend_.multiply(face_mass_, Ustar_, exact_rhs_);
     const auto result = exact_->solve(1.0, 0.0, masked_momentum(1.0, 0.0), exact_rhs_,
-                                      cg_options(problem_.streamfunction), problem_.streamfunction.jacobi, U_);
+                                      cg_options(problem_.streamfunction), streamfunction_jacobi_, U_);
     SS_REQUIRE(result.converged, what << " failed: " << result.failure);
     pressure_current_ = true;
   }
@@ -633,6 +650,8 @@ private:
   // Exact method (problem_.method == exact; null for classical).
   StreamfunctionSetup exact_setup_;
   StreamfunctionKernel exact_kernel_;
+  StreamfunctionAuxiliarySpaces exact_auxiliary_;  // with preconditioner = "ams"
+  bool streamfunction_jacobi_ = true;              // preconditioner = "jacobi"
   std::unique_ptr<ExactFractionalStep<Backend, MeshOps>> exact_;
   Vector exact_rhs_, exact_scratch_, zero_cells_, pressure_weight_;
   bool pressure_current_ = true;  // p_ belongs to the current flux (exact method: recovered lazily)

@@ -1,0 +1,95 @@
+#include "multigrid/auxiliary_space_setup.hpp"
+
+
+#include "multigrid/galerkin.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+
+namespace {
+
+SparseMatrix diagonal_matrix(const std::vector<double>& d) {
+  SparseMatrix m;
+  m.rows = m.cols = std::int32_t(d.size());
+  m.offsets.resize(d.size() + 1);
+  m.columns.resize(d.size());
+  for (size_t i = 0; i <= d.size(); ++i) m.offsets[i] = std::int32_t(i);
+  for (size_t i = 0; i < d.size(); ++i) m.columns[i] = std::int32_t(i);
+  m.values = d;
+  return m;
+}
+
+void append_entries(const SparseMatrix& a, std::int32_t row_offset, std::int32_t column_offset, std::vector<Triplet>& to) {
+  for (std::int32_t i = 0; i < a.rows; ++i)
+    for (std::int32_t k = a.offsets[size_t(i)]; k < a.offsets[size_t(i) + 1]; ++k)
+      to.push_back({row_offset + i, column_offset + a.columns[size_t(k)], a.values[size_t(k)]});
+}
+
+SparseMatrix sum(const SparseMatrix& a, const SparseMatrix& b) {
+  std::vector<Triplet> entries;
+  for (const SparseMatrix* m : {&a, &b})
+    for (std::int32_t i = 0; i < m->rows; ++i)
+      for (std::int32_t k = m->offsets[size_t(i)]; k < m->offsets[size_t(i) + 1]; ++k)
+        entries.push_back({i, m->columns[size_t(k)], m->values[size_t(k)]});
+  return from_triplets(a.rows, a.cols, std::move(entries));
+}
+
+// The columns of `a` with entries, renumbered in order (a × them), and their selection (them × a.cols).
+struct ActiveColumns {
+  SparseMatrix matrix, selection;
+};
+ActiveColumns active_columns(const SparseMatrix& a) {
+  std::vector<std::int32_t> index(size_t(a.cols), -1);
+  for (std::int32_t c : a.columns) index[size_t(c)] = 0;
+  std::int32_t count = 0;
+  std::vector<Triplet> selection;
+  for (std::int32_t c = 0; c < a.cols; ++c)
+    if (index[size_t(c)] == 0) {
+      selection.push_back({count, c, 1.0});
+      index[size_t(c)] = count++;
+    }
+  ActiveColumns r;
+  r.matrix = a;
+  r.matrix.cols = count;
+  for (std::int32_t& c : r.matrix.columns) c = index[size_t(c)];
+  r.selection = from_triplets(count, a.cols, std::move(selection));
+  return r;
+}
+
+}  // namespace
+
+AuxiliarySpaceMatrices auxiliary_space_matrices(const SparseMatrix& curl, const SparseMatrix& gradient,
+                                                const std::array<SparseMatrix, 3>& interpolation,
+                                                const std::vector<double>& face_weight,
+                                                const std::vector<double>& node_weight) {
+  SS_REQUIRE(std::int64_t(face_weight.size()) == curl.rows && std::int64_t(node_weight.size()) == gradient.cols &&
+                 curl.cols == gradient.rows,
+             "auxiliary space: " << face_weight.size() << " face and " << node_weight.size() << " node weights for a "
+                                 << curl.rows << "x" << curl.cols << " curl and a " << gradient.rows << "x"
+                                 << gradient.cols << " gradient");
+  AuxiliarySpaceMatrices m;
+  ActiveColumns g = active_columns(gradient);
+  m.gradient = std::move(g.matrix), m.gradient_nodes = std::move(g.selection);
+  m.laplacian = galerkin_product(m.gradient, diagonal_matrix(std::vector<double>(size_t(gradient.rows), 1.0)));
+  m.laplacian_singular = true;
+  for (std::int32_t e = 0; e < gradient.rows; ++e)
+    if (gradient.offsets[size_t(e) + 1] - gradient.offsets[size_t(e)] == 1) m.laplacian_singular = false;
+  const SparseMatrix divergence = transpose(gradient);
+  const SparseMatrix w = diagonal_matrix(face_weight), big_w = diagonal_matrix(node_weight);
+  // Π = [Π_0 Π_1 Π_2] over the three components' active nodes, and A_Π = blockdiag(A_0, A_1, A_2).
+  std::vector<Triplet> pi_entries, block_entries;
+  std::int32_t offset = 0;
+  for (size_t d = 0; d < 3; ++d) {
+    ActiveColumns pi = active_columns(interpolation[d]);
+    const SparseMatrix curl_part = galerkin_product(multiply(curl, pi.matrix), w);
+    const SparseMatrix gauge_part = galerkin_product(multiply(divergence, pi.matrix), big_w);
+    append_entries(sum(curl_part, gauge_part), offset, offset, block_entries);
+    append_entries(pi.matrix, 0, offset, pi_entries);
+    offset += pi.matrix.cols;
+  }
+  m.interpolation = from_triplets(gradient.rows, offset, std::move(pi_entries));
+  m.vector_space = from_triplets(offset, offset, std::move(block_entries));
+  return m;
+}
+
+}  // namespace ss
