@@ -18,6 +18,8 @@
 #include "physics/flow_case_problem.hpp"
 #include "physics/flow_fields.hpp"
 #include "physics/flow_forces.hpp"
+#include "physics/flow_heat_flux.hpp"
+#include "physics/flow_heat_problem.hpp"
 #include "physics/flow_run.hpp"
 #include "run/flow_checkpoints.hpp"
 #include "run/flow_probe_files.hpp"
@@ -47,6 +49,12 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   add_mesh_timings(timings, mesh.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
   t0 = StageTimings::now();
   const FlowProblem problem = build_flow_problem(flow_case, mesh);
+  std::optional<FlowHeatProblem> heat;  // [heat]: the temperature the flow carries
+  if (flow_case.heat) {
+    SS_REQUIRE(!o.restart, flow_case.where("heat") << ": --restart of a run with [heat]: checkpoints do not carry "
+                                                      "the temperature yet; run it from the start");
+    heat = build_flow_heat_problem(flow_case, mesh);
+  }
   const FlowProbes probes(mesh, flow_case.probes);  // a point outside the mesh stops here
   timings.add_since("problem", t0);
   t0 = StageTimings::now();
@@ -106,8 +114,12 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     GpuFlowOperators ops(gpu, mesh_ops, data);
     if (stages) stages->add_since("upload", t);
     t = StageTimings::now();
+    std::optional<FlowTemperature<GpuBackend>> temperature;
+    if (heat) temperature.emplace(gpu, mesh, *heat);
     BackendFlowRun run{"gpu", context->info().renderer,
-                       run_flow(gpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "gpu"), {}};
+                       run_flow(gpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "gpu",
+                                temperature ? &*temperature : nullptr),
+                       {}};
     if (stages) stages->add_since("solve", t);
     return run;
   };
@@ -118,8 +130,12 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     CpuFlowOperators ops(mesh_ops, data);
     if (stages) stages->add_since("upload", t);
     t = StageTimings::now();
+    std::optional<FlowTemperature<CpuBackend>> temperature;
+    if (heat) temperature.emplace(cpu, mesh, *heat);
     BackendFlowRun run{"cpu", cpu_device_name(),
-                       run_flow(cpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "cpu"), {}};
+                       run_flow(cpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "cpu",
+                                temperature ? &*temperature : nullptr),
+                       {}};
     if (stages) stages->add_since("solve", t);
     return run;
   };
@@ -147,6 +163,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     probe_files.write(runs[0].result.state.time, samples);  // the end, unless its output step wrote it
     extra["probes"] = probe_files.summary(samples);
   }
+  if (heat) extra["heat"] = heat_summary_json(*heat, FlowHeatMeter(mesh, *heat), runs);
   return write_flow_results(o, flow_case, mesh, problem, runs, meter ? &*meter : nullptr, initial ? &*initial : nullptr,
                             timings, out_dir, extra);
 }
