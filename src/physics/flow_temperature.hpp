@@ -9,7 +9,8 @@
 //
 // advection explicit (first-order upwind: bounded while the thermal Courant number
 // Δt max_i q_i/V_i <= 1, checked every step), diffusion by the θ-scheme of the heat command and the
-// flow's θ, solved by Jacobi-CG in the backend's working precision as the flow's own solves are.
+// flow's θ, solved by Jacobi-CG in the backend's working precision as the flow's own solves are,
+// for the increment Tⁿ⁺¹ − Tⁿ (its tolerance relative to the step's change).
 // Buoyancy (FlowBuoyancy): the cell force −β (T_c − T_ref) g per unit mass, T_c the mean of the
 // cell's four nodes, for the flow's momentum right-hand side (FlowSolver::set_body_force).
 #include <algorithm>
@@ -122,13 +123,19 @@ public:
       backend_.divide(ones, op_->system_diagonal(1.0 / dt, theta), inverse_diagonal_);
       diagonal_dt_ = dt;
     }
+    // The increment: A δ = b̃ − A Tⁿ (zero on the fixed rows), so the tolerance is relative to the
+    // step's change, not to (M/Δt) T, which dwarfs it at small Δt.
+    const auto apply = [&](const Vector& x, Vector& y) { op_->apply_system(1.0 / dt, theta, x, y); };
+    apply(T_, KT_);
+    backend_.axpy(-1.0, KT_, work_, rhs_);
+    backend_.fill(work_, 0.0);
     CgOptions options;
     options.tolerance = problem_.solver.tolerance;
     options.max_iterations = problem_.solver.max_iterations;
     options.variant = problem_.solver.variant;
-    const auto apply = [&](const Vector& x, Vector& y) { op_->apply_system(1.0 / dt, theta, x, y); };
     const CgResult r =
-        conjugate_gradient(backend_, apply, work_, T_, problem_.solver.jacobi ? &inverse_diagonal_ : nullptr, options);
+        conjugate_gradient(backend_, apply, rhs_, work_, problem_.solver.jacobi ? &inverse_diagonal_ : nullptr, options);
+    backend_.axpy(1.0, work_, T_, T_);
     info.iterations = r.iterations;
     totals_.iterations += r.iterations;
     totals_.max_iterations = std::max(totals_.max_iterations, r.iterations);
