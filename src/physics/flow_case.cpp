@@ -196,6 +196,9 @@ FlowCase flow_case_from(const CaseFile& file) {
   read_table(top, "heat", "heat", [&](TableReader& t) { c.heat = read_heat(t); });
   read_table(top, "buoyancy", "buoyancy", [&](TableReader& t) { c.buoyancy = read_buoyancy(t); });
   SS_REQUIRE(!c.buoyancy || c.heat, c.where("buoyancy") << ": [buoyancy] needs a temperature: add a [heat] table");
+  for (const FlowProbeSpec& p : c.probes)
+    SS_REQUIRE(c.heat || std::find(p.fields.begin(), p.fields.end(), "temperature") == p.fields.end(),
+               p.where << ": probe '" << p.name << "' samples the temperature but the case has no [heat] table");
   for (const FlowBoundary& b : c.boundaries)
     SS_REQUIRE(c.heat || (!b.temperature && !b.heat_flux),
                c.path << ":" << b.line << ": [[boundary]] for group " << b.group << " has "

@@ -166,7 +166,8 @@ TEST(RunFlow, DistributedOnOneRankEqualsSerial) {
 
 // A [heat] run: the lid at T = 1, the other walls at T = 0. The CPU run with --compare (the GPU run
 // beside it) writes the temperature into flow.vtu (node and cell) and each group's heat into
-// flow.json; a restart and a run over MPI ranks are refused with one line naming the case.
+// flow.json and a probe samples T; a restart and a run over MPI ranks are refused with one line
+// naming the case.
 TEST(RunFlow, HeatRunWritesTemperatureAndWallHeat) {
   const std::string dir = fresh_test_dir();
   const std::string case_file = write_text(
@@ -176,6 +177,7 @@ TEST(RunFlow, HeatRunWritesTemperatureAndWallHeat) {
           "reference_temperature_difference = 1\n"
           "[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\nvelocity = [1.0, 0.0, 0.0]\ntemperature = 1\n"
           "[[boundary]]\ngroup = \"walls\"\ntype = \"wall\"\ntemperature = 0\n"
+          "[[probe]]\nname = \"T\"\npoints = [[0.5, 0.5, 1.0], [0.5, 0.5, 0.0]]\nfields = [\"temperature\"]\n"
           "[time]\ndt = 0.01\nsteps = 3\n[output]\ndirectory = \"out\"\nevery = 100\n");
   FlowRunOptions o = options_for(case_file, "cpu");
   o.out = dir + "/out";
@@ -195,6 +197,11 @@ TEST(RunFlow, HeatRunWritesTemperatureAndWallHeat) {
   EXPECT_GE(heat["temperature_min"].get<double>(), -0.01);
   EXPECT_LE(heat["temperature_max"].get<double>(), 1.0 + 1e-12);
   EXPECT_LE(heat["compare_max_temperature_diff"].get<double>(), 1e-5);  // GPU float against CPU double
+  // The probe of T on the lid and on the floor reads their fixed values.
+  const nlohmann::json& probe = r.summary["probes"]["T"];
+  ASSERT_TRUE(probe.contains("values")) << probe.dump();
+  EXPECT_NEAR(probe["values"]["temperature@0"].get<double>(), 1.0, 1e-12) << probe.dump();
+  EXPECT_NEAR(probe["values"]["temperature@1"].get<double>(), 0.0, 1e-12) << probe.dump();
   EXPECT_EQ(r.fields.node_temperature.size(), r.fields.node_velocity.size());
   EXPECT_EQ(r.fields.temperature.size(), r.fields.cell_velocity.size());
   std::ifstream vtu(dir + "/out/flow.vtu");
