@@ -142,6 +142,29 @@ TEST_P(FlowHeatGpu, PlugFlowDuctStepsEqualTheCpuReference) {
   EXPECT_LE(diff, 1e-5);
 }
 
+// The buoyant cube of the sample case (meshes/heated_cavity_flow.toml) for 15 steps from rest: the
+// buoyancy drives the flow on the GPU as on the CPU reference.
+TEST_P(FlowHeatGpu, BuoyantCubeStepsEqualTheCpuReference) {
+  FlowCase c = read_flow_case(std::string(SS_SOURCE_DIR) + "/meshes/heated_cavity_flow.toml");
+  c.time.steps = 15, c.time.end_time = 0;
+  const LoadedMesh& m = project_mesh("cube.msh", 0);
+  GpuOptions options;
+  options.launch = GetParam();
+  GpuBackend gpu = make_gpu(LayoutOptions{}, options);
+  const FlowRunResult g = run_heat_flow_on_gpu(gpu, c, m);
+  const FlowRunResult r = run_heat_flow_on_cpu(c, m);
+  double dT = 0, dU = 0, U = 0;
+  for (size_t i = 0; i < r.state.temperature.size(); ++i)
+    dT = std::max(dT, std::fabs(g.state.temperature[i] - r.state.temperature[i]));
+  for (size_t f = 0; f < r.state.flux.size(); ++f)
+    dU = std::max(dU, std::fabs(g.state.flux[f] - r.state.flux[f])), U = std::max(U, std::fabs(r.state.flux[f]));
+  std::printf("  max |T_gpu - T_cpu| %.3g, max |U_gpu - U_cpu| / max |U| %.3g (max |U_f| %.3g) after %d steps\n", dT,
+              dU / U, U, g.state.step);
+  EXPECT_GT(U, 1e-4);  // the buoyancy has set the fluid moving
+  EXPECT_LE(dT, 1e-5);
+  EXPECT_LE(dU, 1e-4 * U);
+}
+
 INSTANTIATE_TEST_SUITE_P(Paths, FlowHeatGpu, ::testing::Values(LaunchPath::fragment, LaunchPath::compute),
                          [](const ::testing::TestParamInfo<LaunchPath>& info) { return std::string(to_string(info.param)); });
 
