@@ -50,11 +50,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   t0 = StageTimings::now();
   const FlowProblem problem = build_flow_problem(flow_case, mesh);
   std::optional<FlowHeatProblem> heat;  // [heat]: the temperature the flow carries
-  if (flow_case.heat) {
-    SS_REQUIRE(!o.restart, flow_case.where("heat") << ": --restart of a run with [heat]: checkpoints do not carry "
-                                                      "the temperature yet; run it from the start");
-    heat = build_flow_heat_problem(flow_case, mesh);
-  }
+  if (flow_case.heat) heat = build_flow_heat_problem(flow_case, mesh);
   const FlowProbes probes(mesh, flow_case.probes);  // a point outside the mesh stops here
   timings.add_since("problem", t0);
   t0 = StageTimings::now();
@@ -80,6 +76,10 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
                                         << "' was written by a run over MPI ranks (its partition-then-refine ids); "
                                            "continue it with mpirun ... --distributed");
       require_checkpoint_fits(s, mesh.topology.num_faces, mesh.topology.num_cells, out_dir);
+      SS_REQUIRE(!heat || s.temperature.size() == mesh.mesh.nodes.size(),
+                 flow_case.where("heat") << ": --restart: the checkpoint of step " << s.step << " in '" << out_dir
+                                         << "' carries " << (s.temperature.empty() ? "no temperature" : "another mesh's temperature")
+                                         << " (a run without [heat] or an older file); run the [heat] case from the start");
     });
     std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", initial->step, initial->time);
   } else {

@@ -166,8 +166,7 @@ TEST(RunFlow, DistributedOnOneRankEqualsSerial) {
 
 // A [heat] run: the lid at T = 1, the other walls at T = 0. The CPU run with --compare (the GPU run
 // beside it) writes the temperature into flow.vtu (node and cell) and each group's heat into
-// flow.json and a probe samples T; a restart and a run over MPI ranks are refused with one line
-// naming the case.
+// flow.json and a probe samples T; a run over MPI ranks is refused with one line naming the case.
 TEST(RunFlow, HeatRunWritesTemperatureAndWallHeat) {
   const std::string dir = fresh_test_dir();
   const std::string case_file = write_text(
@@ -212,15 +211,6 @@ TEST(RunFlow, HeatRunWritesTemperatureAndWallHeat) {
   EXPECT_EQ(count, 2u);  // point and cell data
 
   o.compare = false;
-  o.restart = true;
-  try {
-    run_flow(o);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("heated_cavity.toml:5: --restart of a run with [heat]"), std::string::npos)
-        << e.what();
-  }
-  o.restart = false;
   o.distributed = true;
   try {
     run_flow(o);
@@ -228,6 +218,58 @@ TEST(RunFlow, HeatRunWritesTemperatureAndWallHeat) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("heated_cavity.toml:5: [heat] runs on one process only"), std::string::npos)
         << e.what();
+  }
+}
+
+// A [heat] run restarted from its checkpoint ends where the run straight through ends (the
+// checkpoint carries T); a checkpoint without T is refused.
+TEST(RunFlow, HeatRunRestartsFromItsCheckpoint) {
+  const std::string dir = fresh_test_dir();
+  const auto heated = [&](int steps) {
+    return write_text(dir + "/heated.toml",
+                      "[mesh]\nfile = \"" + project_file("meshes/cavity.msh") +
+                          "\"\n[fluid]\nviscosity = 0.01\n[heat]\nconductivity = 0.05\n"
+                          "[buoyancy]\ngravity = [0, 0, -1]\nexpansion = 0.5\n"
+                          "[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\nvelocity = [1.0, 0.0, 0.0]\ntemperature = 1\n"
+                          "[[boundary]]\ngroup = \"walls\"\ntype = \"wall\"\n"
+                          "[time]\ndt = 0.01\nsteps = " + std::to_string(steps) +
+                          "\n[output]\ndirectory = \"out\"\nevery = 2\n");
+  };
+  FlowRunOptions o = options_for(heated(4), "cpu");
+  o.out = dir + "/straight";
+  const FlowRunOutcome straight = run_flow(o);
+  o.case_file = heated(2);
+  o.out = dir + "/restarted";
+  run_flow(o);
+  o.case_file = heated(4);
+  o.restart = true;
+  const FlowRunOutcome restarted = run_flow(o);
+  EXPECT_EQ(restarted.run.first_step, 2);
+  const std::vector<double>& a = straight.run.state.temperature;
+  const std::vector<double>& b = restarted.run.state.temperature;
+  ASSERT_EQ(a.size(), b.size());
+  double diff = 0, change = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff = std::max(diff, std::fabs(a[i] - b[i])), change = std::max(change, a[i]);
+  EXPECT_GT(change, 0.5);
+  EXPECT_LE(diff, 1e-12);  // measured 0: the same operations from the same state
+  const auto [du, dp] = field_difference(straight, restarted);
+  EXPECT_LE(du, 1e-12);
+  EXPECT_LE(dp, 1e-12);
+
+  // A checkpoint of the cavity without [heat]: the heated case does not continue from it.
+  o.case_file = cavity_case(dir, 2, 2);
+  o.out = dir + "/cold";
+  o.restart = false;
+  run_flow(o);
+  o.case_file = heated(4);
+  o.restart = true;
+  try {
+    run_flow(o);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("heated.toml:5: --restart: the checkpoint of step 2 in '"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("' carries no temperature"), std::string::npos) << e.what();
   }
 }
 
