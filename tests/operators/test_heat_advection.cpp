@@ -2,8 +2,8 @@
 //  - CPU, double: the edge fluxes of a uniform velocity are u·S summed over the edge's dual faces;
 //    every node's dual cell is closed (Σ_j F_ij + u·S_boundary = 0); a constant T has zero rate;
 //    the explicit step at the thermal Courant limit stays within the old values (max principle).
-//  - GPU (float) vs CPU (double), R32F and RGBA32F, fragment and compute launch, box meshes of
-//    awkward node counts: E U and the upwind rate and inflow to 1e-5 of their largest magnitude
+//  - GPU (float) vs CPU (double), R32F and RGBA32F, fragment and compute launch, tight and thesis
+//    layouts, box meshes of awkward node counts: E U and the upwind rate and inflow to 1e-5 of their largest magnitude
 //    (float-exact inputs; rows of ~15 terms, each rounded once: ~1e-6 expected).
 #include <gtest/gtest.h>
 
@@ -88,33 +88,44 @@ TEST(HeatAdvection, ConstantIsKeptAndTheCourantLimitedStepIsBounded) {
 class HeatAdvectionGpu : public GlTest, public ::testing::WithParamInterface<GpuPath> {};
 
 TEST_P(HeatAdvectionGpu, IsEquivalentToRef) {
-  GpuBackend gpu = make_gpu(GetParam().packing, GetParam().launch);
-  CpuBackend cpu;
-  // Node counts 8, 12, 27, 1025-ish: awkward sizes for both packings.
-  for (const glm::ivec3 n : {glm::ivec3(1, 1, 1), glm::ivec3(2, 1, 1), glm::ivec3(2, 2, 2), glm::ivec3(4, 14, 12)}) {
-    const LoadedMesh m = prepare_mesh(make_box_mesh(n.x, n.y, n.z));
-    const HeatAdvectionData d = build_heat_advection(m);
-    GpuHeatAdvection gop(gpu, d);
-    CpuHeatAdvection cop(cpu, d);
-    const std::vector<double> hU = mixed_values(m.topology.num_faces, 7, -2, 1);
-    const std::vector<double> hT = mixed_values(d.num_nodes, 8, -1, 2);
-    std::vector<double> cF, crate, cinflow;
-    cop.edge_fluxes(hU, cF);
-    Field U = gpu.upload(hU), F = gpu.make_vector(d.num_edges);
-    gop.edge_fluxes(U, F);
-    const double flux_diff = max_rel_diff(gpu.download(F), cF);
-    // The rate from the same float-exact edge fluxes on both sides.
-    std::vector<double> hF = cF;
-    for (double& v : hF) v = double(float(v));
-    cop.apply(hF, hT, crate, cinflow);
-    Field Ff = gpu.upload(hF), T = gpu.upload(hT), rate = gpu.make_vector(d.num_nodes), inflow = gpu.make_vector(d.num_nodes);
-    gop.apply(Ff, T, rate, inflow);
-    const double rate_diff = max_rel_diff(gpu.download(rate), crate), inflow_diff = max_rel_diff(gpu.download(inflow), cinflow);
-    std::printf("  nodes %6d  edge_fluxes %.3g  rate %.3g  inflow %.3g\n", d.num_nodes, flux_diff, rate_diff, inflow_diff);
-    EXPECT_LE(flux_diff, 1e-5);
-    EXPECT_LE(rate_diff, 1e-5);
-    EXPECT_LE(inflow_diff, 1e-5);
-    EXPECT_GT(max_abs(crate), 0.0);
+  for (const LayoutPolicy policy : {LayoutPolicy::tight, LayoutPolicy::thesis}) {
+    LayoutOptions layout;
+    layout.packing = GetParam().packing;
+    layout.policy = policy;
+    GpuOptions options;
+    options.launch = GetParam().launch;
+    GpuBackend gpu = make_gpu(layout, options);
+    CpuBackend cpu;
+    // Node counts 8, 12, 27, 975, 9261: awkward sizes for both packings.
+    for (const glm::ivec3 n : {glm::ivec3(1, 1, 1), glm::ivec3(2, 1, 1), glm::ivec3(2, 2, 2), glm::ivec3(4, 14, 12),
+                               glm::ivec3(20, 20, 20)}) {
+      const LoadedMesh m = prepare_mesh(make_box_mesh(n.x, n.y, n.z));
+      const HeatAdvectionData d = build_heat_advection(m);
+      GpuHeatAdvection gop(gpu, d);
+      CpuHeatAdvection cop(cpu, d);
+      const std::vector<double> hU = mixed_values(m.topology.num_faces, 7, -2, 1);
+      const std::vector<double> hT = mixed_values(d.num_nodes, 8, -1, 2);
+      std::vector<double> cF, crate, cinflow;
+      cop.edge_fluxes(hU, cF);
+      Field U = gpu.upload(hU), F = gpu.make_vector(d.num_edges);
+      gop.edge_fluxes(U, F);
+      const double flux_diff = max_rel_diff(gpu.download(F), cF);
+      // The rate from the same float-exact edge fluxes on both sides.
+      std::vector<double> hF = cF;
+      for (double& v : hF) v = double(float(v));
+      cop.apply(hF, hT, crate, cinflow);
+      Field Ff = gpu.upload(hF), T = gpu.upload(hT);
+      Field rate = gpu.make_vector(d.num_nodes), inflow = gpu.make_vector(d.num_nodes);
+      gop.apply(Ff, T, rate, inflow);
+      const double rate_diff = max_rel_diff(gpu.download(rate), crate);
+      const double inflow_diff = max_rel_diff(gpu.download(inflow), cinflow);
+      std::printf("  %s nodes %6d  edge_fluxes %.3g  rate %.3g  inflow %.3g\n", to_string(policy), d.num_nodes,
+                  flux_diff, rate_diff, inflow_diff);
+      EXPECT_LE(flux_diff, 1e-5);
+      EXPECT_LE(rate_diff, 1e-5);
+      EXPECT_LE(inflow_diff, 1e-5);
+      EXPECT_GT(max_abs(crate), 0.0);
+    }
   }
 }
 
