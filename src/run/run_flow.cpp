@@ -22,6 +22,7 @@
 #include "physics/flow_heat_problem.hpp"
 #include "physics/flow_run.hpp"
 #include "run/flow_checkpoints.hpp"
+#include "run/flow_heat_history.hpp"
 #include "run/flow_probe_files.hpp"
 #include "run/flow_results.hpp"
 #include "run/outputs.hpp"
@@ -67,10 +68,12 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   const std::string out_dir = prepare_output_directory(o.out, flow_case.output_directory);
   FlowCheckpoints checkpoints(out_dir, !problem.forces.empty());
   FlowProbeFiles probe_files(out_dir, probes.specs());
+  FlowHeatHistory heat_history(out_dir);  // heat.csv of a [heat] run
   std::optional<FlowState> initial;
   if (o.restart) {
     initial = checkpoints.resume([&](const FlowState& s) {
       probe_files.continue_from(s.time);
+      if (heat) heat_history.continue_from(s.step);
       SS_REQUIRE(s.base_levels < 0, "--restart: the checkpoint of step "
                                         << s.step << " in '" << out_dir
                                         << "' was written by a run over MPI ranks (its partition-then-refine ids); "
@@ -85,17 +88,21 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   } else {
     checkpoints.clear_previous_run();
     probe_files.clear_previous_run();
+    heat_history.clear_previous_run();
   }
   CpuMeshOperators output_ops(mesh);
   FlowRunHooks primary_hooks;
   primary_hooks.every = o.every ? *o.every : flow_case.output_every;
   std::optional<FlowForceMeter> meter;
   if (!problem.forces.empty()) meter.emplace(mesh, problem);
+  std::optional<FlowHeatMeter> heat_meter;
+  if (heat) heat_meter.emplace(mesh, *heat);
   primary_hooks.snapshot = [&](const FlowState& s) {
     const std::vector<std::string> forces = meter ? force_rows(*meter, problem, s) : std::vector<std::string>{};
     std::optional<FlowFields> fields;
     if (!o.no_vtu || probes.size() > 0) fields = compute_flow_fields(output_ops, mesh, problem, s);
     if (fields) probe_files.write(s.time, probes.sample_all(*fields));  // before the checkpoint: a restart finds its rows
+    if (heat_meter) heat_history.write(s, heat_meter->measure(s));    // likewise
     if (o.no_vtu) checkpoints.write_checkpoint(s, forces);
     else checkpoints.write(s, mesh.mesh, *fields, forces);
   };
@@ -163,7 +170,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     probe_files.write(runs[0].result.state.time, samples);  // the end, unless its output step wrote it
     extra["probes"] = probe_files.summary(samples);
   }
-  if (heat) extra["heat"] = heat_summary_json(*heat, FlowHeatMeter(mesh, *heat), runs);
+  if (heat) extra["heat"] = heat_summary_json(*heat, *heat_meter, runs);
   return write_flow_results(o, flow_case, mesh, problem, runs, meter ? &*meter : nullptr, initial ? &*initial : nullptr,
                             timings, out_dir, extra);
 }

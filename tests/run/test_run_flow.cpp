@@ -166,7 +166,8 @@ TEST(RunFlow, DistributedOnOneRankEqualsSerial) {
 
 // A [heat] run: the lid at T = 1, the other walls at T = 0. The CPU run with --compare (the GPU run
 // beside it) writes the temperature into flow.vtu (node and cell) and each group's heat into
-// flow.json and a probe samples T; a run over MPI ranks is refused with one line naming the case.
+// flow.json and heat.csv, and a probe samples T; a run over MPI ranks is refused with one line naming
+// the case.
 TEST(RunFlow, HeatRunWritesTemperatureAndWallHeat) {
   const std::string dir = fresh_test_dir();
   const std::string case_file = write_text(
@@ -209,6 +210,14 @@ TEST(RunFlow, HeatRunWritesTemperatureAndWallHeat) {
   for (size_t at = text.find("Name=\"temperature\""); at != std::string::npos; at = text.find("Name=\"temperature\"", at + 1))
     ++count;
   EXPECT_EQ(count, 2u);  // point and cell data
+  // heat.csv: a row per group at step 0 and at the last step.
+  std::ifstream csv(dir + "/out/heat.csv");
+  std::vector<std::string> rows;
+  for (std::string row; std::getline(csv, row);) rows.push_back(row);
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[0], "step,time,group,heat,area,heat_flux,nusselt");
+  EXPECT_EQ(rows[3].rfind("3,", 0), 0u) << rows[3];
+  EXPECT_NE(rows[3].find(",lid,"), std::string::npos) << rows[3];
 
   o.compare = false;
   o.distributed = true;
@@ -222,7 +231,7 @@ TEST(RunFlow, HeatRunWritesTemperatureAndWallHeat) {
 }
 
 // A [heat] run restarted from its checkpoint ends where the run straight through ends (the
-// checkpoint carries T); a checkpoint without T is refused.
+// checkpoint carries T) with the same heat.csv; a checkpoint without T is refused.
 TEST(RunFlow, HeatRunRestartsFromItsCheckpoint) {
   const std::string dir = fresh_test_dir();
   const auto heated = [&](int steps) {
@@ -255,6 +264,13 @@ TEST(RunFlow, HeatRunRestartsFromItsCheckpoint) {
   const auto [du, dp] = field_difference(straight, restarted);
   EXPECT_LE(du, 1e-12);
   EXPECT_LE(dp, 1e-12);
+  // heat.csv kept its rows up to the checkpoint and continued as the straight run's.
+  const auto text = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  EXPECT_EQ(text(dir + "/restarted/heat.csv"), text(dir + "/straight/heat.csv"));
+  EXPECT_FALSE(text(dir + "/straight/heat.csv").empty());
 
   // A checkpoint of the cavity without [heat]: the heated case does not continue from it.
   o.case_file = cavity_case(dir, 2, 2);
