@@ -26,6 +26,7 @@
 #include "physics/heat_solver.hpp"
 #include "support/gl_fixture.hpp"
 #include "support/project_mesh.hpp"
+#include "util/error.hpp"
 
 namespace ss::test {
 namespace {
@@ -142,6 +143,21 @@ TEST(FlowHeat, PlugFlowDuctMatchesExactAdvectionDiffusion) {
   EXPECT_LE(r.heat->max_courant, 1.0);          // 0.64 at Δt = 0.01
 }
 
+// Δt twice the plug duct's: the thermal Courant number 1.28 stops the run at its first step with
+// one line saying so.
+TEST(FlowHeat, ThermalCourantAboveOneStopsTheRun) {
+  const LoadedMesh m = plug_duct_mesh(16);
+  try {
+    run_heat_flow_on_cpu(heat_flow_case(plug_duct_case(0.02, 1.0)), m);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("cpu run stopped: thermal Courant number 1.28"), std::string::npos) << what;
+    EXPECT_NE(what.find("exceeds 1"), std::string::npos) << what;
+    EXPECT_NE(what.find("(step 1, t = 0.02)"), std::string::npos) << what;
+  }
+}
+
 class FlowHeatGpu : public GlTest, public ::testing::WithParamInterface<LaunchPath> {};
 
 // A few steps on both launch paths: the GPU's temperature equals the CPU reference's.
@@ -256,8 +272,8 @@ TEST(FlowHeat, BuoyancyOfAStableStratificationIsHeldByThePressure) {
 // (meshes/heated_cavity_flow.toml: Ra 1e4, Pr 0.71, to t = 40) on its coarse mesh (339 nodes):
 // the hot fluid rises at the hot wall and sinks at the cold one, the two walls' heat balances, and
 // the hot wall's mean Nusselt number is above the published 2.05 (Tric et al. 2000) by what this
-// mesh resolves: measured 3.30 here, 2.58 with --refine 1, 1.00 with the buoyancy off (pure
-// conduction, exact on P1). A lost buoyancy gives 1; a flipped one turns the circulation.
+// mesh resolves: measured 3.30 here, 2.58 with --refine 1, 2.28 with --refine 2, 1.00 with the
+// buoyancy off (pure conduction, exact on P1). A lost buoyancy gives 1; a flipped one turns the circulation.
 TEST(FlowHeat, DifferentiallyHeatedCubeConvects) {
   const FlowCase c = read_flow_case(std::string(SS_SOURCE_DIR) + "/meshes/heated_cavity_flow.toml");
   const LoadedMesh& m = project_mesh("cube.msh", 0);
