@@ -12,7 +12,8 @@ namespace ss {
 namespace {
 
 // The stdout summary of a run (rank 0's under MPI): the error against the exact solution, the force
-// on each [[force]] group, the comparison, the run's line and the output folder.
+// on each [[force]] group, the heat of each thermal group, the comparison, the run's line and the
+// output folder.
 void print_flow_summary(const FlowRunOutcome& r) {
   if (!r.reports) return;
   if (r.exact)
@@ -26,6 +27,13 @@ void print_flow_summary(const FlowRunOutcome& r) {
     if (f.coefficients) std::printf(", coefficients (%.5f, %.5f, %.5f)", f.coefficients->x, f.coefficients->y, f.coefficients->z);
     std::printf("\n");
   }
+  if (r.summary.contains("heat"))  // a [heat] run: each thermal group's heat into the fluid
+    for (const auto& g : r.summary["heat"]["groups"]) {
+      std::printf("heat from %s: %.6e (mean flux %.6e", g["group"].get<std::string>().c_str(), g["heat"].get<double>(),
+                  g["heat_flux"].get<double>());
+      if (g.contains("nusselt")) std::printf(", Nusselt number %.4f", g["nusselt"].get<double>());
+      std::printf(")\n");
+    }
   if (r.compare)
     std::printf("compare: max |u_%s - u_%s| = %.3e of the max speed, max |p_%s - p_%s| = %.3e of the pressure range\n",
                 r.backend.c_str(), r.compare->backend.c_str(), r.compare->max_velocity_diff, r.backend.c_str(),

@@ -136,7 +136,8 @@ FlowOperatorData piece_operator_data(const MeshOperatorTables& tables, const Flo
 // A rank's state by global id at rank 0 (owned entries gathered; empty elsewhere), marked with the
 // ids' base level for the checkpoint.
 FlowState gather_state(const FlowState& s, const EntityPiece& piece, const FineCounts& fine, int base_levels) {
-  FlowState g{s.step, s.time, s.dt, {}, {}, {}, {}};
+  FlowState g;
+  g.step = s.step, g.time = s.time, g.dt = s.dt;
   g.base_levels = base_levels;
   const bool root = mpi::rank() == 0;
   const std::vector<std::int64_t> faces = owned_entries(piece.faces.global, piece.faces);

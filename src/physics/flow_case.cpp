@@ -20,7 +20,7 @@ void record_lines(const toml::table& table, const std::string& prefix, std::map<
   }
 }
 
-enum class SolverKind { pressure, momentum, streamfunction };
+enum class SolverKind { pressure, momentum, streamfunction, temperature };
 
 // `defaults`: the solve's settings when not written; multigrid is for the pressure solve only, ams
 // for the streamfunction solve only.
@@ -68,6 +68,57 @@ FlowBoundary read_boundary(TableReader& t) {
     SS_REQUIRE(b.type == FlowBoundary::Type::pressure,
                t.where_key("pressure") << ": [[boundary]] pressure is for type = \"pressure\" only, not \"" << type << "\"");
   if (pressure) b.pressure = *pressure;
+
+  // Thermal condition (checked against [heat] once the whole file is read).
+  b.temperature = t.get_expression("temperature");
+  b.heat_flux = t.get_expression("heat_flux");
+  SS_REQUIRE(!(b.temperature && b.heat_flux), t.where_key("heat_flux") << ": [[boundary]] for group " << b.group
+                                                                      << " has both temperature and heat_flux; give one");
+  for (const char* key : {"temperature", "heat_flux"}) {
+    const std::optional<Expression>& e = std::string(key) == "temperature" ? b.temperature : b.heat_flux;
+    SS_REQUIRE(!e || !e->uses_time(), t.where_key(key) << ": [[boundary]] " << key << " = \"" << e->text()
+                                                       << "\" depends on t; thermal conditions are constant in time");
+  }
+  return b;
+}
+
+FlowHeatSettings read_heat(TableReader& t) {
+  FlowHeatSettings h;
+  h.line = CaseFile::line_of(t.table());
+  h.conductivity = t.number("conductivity", h.conductivity);
+  t.require_positive("conductivity", h.conductivity);
+  h.heat_capacity = t.number("heat_capacity", h.heat_capacity);
+  t.require_positive("heat_capacity", h.heat_capacity);
+  h.source = t.expression("source", h.source);
+  h.initial = t.expression("initial", h.initial);
+  for (const char* key : {"source", "initial"}) {
+    const Expression& e = std::string(key) == "source" ? h.source : h.initial;
+    SS_REQUIRE(!e.uses_time(), t.where_key(key) << ": [heat] " << key << " = \"" << e.text()
+                                                << "\" depends on t; it must be a function of x, y, z only");
+  }
+  const std::optional<double> length = t.get_number("reference_length");
+  const std::optional<double> difference = t.get_number("reference_temperature_difference");
+  SS_REQUIRE(length.has_value() == difference.has_value(),
+             t.where(t.table()) << ": [heat] needs both reference_length and reference_temperature_difference (for "
+                                   "the Nusselt numbers q L / (k ΔT)) or neither");
+  if (length) {
+    h.reference_length = *length, h.reference_temperature_difference = *difference;
+    t.require_positive("reference_length", h.reference_length);
+    t.require_positive("reference_temperature_difference", h.reference_temperature_difference);
+  }
+  return h;
+}
+
+FlowBuoyancySettings read_buoyancy(TableReader& t) {
+  FlowBuoyancySettings b;
+  b.line = CaseFile::line_of(t.table());
+  const std::optional<glm::dvec3> gravity = t.get_vector("gravity");
+  const std::optional<double> expansion = t.get_number("expansion");
+  SS_REQUIRE(gravity && expansion, t.where(t.table()) << ": [buoyancy] needs gravity = [gx, gy, gz] and expansion = "
+                                                         "β (reference_temperature = T_ref, default 0)");
+  b.gravity = *gravity, b.expansion = *expansion;
+  t.require_at_least("expansion", b.expansion, 0.0);
+  b.reference_temperature = t.number("reference_temperature", 0.0);
   return b;
 }
 
@@ -146,6 +197,17 @@ FlowCase flow_case_from(const CaseFile& file) {
     }
   }
 
+  read_table(top, "heat", "heat", [&](TableReader& t) { c.heat = read_heat(t); });
+  read_table(top, "buoyancy", "buoyancy", [&](TableReader& t) { c.buoyancy = read_buoyancy(t); });
+  SS_REQUIRE(!c.buoyancy || c.heat, c.where("buoyancy") << ": [buoyancy] needs a temperature: add a [heat] table");
+  for (const FlowProbeSpec& p : c.probes)
+    SS_REQUIRE(c.heat || std::find(p.fields.begin(), p.fields.end(), "temperature") == p.fields.end(),
+               p.where << ": probe '" << p.name << "' samples the temperature but the case has no [heat] table");
+  for (const FlowBoundary& b : c.boundaries)
+    SS_REQUIRE(c.heat || (!b.temperature && !b.heat_flux),
+               c.path << ":" << b.line << ": [[boundary]] for group " << b.group << " has "
+                      << (b.temperature ? "temperature" : "heat_flux") << " but the case has no [heat] table");
+
   read_table(top, "initial", "initial", [&](TableReader& t) {
     c.initial_velocity = t.get_vector_expression("velocity").value_or(c.initial_velocity);
   });
@@ -223,6 +285,8 @@ FlowCase flow_case_from(const CaseFile& file) {
                t.where_key("convection_time") << ": [scheme] convection_time = \"implicit\" is for method = "
                                                  "\"classical\" (the exact method's convection is explicit)");
   });
+  SS_REQUIRE(!(c.heat && c.steady.enabled),
+             c.where("heat") << ": [heat] is for time-marched runs; steady mode ([steady]) does not carry a temperature");
   if (c.steady.enabled) {
     c.implicit_convection = true;  // also without a [scheme] table
     for (const FlowBoundary& b : c.boundaries)
@@ -256,6 +320,10 @@ FlowCase flow_case_from(const CaseFile& file) {
                  SS_REQUIRE(c.streamfunction.preconditioner != "ams" || c.streamfunction.gauge == "grad_div",
                             s.where_key("preconditioner") << ": [solver.streamfunction] preconditioner = \"ams\" needs gauge = \"grad_div\"");
                });
+    read_table(t, "temperature", "solver.temperature", [&](TableReader& s) {
+      SS_REQUIRE(c.heat, s.where(s.table()) << ": [solver.temperature] needs a [heat] table");
+      c.temperature = read_solver(s, c.temperature, SolverKind::temperature);
+    });
   });
 
   const OutputSettings output = read_output_table(top, c.output_every, [&](TableReader& t) {

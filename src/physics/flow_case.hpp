@@ -37,6 +37,16 @@
 //   [[probe]]     name = "dp", points = [[x, y, z], ...] | line = {from, to, samples}, fields = ["velocity",
 //                 "pressure"] — the node fields there at every output step (probes/<name>.csv, flow.json)
 //   [output]      directory = "out", every = 10, slice_origin = [x, y, z], slice_normal = [0, 1, 0]
+//   [heat]        conductivity = 1, heat_capacity = 1, source = 0, initial = 0 — a temperature at the nodes,
+//                 carried by the flow and diffused (physics/flow_temperature.hpp); the heat case's names:
+//                 k, ρc (per unit volume), S(x, y, z) per unit volume, T⁰(x, y, z).
+//                 reference_length = L, reference_temperature_difference = ΔT (both or neither): flow.json
+//                 reports each thermal group's Nusselt number q L / (k ΔT) too.
+//                 Thermal conditions are keys of a [[boundary]] entry: temperature = T(x, y, z) (fixed) or
+//                 heat_flux = q(x, y, z) (into the fluid); neither: adiabatic. They need [heat].
+//   [buoyancy]    gravity = [gx, gy, gz], expansion = β, reference_temperature = T_ref — the Boussinesq
+//                 body force −β (T − T_ref) g per unit mass; needs [heat].
+//   [solver.temperature]  tolerance = 1e-6, max_iterations = 5000, preconditioner = "jacobi" | "none"
 //
 // Velocities and pressures are numbers or expressions in x, y, z, t (src/physics/expression.hpp).
 // Every mistake is one ss::Error "<case file>:<line>: <what>" raised before any work starts; the
@@ -61,6 +71,27 @@ struct FlowBoundary {
   VectorExpression velocity;    // velocity: required (vector: 3 numbers or expression strings in x,y,z,t);
                                 // wall: optional wall velocity (moving wall), default 0
   Expression pressure;          // pressure: the fixed (kinematic) pressure, default 0; expression in x,y,z,t
+  // Thermal condition (a [heat] case): a fixed temperature or a heat flux into the fluid, in x, y, z
+  // (not t); neither: adiabatic.
+  std::optional<Expression> temperature, heat_flux;
+  int line = 0;
+};
+
+// [heat] of a flow case: the temperature's material, source and start (heat_case.hpp's names).
+struct FlowHeatSettings {
+  double conductivity = 1.0;   // k
+  double heat_capacity = 1.0;  // ρc, per unit volume
+  Expression source = 0.0;     // S(x, y, z) per unit volume
+  Expression initial = 0.0;    // T⁰(x, y, z)
+  double reference_length = 0, reference_temperature_difference = 0;  // both > 0 or both 0: Nusselt numbers
+  int line = 0;
+};
+
+// [buoyancy]: the Boussinesq body force −β (T − T_ref) g per unit mass.
+struct FlowBuoyancySettings {
+  glm::dvec3 gravity{0.0};
+  double expansion = 0;              // β
+  double reference_temperature = 0;  // T_ref
   int line = 0;
 };
 
@@ -115,6 +146,9 @@ struct FlowCase {
   FlowSolverSettings pressure{1e-6, 5000, "multigrid"};  // [solver.pressure]
   FlowSolverSettings momentum;                   // [solver.momentum]
   FlowSolverSettings streamfunction{1e-6, 20000, "automatic"};  // [solver.streamfunction] (exact method)
+  FlowSolverSettings temperature{1e-6, 5000, "jacobi"};      // [solver.temperature] ([heat])
+  std::optional<FlowHeatSettings> heat;          // [heat]
+  std::optional<FlowBuoyancySettings> buoyancy;  // [buoyancy]
   std::string output_directory = "out";          // [output], resolved against the case file's folder
   int output_every = 10;
   std::optional<glm::dvec3> slice_origin;        // [output] slice_origin = [x,y,z]

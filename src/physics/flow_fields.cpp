@@ -92,6 +92,18 @@ FlowFields compute_flow_fields(CpuMeshOperators& ops, const LoadedMesh& mesh, co
   apply_prescribed_node_pressure(mesh, problem, state.time, out.node_pressure);
   if (ghosts) update_ghosts(ghosts->nodes, out.node_velocity), ghosts->nodes(out.node_pressure);
   out.vorticity = cell_vorticity(mesh, problem, state.time, out.cell_velocity);
+  if (!state.temperature.empty()) {  // a [heat] run: T at the nodes, and its cell mean
+    SS_REQUIRE(state.temperature.size() == mesh.mesh.nodes.size(),
+               "flow state has " << state.temperature.size() << " temperatures; the mesh has " << mesh.mesh.nodes.size()
+                                 << " nodes");
+    out.node_temperature = state.temperature;
+    out.temperature.resize(cells);
+    for (size_t c = 0; c < cells; ++c) {
+      double sum = 0.0;
+      for (NodeId n : mesh.mesh.tets[c]) sum += state.temperature[size_t(n)];
+      out.temperature[c] = 0.25 * sum;
+    }
+  }
   return out;
 }
 
@@ -102,8 +114,11 @@ void write_flow_vtu(const std::string& path, const TetMesh& mesh, FlowFields fie
                                      VtuArray::scalars("divergence", std::move(fields.divergence)),
                                      VtuArray::vectors("vorticity", std::move(fields.vorticity))};
   if (rank >= 0) cell_data.push_back(VtuArray::integers("rank", std::vector<std::int32_t>(cells, rank)));
+  if (!fields.temperature.empty()) cell_data.push_back(VtuArray::scalars("temperature", std::move(fields.temperature)));
   std::vector<VtuArray> point_data = {VtuArray::vectors("velocity", std::move(fields.node_velocity))};
   if (!fields.node_pressure.empty()) point_data.push_back(VtuArray::scalars("pressure", std::move(fields.node_pressure)));
+  if (!fields.node_temperature.empty())
+    point_data.push_back(VtuArray::scalars("temperature", std::move(fields.node_temperature)));
   write_vtu(path, mesh, point_data, cell_data);
 }
 
@@ -117,7 +132,9 @@ FlowFields select_cells(const FlowFields& fields, const std::vector<std::int32_t
   FlowFields out;
   out.node_velocity = fields.node_velocity;
   out.node_pressure = fields.node_pressure;
+  out.node_temperature = fields.node_temperature;
   for (std::int32_t c : cells) {
+    if (!fields.temperature.empty()) out.temperature.push_back(fields.temperature[size_t(c)]);
     out.cell_velocity.push_back(fields.cell_velocity[size_t(c)]);
     out.vorticity.push_back(fields.vorticity[size_t(c)]);
     out.pressure.push_back(fields.pressure[size_t(c)]);

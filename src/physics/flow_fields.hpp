@@ -30,6 +30,7 @@ struct FlowFields {
   std::vector<glm::dvec3> cell_velocity, node_velocity, vorticity;
   std::vector<double> pressure, divergence;  // per cell
   std::vector<double> node_pressure;
+  std::vector<double> temperature, node_temperature;  // a [heat] run: T per cell (mean of its nodes) and per node
 };
 
 // A rank's piece under MPI: makes one value per local cell (`cells`) or node (`nodes`) right on the
@@ -47,7 +48,7 @@ FlowFields compute_flow_fields(CpuMeshOperators& ops, const LoadedMesh& mesh, co
                                const FlowState& state, const FlowFieldGhosts* ghosts = nullptr);
 
 // Writes `path` (atomically): cell data velocity, pressure, divergence, vorticity; point data
-// velocity and (where the fields have it) pressure. A rank's piece under MPI (`rank` >= 0) has the Int32 cell array `rank` too.
+// velocity and (where the fields have it) pressure; temperature (cell and point) in a [heat] run. A rank's piece under MPI (`rank` >= 0) has the Int32 cell array `rank` too.
 void write_flow_vtu(const std::string& path, const TetMesh& mesh, FlowFields fields, int rank = -1);
 // The .pvtu over pieces write_flow_vtu wrote with `rank` (their file names as listed).
 void write_flow_pvtu(const std::string& path, const std::vector<std::string>& pieces);

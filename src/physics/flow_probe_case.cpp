@@ -63,11 +63,12 @@ FlowProbeSpec read_flow_probe(TableReader& t) {
   if (const toml::node* fields = t.node("fields")) {
     const toml::array* list = fields->as_array();
     SS_REQUIRE(list && !list->empty(), t.where(*fields) << ": probe '" << p.name
-                                                        << "': fields must be a list of \"velocity\" and \"pressure\"");
+                                                        << "': fields must be a list of \"velocity\", \"pressure\" and \"temperature\"");
     for (const toml::node& item : *list) {
       const std::optional<std::string> f = item.value<std::string>();
-      SS_REQUIRE(f && (*f == "velocity" || *f == "pressure"),
-                 t.where(item) << ": probe '" << p.name << "': a field is \"velocity\" or \"pressure\"");
+      SS_REQUIRE(f && (*f == "velocity" || *f == "pressure" || *f == "temperature"),
+                 t.where(item) << ": probe '" << p.name
+                               << "': a field is \"velocity\", \"pressure\" or \"temperature\" (a [heat] case)");
       SS_REQUIRE(std::find(p.fields.begin(), p.fields.end(), *f) == p.fields.end(),
                  t.where(item) << ": probe '" << p.name << "': field \"" << *f << "\" is listed twice");
       p.fields.push_back(*f);

@@ -2,7 +2,7 @@
 // A [[probe]] table of the flow case file (physics/flow_probes.hpp samples it):
 //
 //   [[probe]]  name = "dp", points = [[x, y, z], ...] | line = {from = [x, y, z], to = [x, y, z], samples = N},
-//              fields = ["velocity", "pressure"] (the default)
+//              fields = ["velocity", "pressure"] (the default; "temperature" too in a [heat] case)
 #include <string>
 #include <vector>
 
@@ -15,7 +15,7 @@ class TableReader;
 struct FlowProbeSpec {
   std::string name;                   // letters, digits, '_' and '-' (the CSV's file name)
   std::vector<glm::dvec3> points;
-  std::vector<std::string> fields;    // "velocity" | "pressure", each once
+  std::vector<std::string> fields;    // "velocity" | "pressure" | "temperature" (a [heat] case), each once
   std::string where;                  // "<case file>:<line>", for errors found against the mesh
 };
 

@@ -62,18 +62,24 @@ std::vector<std::string> probe_columns(const FlowProbeSpec& s) {
     for (const std::string& f : s.fields) {
       const std::string at = "@" + std::to_string(k);
       if (f == "velocity") names.insert(names.end(), {"velocity_x" + at, "velocity_y" + at, "velocity_z" + at});
-      else names.push_back("pressure" + at);
+      else names.push_back(f + at);
     }
   return names;
 }
 
-std::vector<double> probe_values(const FlowProbeSpec& s, const std::vector<glm::dvec4>& at_points) {
+std::vector<double> probe_values(const FlowProbeSpec& s, const std::vector<glm::dvec4>& at_points,
+                                 const std::vector<double>& temperatures) {
   SS_REQUIRE(at_points.size() == s.points.size(), "probe '" << s.name << "': " << at_points.size() << " samples for "
                                                             << s.points.size() << " points");
+  const bool temperature = std::find(s.fields.begin(), s.fields.end(), "temperature") != s.fields.end();
+  SS_REQUIRE(!temperature || temperatures.size() == s.points.size(),
+             s.where << ": probe '" << s.name << "' samples the temperature, which this run does not carry (no [heat])");
   std::vector<double> values;
-  for (const glm::dvec4& v : at_points)
+  for (size_t k = 0; k < at_points.size(); ++k)
     for (const std::string& f : s.fields) {
+      const glm::dvec4& v = at_points[k];
       if (f == "velocity") values.insert(values.end(), {v.x, v.y, v.z});
+      else if (f == "temperature") values.push_back(temperatures[k]);
       else values.push_back(v.w);
     }
   return values;
@@ -98,8 +104,16 @@ std::vector<double> FlowProbes::sample(size_t probe, const FlowFields& fields) c
                  fields.node_pressure.size() == mesh_.mesh.nodes.size(),
              "probes: node fields of another mesh");
   std::vector<glm::dvec4> at_points;
-  for (const ProbeLocation& at : locations_[probe]) at_points.push_back(sample_probe_point(mesh_, at, fields));
-  return probe_values(specs_[probe], at_points);
+  std::vector<double> temperatures;
+  for (const ProbeLocation& at : locations_[probe]) {
+    at_points.push_back(sample_probe_point(mesh_, at, fields));
+    if (fields.node_temperature.size() != mesh_.mesh.nodes.size()) continue;
+    const Tet& t = mesh_.mesh.tets[size_t(at.cell)];
+    double T = 0;
+    for (int i = 0; i < 4; ++i) T += at.weights[size_t(i)] * fields.node_temperature[size_t(t[size_t(i)])];
+    temperatures.push_back(T);
+  }
+  return probe_values(specs_[probe], at_points, temperatures);
 }
 
 std::vector<std::vector<double>> FlowProbes::sample_all(const FlowFields& fields) const {

@@ -5,7 +5,8 @@
 // A point is located in the tet that holds it (the one it lies deepest in, for a point on a face,
 // edge or node) and sampled by linear (barycentric) interpolation of the node values there, so a
 // field linear in x is sampled exactly. The columns of a probe: "<component>@<point index>" for
-// each point (from 0) and each field's components (velocity_x, velocity_y, velocity_z, pressure).
+// each point (from 0) and each field's components (velocity_x, velocity_y, velocity_z, pressure,
+// temperature).
 #include <array>
 #include <cstdint>
 #include <string>
@@ -33,9 +34,11 @@ ProbeLocation locate_probe_point(const LoadedMesh& mesh, const glm::dvec3& p, co
 // The node velocity (x, y, z) and pressure (w) interpolated at a located point.
 glm::dvec4 sample_probe_point(const LoadedMesh& mesh, const ProbeLocation& at, const FlowFields& fields);
 
-// The columns of a probe (see above), and its values from the node velocity and pressure at each point.
+// The columns of a probe (see above), and its values from the node velocity and pressure at each point
+// and (a probe of "temperature") the node temperature interpolated there: an error when it is missing.
 std::vector<std::string> probe_columns(const FlowProbeSpec& spec);
-std::vector<double> probe_values(const FlowProbeSpec& spec, const std::vector<glm::dvec4>& at_points);
+std::vector<double> probe_values(const FlowProbeSpec& spec, const std::vector<glm::dvec4>& at_points,
+                                 const std::vector<double>& temperatures = {});
 
 // "(x, y, z)" as probe errors write a point.
 std::string probe_point_text(const glm::dvec3& x);

@@ -8,8 +8,10 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "physics/flow_solver.hpp"
+#include "physics/flow_temperature.hpp"
 #include "physics/flow_steady.hpp"
 #include "util/error.hpp"
 
@@ -29,12 +31,20 @@ struct FlowRunResult {
   double seconds = 0;    // wall time of start and steps
   double start_seconds = 0;  // of which the start (or restore)
   std::optional<FlowSteadyReport> steady;  // steady mode: residual history and why it stopped
+  std::optional<FlowHeatTotals> heat;      // a [heat] run: the temperature steps' totals
 };
 
-template <class Backend, class FlowOps>
+// The temperature a run carries: none (NoFlowTemperature), or a FlowTemperature on the run's backend.
+struct NoFlowTemperature {};
+
+// With `temperature` (a [heat] run, one rank): one temperature step after each flow step, with the
+// step's new fluxes (physics/flow_temperature.hpp), its buoyancy in the next flow step's momentum
+// right-hand side, and T in every state handed out.
+template <class Backend, class FlowOps, class Temperature = NoFlowTemperature>
 FlowRunResult run_flow(Backend& backend, FlowOps& ops, const FlowProblem& problem, const LoadedMesh& mesh,
                        const FlowOperatorData& data, const FlowState* initial, const FlowRunHooks& hooks,
-                       const std::string& label) {
+                       const std::string& label, Temperature* temperature = nullptr) {
+  constexpr bool kHeat = !std::is_same_v<Temperature, NoFlowTemperature>;
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   const auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
@@ -42,10 +52,29 @@ FlowRunResult run_flow(Backend& backend, FlowOps& ops, const FlowProblem& proble
   FlowRunResult result;
   if (initial) solver.restore(*initial);
   else solver.start();
+  // The state with its temperature.
+  const auto state = [&] {
+    FlowState s = solver.state();
+    if constexpr (kHeat)
+      if (temperature) s.temperature = temperature->download();
+    return s;
+  };
+  if constexpr (kHeat) {
+    if (temperature) {
+      SS_REQUIRE(!problem.steady.enabled, label << ": steady mode does not carry a temperature");
+      if (initial) {
+        SS_REQUIRE(!initial->temperature.empty(), label << ": the restart state has no temperature");
+        temperature->restore(initial->temperature);
+      } else {
+        temperature->start();
+      }
+      solver.set_body_force([temperature](auto& fx, auto& fy, auto& fz) { temperature->add_buoyancy(fx, fy, fz); });
+    }
+  }
   result.first_step = solver.step_count();
   result.start_seconds = seconds();
   result.last = solver.diagnostics();
-  if (hooks.snapshot && hooks.every > 0 && !initial) hooks.snapshot(solver.state());
+  if (hooks.snapshot && hooks.every > 0 && !initial) hooks.snapshot(state());
   std::optional<SteadyController> steady;
   if (problem.steady.enabled) {  // a restarted march resumes at its CFL number
     steady.emplace(problem.steady, initial ? result.last.cfl : problem.steady.cfl_start);
@@ -53,6 +82,16 @@ FlowRunResult run_flow(Backend& backend, FlowOps& ops, const FlowProblem& proble
   }
   while (!solver.finished()) {
     if (!solver.step(result.last)) SS_THROW(label << " run stopped: " << solver.failure());
+    if constexpr (kHeat) {
+      if (temperature) {
+        FlowHeatStepInfo heat;
+        if (!temperature->step(solver.flux(), result.last.dt, heat))
+          SS_THROW(label << " run stopped: " << temperature->failure() << " (step " << result.last.step
+                         << ", t = " << result.last.time << ")");
+        result.last.thermal_courant = heat.courant;
+        result.last.temperature_iterations = heat.iterations;
+      }
+    }
     bool stop = false;
     if (steady) {
       stop = steady->update(solver.relative_change() / result.last.dt);
@@ -61,15 +100,17 @@ FlowRunResult run_flow(Backend& backend, FlowOps& ops, const FlowProblem& proble
     const bool last = stop || solver.finished();
     const bool output = hooks.every > 0 && (result.last.step % hooks.every == 0 || last);
     if (hooks.progress) hooks.progress(result.last, seconds(), last || output);
-    if (hooks.snapshot && output) hooks.snapshot(solver.state());
+    if (hooks.snapshot && output) hooks.snapshot(state());
     if (stop) break;
   }
   if (steady) {
     steady->out_of_steps();
     result.steady = steady->report();
   }
-  result.state = solver.state();
+  result.state = state();
   result.totals = solver.totals();
+  if constexpr (kHeat)
+    if (temperature) result.heat = temperature->totals();
   result.seconds = seconds();
   return result;
 }

@@ -56,6 +56,8 @@ struct FlowStepInfo {
   double max_divergence = 0;  // max_c |D U|_c / max_f |U_f|
   int momentum_iterations = 0, pressure_iterations = 0;
   int streamfunction_iterations = 0;  // exact method
+  double thermal_courant = 0;         // a [heat] run: Δt max_i q_i/V_i of the temperature step (flow_temperature.hpp)
+  int temperature_iterations = 0;
 };
 
 struct FlowTotals {
@@ -82,6 +84,7 @@ struct FlowState {
   // The vorticity momentum system's last two ω per edge (ωⁿ, ωⁿ⁻¹; its next start vector
   // extrapolates them, so a restarted run continues as the uninterrupted one): empty otherwise.
   std::vector<double> vorticity, previous_vorticity;
+  std::vector<double> temperature;  // T per node (a [heat] run, physics/flow_temperature.hpp); empty otherwise
   // Whose ids the arrays use (checkpoints): -1 the serial run's mesh; k >= 0 the partition-then-refine
   // ids of MPI runs (parallel/refined_entity_piece.hpp) over the file's mesh refined k times.
   int base_levels = -1;
@@ -160,6 +163,11 @@ public:
   }
 
   MomentumSystem momentum_system() const { return momentum_system_; }
+
+  // A body force per unit mass in every cell, added to the explicit cell terms f of each step
+  // (before T f enters the momentum right-hand side): body(fx, fy, fz) adds its three components.
+  // The Boussinesq buoyancy of a [heat] run (physics/flow_temperature.hpp); unset: none.
+  void set_body_force(std::function<void(Vector&, Vector&, Vector&)> body) { body_force_ = std::move(body); }
 
   // Starts from the problem's initial velocity, made discretely divergence-free by one projection.
   void start() {
@@ -266,6 +274,7 @@ public:
     mesh_ops.interpolate(U_, ux_, uy_, uz_);
     if (curl_curl_) {
       ops_.cell_terms(problem_.convection, 0.0, 0.0, U_, ux_, uy_, uz_, bx_, by_, bz_, fx_, fy_, fz_);
+      if (body_force_) body_force_(fx_, fy_, fz_);
       mesh_ops.integrate(fx_, fy_, fz_, integrated_);
       backend_.linear_combination({theta, 1.0 - theta}, {&g_, &g_previous_}, g_bar_);
       if (!vorticity_solve_) {  // the vorticity system takes the whole viscous term on its edges
@@ -274,6 +283,7 @@ public:
       }
     } else {
       ops_.cell_terms(problem_.convection, nu * (1.0 - theta), nu, U_, ux_, uy_, uz_, bx_, by_, bz_, fx_, fy_, fz_);
+      if (body_force_) body_force_(fx_, fy_, fz_);
       mesh_ops.integrate(fx_, fy_, fz_, integrated_);
     }
     mesh_ops.gradient(exact_ ? zero_cells_ : p_, boundary_pressure_, pressure_gradient_);
@@ -636,6 +646,7 @@ private:
   bool has_previous_ = false;
   double momentum_diagonal_dt_ = -1;  // the Δt momentum_inverse_diagonal_ was made for
   Vector ux_, uy_, uz_, fx_, fy_, fz_, integrated_, pressure_gradient_, courant_;
+  std::function<void(Vector&, Vector&, Vector&)> body_force_;  // set_body_force
   Vector bx_, by_, bz_, boundary_pressure_, boundary_flux_, fixed_columns_;
   // Implicit convection (problem_.implicit_convection): C's scratch and zero boundary velocities.
   Vector boundary_zero_, convection_x_, convection_y_, convection_integrated_, cux_, cuy_, cuz_, cfx_, cfy_, cfz_;

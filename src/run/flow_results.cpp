@@ -1,5 +1,7 @@
 #include "run/flow_results.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -21,11 +23,16 @@ void print_progress(const std::string& backend, const FlowStepInfo& i, const Flo
       problem.method == FlowMethod::exact
           ? "streamfunction " + std::to_string(i.streamfunction_iterations)
           : "momentum " + std::to_string(i.momentum_iterations) + " pressure " + std::to_string(i.pressure_iterations);
+  const std::string temperature =
+      i.thermal_courant > 0 || i.temperature_iterations > 0
+          ? " temperature " + std::to_string(i.temperature_iterations) + " (thermal Courant " +
+                std::to_string(i.thermal_courant).substr(0, 5) + ")"
+          : "";
   std::fprintf(stderr,
                "streamsolve: flow: %s step %d%s, t = %.6g, dt = %.4g, CFL %.3f, kinetic energy %.6e, max div %.2e, "
-               "iterations %s, %.2f s\n",
+               "iterations %s%s, %.2f s\n",
                backend.c_str(), i.step, of.c_str(), i.time, i.dt, i.cfl, i.kinetic_energy, i.max_divergence,
-               iterations.c_str(), seconds);
+               iterations.c_str(), temperature.c_str(), seconds);
 }
 
 nlohmann::json iteration_summary(int last, long total, int max, int steps) {
@@ -89,6 +96,39 @@ nlohmann::json forces_summary(const FlowForceMeter& meter, const FlowProblem& pr
 }
 
 }  // namespace
+
+nlohmann::json heat_summary_json(const FlowHeatProblem& heat, const FlowHeatMeter& meter,
+                                 const std::vector<BackendFlowRun>& runs) {
+  const FlowRunResult& primary = runs[0].result;
+  nlohmann::json groups = nlohmann::json::array();
+  for (const FlowGroupHeat& g : meter.measure(primary.state)) {
+    nlohmann::json j = {{"group", g.group},
+                        {"condition", g.fixed_temperature ? "temperature" : "heat_flux"},
+                        {"heat", g.heat},
+                        {"area", g.area},
+                        {"heat_flux", g.heat_flux}};
+    if (g.nusselt) j["nusselt"] = *g.nusselt;
+    groups.push_back(j);
+  }
+  const std::vector<double>& T = primary.state.temperature;
+  nlohmann::json j = {{"conductivity", heat.conductivity},
+                      {"heat_capacity", heat.heat_capacity},
+                      {"groups", groups},
+                      {"temperature_min", T.empty() ? 0.0 : *std::min_element(T.begin(), T.end())},
+                      {"temperature_max", T.empty() ? 0.0 : *std::max_element(T.begin(), T.end())}};
+  if (heat.reference_length > 0)
+    j["reference_length"] = heat.reference_length,
+    j["reference_temperature_difference"] = heat.reference_temperature_difference;
+  if (primary.heat)
+    j["max_thermal_courant"] = primary.heat->max_courant, j["temperature_iterations"] = primary.heat->iterations,
+    j["max_temperature_iterations"] = primary.heat->max_iterations, j["temperature_seconds"] = primary.heat->seconds;
+  if (runs.size() > 1 && runs[1].result.state.temperature.size() == T.size()) {
+    double diff = 0.0;
+    for (size_t i = 0; i < T.size(); ++i) diff = std::max(diff, std::fabs(T[i] - runs[1].result.state.temperature[i]));
+    j["compare_max_temperature_diff"] = diff;
+  }
+  return j;
+}
 
 FlowRunHooks flow_progress_hooks(const std::string& label, const FlowProblem& problem) {
   FlowRunHooks hooks;

@@ -10,6 +10,8 @@
 #include "physics/flow_case.hpp"
 #include "physics/flow_fields.hpp"
 #include "physics/flow_forces.hpp"
+#include "physics/flow_heat_flux.hpp"
+#include "physics/flow_heat_problem.hpp"
 #include "physics/flow_run.hpp"
 #include "run/outputs.hpp"
 #include "run/run_flow.hpp"
@@ -36,5 +38,12 @@ FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_
                                   const FlowForceMeter* meter, const FlowState* initial, StageTimings& timings,
                                   const std::string& out_dir, const nlohmann::json& extra,
                                   const FlowFieldSummary* reduced = nullptr);
+
+// flow.json "heat" of a [heat] run: each thermal group's heat into the fluid, mean wall heat flux and
+// (with the references) Nusselt number at the end of runs[0] (physics/flow_heat_flux.hpp), the
+// temperature range, the temperature steps' totals; with --compare the largest node temperature
+// difference between the two runs.
+nlohmann::json heat_summary_json(const FlowHeatProblem& heat, const FlowHeatMeter& meter,
+                                 const std::vector<BackendFlowRun>& runs);
 
 }  // namespace ss

@@ -18,8 +18,11 @@
 #include "physics/flow_case_problem.hpp"
 #include "physics/flow_fields.hpp"
 #include "physics/flow_forces.hpp"
+#include "physics/flow_heat_flux.hpp"
+#include "physics/flow_heat_problem.hpp"
 #include "physics/flow_run.hpp"
 #include "run/flow_checkpoints.hpp"
+#include "run/flow_heat_history.hpp"
 #include "run/flow_probe_files.hpp"
 #include "run/flow_results.hpp"
 #include "run/outputs.hpp"
@@ -47,6 +50,8 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   add_mesh_timings(timings, mesh.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
   t0 = StageTimings::now();
   const FlowProblem problem = build_flow_problem(flow_case, mesh);
+  std::optional<FlowHeatProblem> heat;  // [heat]: the temperature the flow carries
+  if (flow_case.heat) heat = build_flow_heat_problem(flow_case, mesh);
   const FlowProbes probes(mesh, flow_case.probes);  // a point outside the mesh stops here
   timings.add_since("problem", t0);
   t0 = StageTimings::now();
@@ -63,31 +68,41 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   const std::string out_dir = prepare_output_directory(o.out, flow_case.output_directory);
   FlowCheckpoints checkpoints(out_dir, !problem.forces.empty());
   FlowProbeFiles probe_files(out_dir, probes.specs());
+  FlowHeatHistory heat_history(out_dir);  // heat.csv of a [heat] run
   std::optional<FlowState> initial;
   if (o.restart) {
     initial = checkpoints.resume([&](const FlowState& s) {
       probe_files.continue_from(s.time);
+      if (heat) heat_history.continue_from(s.step);
       SS_REQUIRE(s.base_levels < 0, "--restart: the checkpoint of step "
                                         << s.step << " in '" << out_dir
                                         << "' was written by a run over MPI ranks (its partition-then-refine ids); "
                                            "continue it with mpirun ... --distributed");
       require_checkpoint_fits(s, mesh.topology.num_faces, mesh.topology.num_cells, out_dir);
+      SS_REQUIRE(!heat || s.temperature.size() == mesh.mesh.nodes.size(),
+                 flow_case.where("heat") << ": --restart: the checkpoint of step " << s.step << " in '" << out_dir
+                                         << "' carries " << (s.temperature.empty() ? "no temperature" : "another mesh's temperature")
+                                         << " (a run without [heat] or an older file); run the [heat] case from the start");
     });
     std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", initial->step, initial->time);
   } else {
     checkpoints.clear_previous_run();
     probe_files.clear_previous_run();
+    heat_history.clear_previous_run();
   }
   CpuMeshOperators output_ops(mesh);
   FlowRunHooks primary_hooks;
   primary_hooks.every = o.every ? *o.every : flow_case.output_every;
   std::optional<FlowForceMeter> meter;
   if (!problem.forces.empty()) meter.emplace(mesh, problem);
+  std::optional<FlowHeatMeter> heat_meter;
+  if (heat) heat_meter.emplace(mesh, *heat);
   primary_hooks.snapshot = [&](const FlowState& s) {
     const std::vector<std::string> forces = meter ? force_rows(*meter, problem, s) : std::vector<std::string>{};
     std::optional<FlowFields> fields;
     if (!o.no_vtu || probes.size() > 0) fields = compute_flow_fields(output_ops, mesh, problem, s);
     if (fields) probe_files.write(s.time, probes.sample_all(*fields));  // before the checkpoint: a restart finds its rows
+    if (heat_meter) heat_history.write(s, heat_meter->measure(s));    // likewise
     if (o.no_vtu) checkpoints.write_checkpoint(s, forces);
     else checkpoints.write(s, mesh.mesh, *fields, forces);
   };
@@ -106,8 +121,12 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     GpuFlowOperators ops(gpu, mesh_ops, data);
     if (stages) stages->add_since("upload", t);
     t = StageTimings::now();
+    std::optional<FlowTemperature<GpuBackend>> temperature;
+    if (heat) temperature.emplace(gpu, mesh, *heat);
     BackendFlowRun run{"gpu", context->info().renderer,
-                       run_flow(gpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "gpu"), {}};
+                       run_flow(gpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "gpu",
+                                temperature ? &*temperature : nullptr),
+                       {}};
     if (stages) stages->add_since("solve", t);
     return run;
   };
@@ -118,8 +137,12 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     CpuFlowOperators ops(mesh_ops, data);
     if (stages) stages->add_since("upload", t);
     t = StageTimings::now();
+    std::optional<FlowTemperature<CpuBackend>> temperature;
+    if (heat) temperature.emplace(cpu, mesh, *heat);
     BackendFlowRun run{"cpu", cpu_device_name(),
-                       run_flow(cpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "cpu"), {}};
+                       run_flow(cpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "cpu",
+                                temperature ? &*temperature : nullptr),
+                       {}};
     if (stages) stages->add_since("solve", t);
     return run;
   };
@@ -147,6 +170,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     probe_files.write(runs[0].result.state.time, samples);  // the end, unless its output step wrote it
     extra["probes"] = probe_files.summary(samples);
   }
+  if (heat) extra["heat"] = heat_summary_json(*heat, *heat_meter, runs);
   return write_flow_results(o, flow_case, mesh, problem, runs, meter ? &*meter : nullptr, initial ? &*initial : nullptr,
                             timings, out_dir, extra);
 }

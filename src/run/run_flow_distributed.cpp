@@ -139,6 +139,8 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
   const int ranks = mpi::size();
   root.flow_case = read_flow_case(o.case_file);
   FlowCase& c = root.flow_case;
+  SS_REQUIRE(!c.heat, c.where("heat") << ": [heat] runs on one process only (a temperature over MPI ranks is not "
+                                         "implemented); run it without mpirun and --distributed");
   if (o.refine) c.refine = *o.refine;
   SS_REQUIRE(c.refine >= 0, "refinement level must be >= 0, got " << c.refine);
 

@@ -370,5 +370,56 @@ TEST(FlowCase, MissingCaseFileIsAnError) {
   }
 }
 
+// [heat], [buoyancy] and the thermal keys of [[boundary]] (heat carried by the flow).
+TEST(FlowCase, HeatAndBuoyancyTablesParse) {
+  const FlowCase c = parse_flow_case(
+      kBase +
+          "[heat]\nconductivity = 0.5\nheat_capacity = 2\nsource = \"x\"\ninitial = 3\nreference_length = 0.5\n"
+          "reference_temperature_difference = 2\n[buoyancy]\ngravity = [0, 0, -9.81]\nexpansion = 0.01\n"
+          "reference_temperature = 1.5\n[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\ntemperature = \"1 + x\"\n"
+          "[[boundary]]\ngroup = \"walls\"\ntype = \"wall\"\nheat_flux = 4\n[solver.temperature]\ntolerance = 1e-8\n",
+      kCasePath);
+  ASSERT_TRUE(c.heat && c.buoyancy);
+  EXPECT_EQ(c.heat->conductivity, 0.5);
+  EXPECT_EQ(c.heat->heat_capacity, 2.0);
+  EXPECT_EQ(c.heat->source(2.0, 0, 0), 2.0);
+  EXPECT_EQ(c.heat->initial(0, 0, 0), 3.0);
+  EXPECT_EQ(c.heat->reference_length, 0.5);
+  EXPECT_EQ(c.heat->reference_temperature_difference, 2.0);
+  EXPECT_EQ(c.buoyancy->gravity, glm::dvec3(0, 0, -9.81));
+  EXPECT_EQ(c.buoyancy->expansion, 0.01);
+  EXPECT_EQ(c.buoyancy->reference_temperature, 1.5);
+  ASSERT_TRUE(c.boundaries[0].temperature && !c.boundaries[0].heat_flux);
+  EXPECT_EQ((*c.boundaries[0].temperature)(2.0, 0, 0), 3.0);
+  ASSERT_TRUE(c.boundaries[1].heat_flux && !c.boundaries[1].temperature);
+  EXPECT_EQ((*c.boundaries[1].heat_flux)(0, 0, 0), 4.0);
+  EXPECT_EQ(c.temperature.tolerance, 1e-8);
+  EXPECT_FALSE(parse_flow_case(kBase, kCasePath).heat);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Heat, FlowCaseErrors,
+    ::testing::Values(
+        BadCase{"buoyancy_without_heat", kBase + "[buoyancy]\ngravity = [0, 0, -9.81]\nexpansion = 0.01\n",
+                "test.toml:8: [buoyancy] needs a temperature: add a [heat] table"},
+        BadCase{"temperature_without_heat", kBase + "[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\ntemperature = 1\n",
+                "test.toml:8: [[boundary]] for group lid has temperature but the case has no [heat] table"},
+        BadCase{"temperature_and_flux",
+                kBase + "[heat]\n[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\ntemperature = 1\nheat_flux = 2\n",
+                "test.toml:13: [[boundary]] for group lid has both temperature and heat_flux; give one"},
+        BadCase{"temperature_in_time", kBase + "[heat]\n[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\ntemperature = \"t\"\n",
+                "test.toml:12: [[boundary]] temperature = \"t\" depends on t; thermal conditions are constant in time"},
+        BadCase{"negative_conductivity", kBase + "[heat]\nconductivity = -1\n", "test.toml:9: [heat] conductivity must be positive (got -1)"},
+        BadCase{"half_reference", kBase + "[heat]\nreference_length = 1\n",
+                "test.toml:8: [heat] needs both reference_length and reference_temperature_difference"},
+        BadCase{"buoyancy_without_gravity", kBase + "[heat]\n[buoyancy]\nexpansion = 0.01\n",
+                "test.toml:9: [buoyancy] needs gravity = [gx, gy, gz] and expansion"},
+        BadCase{"heat_unknown_key", kBase + "[heat]\ndiffusivity = 1\n", "test.toml:9: unknown key 'diffusivity' in [heat]"},
+        BadCase{"heat_steady", kMesh + kFluid + "[time]\ndt = 0.01\n[heat]\n[steady]\n",
+                "test.toml:7: [heat] is for time-marched runs"},
+        BadCase{"temperature_solver_without_heat", kBase + "[solver.temperature]\ntolerance = 1e-8\n",
+                "test.toml:8: [solver.temperature] needs a [heat] table"}),
+    [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });
+
 }  // namespace
 }  // namespace ss

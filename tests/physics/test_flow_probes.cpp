@@ -62,8 +62,10 @@ TEST(FlowProbes, MistakesNameTheLine) {
             std::string::npos)
       << parse_error("[[probe]]\nname = \"a\"\nline = {from = [0, 0, 0], to = [1, 0, 0], samples = 1}\n");
   EXPECT_NE(parse_error("[[probe]]\nname = \"a\"\npoints = [[0, 0, 0]]\nfields = [\"vorticity\"]\n")
-                .find("a field is \"velocity\" or \"pressure\""),
+                .find("a field is \"velocity\", \"pressure\" or \"temperature\" (a [heat] case)"),
             std::string::npos);
+  EXPECT_EQ(parse_error("[[probe]]\nname = \"a\"\npoints = [[0, 0, 0]]\nfields = [\"temperature\"]\n"),
+            kCasePath + ":11: probe 'a' samples the temperature but the case has no [heat] table");
   EXPECT_NE(parse_error("[[probe]]\nname = \"a\"\npoints = [[0, 0, 0]]\ncolour = 1\n").find("colour"), std::string::npos);
   EXPECT_EQ(parse_error("[[probe]]\nname = \"a\"\npoints = [[0, 0, 0]]\n[[probe]]\nname = \"a\"\npoints = [[0, 0, 0]]\n"),
             kCasePath + ":14: probe 'a' is defined twice (" + kCasePath + ":11)");

@@ -8,16 +8,16 @@ import zlib
 
 
 def read_state(path):
-    """A flow_NNNNNN.state (version 5, src/physics/flow_state_file.hpp) and its expected size."""
+    """A flow_NNNNNN.state (version 6, src/physics/flow_state_file.hpp) and its expected size."""
     data = open(path, "rb").read()
     assert data[:8] == b"SSFLOWST", path
     (version, step, t, dt, faces, cells, previous, edges, base_levels, vorticity,
-     previous_vorticity) = struct.unpack_from("<Iiddqqqqiqq", data, 8)
-    assert version == 5, f"{path}: version {version}"
-    at = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 8 + 4 + 8 + 8
-    counts = [faces, cells, previous, edges, vorticity, previous_vorticity]
+     previous_vorticity, temperatures) = struct.unpack_from("<Iiddqqqqiqqq", data, 8)
+    assert version == 6, f"{path}: version {version}"
+    at = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 8 + 4 + 8 + 8 + 8
+    counts = [faces, cells, previous, edges, vorticity, previous_vorticity, temperatures]
     values = struct.unpack_from("<%dd" % sum(counts), data, at)
-    names = ["flux", "pressure", "previous_flux", "streamfunction", "vorticity", "previous_vorticity"]
+    names = ["flux", "pressure", "previous_flux", "streamfunction", "vorticity", "previous_vorticity", "temperature"]
     state = {"step": step, "time": t, "dt": dt, "base_levels": base_levels, "size": at + 8 * sum(counts) + 8,
              "file_size": len(data)}
     for name, count in zip(names, counts):

@@ -1,0 +1,48 @@
+#pragma once
+// The heat each thermal boundary group gives the fluid, from a flow state with its temperature
+// (host side, double), and the Nusselt numbers.
+//
+// A fixed-temperature group: the balance of its fixed nodes, whose rows the solve replaced,
+//     Q_i = (K T)_i − ρc R_i(U; T) − b_i         (heat entering node i's dual cell through the wall)
+// summed over the nodes the group fixes (a node on two groups belongs to the one listed first, as it
+// takes that group's value). This is the discrete flux the scheme conserves, exact for the steady
+// state (a transient state's fixed nodes carry no M dT/dt; the explicit advection's Tⁿ is replaced by
+// the state's T). A heat_flux group: Q = Σ_f q(x_f) A_f as imposed.
+// Mean wall heat flux q = Q / A (A the group's area); Nusselt number Nu = q L / (k ΔT) with the
+// case's reference_length L and reference_temperature_difference ΔT.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mesh/load_mesh.hpp"
+#include "operators/heat_advection.hpp"
+#include "operators/heat_operator.hpp"
+#include "physics/flow_heat_problem.hpp"
+#include "physics/flow_solver.hpp"
+
+namespace ss {
+
+struct FlowGroupHeat {
+  std::string group;
+  bool fixed_temperature = true;
+  double heat = 0;        // Q, into the fluid
+  double area = 0;        // A
+  double heat_flux = 0;   // q = Q / A
+  std::optional<double> nusselt;
+};
+
+class FlowHeatMeter {
+public:
+  FlowHeatMeter(const LoadedMesh& mesh, const FlowHeatProblem& problem);
+  // One entry per problem.groups, in order; state.temperature must be set.
+  std::vector<FlowGroupHeat> measure(const FlowState& state) const;
+
+private:
+  const FlowHeatProblem& problem_;
+  HeatOperatorData conduction_;
+  HeatAdvectionData advection_;
+  std::vector<std::int32_t> node_group_;  // per node: index into problem.groups fixing it, or −1
+  std::vector<double> area_, imposed_;    // per group
+};
+
+}  // namespace ss
