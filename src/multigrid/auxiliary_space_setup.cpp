@@ -58,6 +58,9 @@ ActiveColumns active_columns(const SparseMatrix& a) {
 
 }  // namespace
 
+// A_d's diagonal shift (auxiliary_space_setup.hpp).
+constexpr double kVectorSpaceShift = 1e-3;
+
 AuxiliarySpaceMatrices auxiliary_space_matrices(const SparseMatrix& curl, const SparseMatrix& gradient,
                                                 const std::array<SparseMatrix, 3>& interpolation,
                                                 const std::vector<double>& face_weight,
@@ -83,7 +86,11 @@ AuxiliarySpaceMatrices auxiliary_space_matrices(const SparseMatrix& curl, const 
     ActiveColumns pi = active_columns(interpolation[d]);
     const SparseMatrix curl_part = galerkin_product(multiply(curl, pi.matrix), w);
     const SparseMatrix gauge_part = galerkin_product(multiply(divergence, pi.matrix), big_w);
-    append_entries(sum(curl_part, gauge_part), offset, offset, block_entries);
+    const SparseMatrix a_d = sum(curl_part, gauge_part);
+    append_entries(a_d, offset, offset, block_entries);
+    const std::vector<double> diagonal = a_d.diagonal();
+    for (std::int32_t i = 0; i < a_d.rows; ++i)
+      block_entries.push_back({offset + i, offset + i, kVectorSpaceShift * diagonal[size_t(i)]});
     append_entries(pi.matrix, 0, offset, pi_entries);
     offset += pi.matrix.cols;
   }

@@ -8,6 +8,11 @@
 //   the vector fields: A_d = Π_dᵀ A Π_d = (C Π_d)ᵀ diag(w) (C Π_d) + (Gᵀ Π_d)ᵀ diag(W) (Gᵀ Π_d).
 // (The gauge part couples nodes two edges apart; lumped onto the diagonal instead, it would keep
 // A_d at one ring of neighbours but cost half as many CG iterations again: cavity, 40K cells.)
+// Π c is the gradient of c · x for a constant vector c, which C does not see and the small gauge
+// hardly sees: A_d is nearly singular on the constants, and exactly singular on a mesh whose
+// graph Laplacian is zero on linear functions (a box of Kuhn cells). A shift of 10⁻³ of its
+// diagonal keeps it definite (and its coarsest direct solve sound); the gradient space corrects
+// those fields anyway.
 #include <array>
 #include <vector>
 

@@ -124,7 +124,7 @@ def scenario_outputs():
     check(f"max divergence {j['max_divergence']:.2e} <= 1e-5 (pressure tolerance 1e-6)", j["max_divergence"] <= 1e-5)
     solvers = {k: v["preconditioner"] for k, v in j["solver"].items()}
     check(f"default preconditioners {solvers}", solvers == {"momentum": "jacobi", "pressure": "multigrid",
-                                                                "streamfunction": "jacobi"})
+                                                                "streamfunction": "ams"})
     check(f"default momentum system {j['solver']['momentum'].get('system')}",
           j["solver"]["momentum"].get("system") == "vorticity")
     for solve in ("momentum", "pressure"):

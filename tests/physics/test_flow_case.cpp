@@ -307,6 +307,13 @@ INSTANTIATE_TEST_SUITE_P(
                 "test.toml:9: unknown key 'system' in [solver.pressure]"},
         BadCase{"gauge", kBase + "[solver.streamfunction]\ngauge = \"tree\"\n",
                 "test.toml:9: [solver.streamfunction] gauge must be \"grad_div\" or \"none\" (got \"tree\")"},
+        BadCase{"streamfunction_multigrid", kBase + "[solver.streamfunction]\npreconditioner = \"multigrid\"\n",
+                "test.toml:9: [solver.streamfunction] preconditioner must be \"automatic\", \"ams\", \"jacobi\" or "
+                "\"none\" (got \"multigrid\")"},
+        BadCase{"ams_without_gauge", kBase + "[solver.streamfunction]\npreconditioner = \"ams\"\ngauge = \"none\"\n",
+                "test.toml:9: [solver.streamfunction] preconditioner = \"ams\" needs gauge = \"grad_div\""},
+        BadCase{"ams_on_momentum", kBase + "[solver.momentum]\npreconditioner = \"ams\"\n",
+                "test.toml:9: [solver.momentum] preconditioner must be \"jacobi\" or \"none\" (got \"ams\")"},
         BadCase{"gauge_on_momentum", kBase + "[solver.momentum]\ngauge = \"none\"\n",
                 "test.toml:9: unknown key 'gauge' in [solver.momentum]"},
         BadCase{"solver_tolerance", kBase + "[solver.momentum]\ntolerance = 0\n",

@@ -317,3 +317,38 @@ TEST(FlowCaseProblem, ExactTableWithoutVelocityIsAnError) {
 
 }  // namespace
 }  // namespace ss::test
+
+namespace ss::test {
+namespace {
+
+// automatic picks the auxiliary-space preconditioner on one process with the gauge and Jacobi
+// otherwise; asking for ams where it does not run is one error line saying why.
+TEST(FlowProblemSettings, StreamfunctionPreconditionerResolvesPerRun) {
+  using P = StreamfunctionPreconditioner;
+  FlowProblem p;
+  EXPECT_EQ(p.resolved_streamfunction_preconditioner(false), P::ams);
+  EXPECT_EQ(p.resolved_streamfunction_preconditioner(true), P::jacobi);
+  p.streamfunction_gauge = false;
+  EXPECT_EQ(p.resolved_streamfunction_preconditioner(false), P::jacobi);
+  p.streamfunction_preconditioner = P::ams;
+  EXPECT_THROW(
+      {
+        try {
+          p.resolved_streamfunction_preconditioner(false);
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("preconditioner = \"ams\" does not apply here: it needs gauge = \"grad_div\""),
+                    std::string::npos)
+              << e.what();
+          throw;
+        }
+      },
+      Error);
+  p.streamfunction_gauge = true;
+  EXPECT_EQ(p.resolved_streamfunction_preconditioner(false), P::ams);
+  EXPECT_THROW(p.resolved_streamfunction_preconditioner(true), Error);
+  p.streamfunction_preconditioner = P::none;
+  EXPECT_EQ(p.resolved_streamfunction_preconditioner(true), P::none);
+}
+
+}  // namespace
+}  // namespace ss::test
