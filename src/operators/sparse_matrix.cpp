@@ -116,36 +116,67 @@ SparseMatrix transpose(const SparseMatrix& a) {
   return t;
 }
 
+// Gustavson's row-by-row product. Blocks of rows run in parallel, each into its own lists with its
+// own accumulator, and are joined in row order: every row is summed in the same order as serially,
+// so the result does not depend on the thread count.
 SparseMatrix multiply(const SparseMatrix& a, const SparseMatrix& b) {
   SS_REQUIRE(a.cols == b.rows, "sparse product: " << a.rows << "x" << a.cols << " times " << b.rows << "x" << b.cols);
+  constexpr std::int32_t kBlock = 4096;
+  const std::int32_t blocks = (a.rows + kBlock - 1) / kBlock;
+  struct Part {
+    std::vector<std::int32_t> lengths, columns;
+    std::vector<double> values;
+  };
+  std::vector<Part> parts(static_cast<size_t>(blocks));
+#pragma omp parallel if (a.rows > 50000)
+  {
+    std::vector<double> accumulator(size_t(b.cols), 0.0);
+    std::vector<std::int32_t> marker(size_t(b.cols), -1), row;
+#pragma omp for schedule(dynamic, 1)
+    for (std::int32_t block = 0; block < blocks; ++block) {
+      Part& part = parts[size_t(block)];
+      for (std::int32_t i = block * kBlock; i < std::min(a.rows, (block + 1) * kBlock); ++i) {
+        row.clear();
+        for (std::int32_t k = a.offsets[size_t(i)]; k < a.offsets[size_t(i) + 1]; ++k) {
+          const std::int32_t j = a.columns[size_t(k)];
+          const double v = a.values[size_t(k)];
+          for (std::int32_t m = b.offsets[size_t(j)]; m < b.offsets[size_t(j) + 1]; ++m) {
+            const std::int32_t col = b.columns[size_t(m)];
+            if (marker[size_t(col)] != i) {
+              marker[size_t(col)] = i;
+              accumulator[size_t(col)] = 0.0;
+              row.push_back(col);
+            }
+            accumulator[size_t(col)] += v * b.values[size_t(m)];
+          }
+        }
+        std::sort(row.begin(), row.end());
+        std::int32_t length = 0;
+        for (std::int32_t col : row) {
+          if (accumulator[size_t(col)] == 0.0) continue;
+          part.columns.push_back(col);
+          part.values.push_back(accumulator[size_t(col)]);
+          ++length;
+        }
+        part.lengths.push_back(length);
+      }
+    }
+  }
   SparseMatrix c;
   c.rows = a.rows;
   c.cols = b.cols;
   c.offsets.assign(size_t(c.rows) + 1, 0);
-  std::vector<double> accumulator(size_t(b.cols), 0.0);
-  std::vector<std::int32_t> marker(size_t(b.cols), -1), row;
-  for (std::int32_t i = 0; i < a.rows; ++i) {
-    row.clear();
-    for (std::int32_t k = a.offsets[size_t(i)]; k < a.offsets[size_t(i) + 1]; ++k) {
-      const std::int32_t j = a.columns[size_t(k)];
-      const double v = a.values[size_t(k)];
-      for (std::int32_t m = b.offsets[size_t(j)]; m < b.offsets[size_t(j) + 1]; ++m) {
-        const std::int32_t col = b.columns[size_t(m)];
-        if (marker[size_t(col)] != i) {
-          marker[size_t(col)] = i;
-          accumulator[size_t(col)] = 0.0;
-          row.push_back(col);
-        }
-        accumulator[size_t(col)] += v * b.values[size_t(m)];
-      }
-    }
-    std::sort(row.begin(), row.end());
-    for (std::int32_t col : row) {
-      if (accumulator[size_t(col)] == 0.0) continue;
-      c.columns.push_back(col);
-      c.values.push_back(accumulator[size_t(col)]);
-    }
-    c.offsets[size_t(i) + 1] = std::int32_t(c.values.size());
+  std::int64_t total = 0;
+  for (const Part& part : parts) total += std::int64_t(part.values.size());
+  SS_REQUIRE(total <= INT_MAX, "sparse product: " << total << " entries exceed 32-bit offsets");
+  c.columns.reserve(size_t(total));
+  c.values.reserve(size_t(total));
+  std::int32_t i = 0;
+  for (Part& part : parts) {
+    for (std::int32_t length : part.lengths) c.offsets[size_t(i) + 1] = c.offsets[size_t(i)] + length, ++i;
+    c.columns.insert(c.columns.end(), part.columns.begin(), part.columns.end());
+    c.values.insert(c.values.end(), part.values.begin(), part.values.end());
+    part = Part{};
   }
   return c;
 }

@@ -1,5 +1,6 @@
-// Host CSR assembly (operators/sparse_matrix.hpp): from_triplets against a plain per-row map, on
-// awkward sizes, with duplicates summed in input order and the same result for 1 and 2 threads.
+// Host CSR assembly and products (operators/sparse_matrix.hpp): from_triplets and multiply against
+// a plain per-row map, on awkward sizes, with duplicates summed in input order and the same result
+// for 1 and 2 threads.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -58,6 +59,37 @@ TEST(SparseMatrix, FromTripletsIsEquivalentToRef) {
       EXPECT_EQ(got.offsets, want.offsets);
       EXPECT_EQ(got.columns, want.columns);
       EXPECT_EQ(got.values, want.values);  // the same sums in the same order: bit for bit
+    }
+  }
+}
+
+// The sparse product against a per-row map (the same sums in the same order), on awkward sizes,
+// for 1 and 2 threads (above 50,000 rows the rows run in parallel blocks).
+TEST(SparseMatrix, ProductIsEquivalentToRef) {
+  for (const std::int32_t rows : {1, 7, 4097, 50001, 65537}) {
+    const std::int32_t inner = rows + 3, cols = 2 * rows + 1;
+    const SparseMatrix a = from_triplets(rows, inner, random_triplets(rows, inner, unsigned(rows)));
+    const SparseMatrix b = from_triplets(inner, cols, random_triplets(inner, cols, unsigned(rows) + 1));
+    SparseMatrix want;
+    want.rows = rows, want.cols = cols;
+    want.offsets.assign(size_t(rows) + 1, 0);
+    for (std::int32_t i = 0; i < rows; ++i) {
+      std::map<std::int32_t, double> row;
+      for (std::int32_t k = a.offsets[size_t(i)]; k < a.offsets[size_t(i) + 1]; ++k)
+        for (std::int32_t m = b.offsets[size_t(a.columns[size_t(k)])]; m < b.offsets[size_t(a.columns[size_t(k)]) + 1]; ++m)
+          row[b.columns[size_t(m)]] += a.values[size_t(k)] * b.values[size_t(m)];
+      for (const auto& [col, value] : row)
+        if (value != 0.0) want.columns.push_back(col), want.values.push_back(value);
+      want.offsets[size_t(i) + 1] = std::int32_t(want.values.size());
+    }
+    for (const int threads : {1, 2}) {
+      const SparseMatrix got = test::with_threads(threads, [&] { return multiply(a, b); });
+      SCOPED_TRACE("rows " + std::to_string(rows) + ", threads " + std::to_string(threads));
+      EXPECT_EQ(got.rows, rows);
+      EXPECT_EQ(got.cols, cols);
+      EXPECT_EQ(got.offsets, want.offsets);
+      EXPECT_EQ(got.columns, want.columns);
+      EXPECT_EQ(got.values, want.values);
     }
   }
 }
