@@ -6,14 +6,15 @@
 // vector fields, which local edge updates cannot reach. Node-space corrections reach both, each
 // inverse one multigrid V-cycle (multigrid.hpp, algebraic, on the matrices of auxiliary_space_setup.hpp):
 //   N r = G L⁻¹ W⁻¹ L⁻¹ Gᵀ r             the gradients: (Gᵀ A G)⁻¹ = (L W L)⁻¹, L = Gᵀ G
-//       + σ Σ_d Π_d A_d⁻¹ Π_dᵀ r          the vector P1 fields: A_d = Π_dᵀ A Π_d
+//       + σ Π A_Π⁻¹ Πᵀ r                  the vector P1 fields: Π = [Π_x Π_y Π_z],
+//                                         A_Π = blockdiag(Π_dᵀ A Π_d), one V-cycle for all three
 // between two edge smoothing steps (S = D_l1⁻¹, the l1-Jacobi smoother: D_l1 = Σ_j |a_ij|):
 //   z = S r,  z += N (r − A z),  z += S (r − A z).
 // Its error propagation (I − S A)(I − N A)(I − S A) is A-symmetric and, with ||I − S A||_A < 1 (l1
 // scaling guarantees it) and N SPD (a V-cycle is), the preconditioner is SPD: CG stays valid. The
 // caller's A need not be the one CG solves: a sparse approximation of it serves (the
 // streamfunction's viscous term enters by its diagonal, exact_fractional_step.hpp). σ lets a
-// caller whose w changed by a common factor since A_d were set up keep them (A_d scales with w:
+// caller whose w changed by a common factor since A_Π was set up keep it (A_Π scales with w:
 // σ = the old factor over the new). The caller's S, W and A are read at every application, so they
 // may change in place.
 #include <algorithm>
@@ -57,10 +58,10 @@ public:
 
   // The node multigrids' settings: a small coarsest level, solved by its dense inverse on the
   // backend (a direct solve on the host would read back at each of the three V-cycles of an
-  // application), and a strength threshold below the
-  // default's: L's couplings are all −1 against a diagonal of ~14, under 0.08 √(a_ii a_jj), so at
-  // the default nothing aggregates (cavity, 5,209 nodes: coarsened to 4,222 with 131 nonzeros a
-  // row, 10× the time of a step at 0.02, which coarsens to 309).
+  // application), and a strength threshold below the default's: L's couplings are all −1 against
+  // a diagonal of ~14, under 0.08 √(a_ii a_jj), so at the default nothing aggregates (cavity, 5,209
+  // nodes: coarsened to 4,222 with 131 nonzeros a row, 10× the time of a step at 0.02, which
+  // coarsens to 309).
   static MultigridOptions node_space_options() {
     MultigridOptions o;
     o.coarse_size = 500;
@@ -88,7 +89,7 @@ private:
     backend_.axpy(-1.0, e1_, r, e2_);
   }
 
-  // z += G L⁻¹ W⁻¹ L⁻¹ Gᵀ r + σ Σ_d Π_d A_d⁻¹ Π_dᵀ r
+  // z += G L⁻¹ W⁻¹ L⁻¹ Gᵀ r + σ Π A_Π⁻¹ Πᵀ r
   void add_node_corrections(const Vector& r, Vector& z) {
     gradient_nodes_->apply(node_weight_, weight_);
     divergence_->apply(r, n1_);

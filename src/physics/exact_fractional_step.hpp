@@ -7,10 +7,11 @@
 // without the cell pressures, the flux minimises ½ Uᵀ m A m U − Uᵀ m r over
 //   s = s_b + Σ_k α_k h_k + s_f,
 // s_b the boundary lift (streamfunction_boundary.hpp), h_k the harmonic basis and s_f free on the
-// edges not on a prescribed face (E: the free-edge mask). With Â = E Cᵀ m A m C E (CG, Jacobi),
-// v_k = h_k − w_k and Â w_k = E Cᵀ m A m C h_k (once per operator), Â v_k = 0 and the α_k solve a
-// k×k system S α = ..., S_jk = (C v_j)ᵀ m A m (C v_k). Each step solves for the change from the
-// previous s (an increment, so that nothing large cancels in float32):
+// edges not on a prescribed face (E: the free-edge mask). With Â = E Cᵀ m A m C E (CG, preconditioned
+// by the auxiliary-space preconditioner or Jacobi), v_k = h_k − w_k and Â w_k = E Cᵀ m A m C h_k
+// (once per operator), Â v_k = 0 and the α_k solve a k×k system S α = ...,
+// S_jk = (C v_j)ᵀ m A m (C v_k). Each step solves for the change from the previous s (an increment,
+// so that nothing large cancels in float32):
 //   s = sⁿ + Δs_b + δ + Σ β_k v_k,   ρ = m (r − A m C (sⁿ + Δs_b)),
 //   Â δ = E Cᵀ ρ   (δ₀ = 0; tolerance relative to ||E Cᵀ m (r − A m C s_b)||),
 //   S β = (C v_j)ᵀ (ρ − m A m C δ),
@@ -60,7 +61,7 @@ public:
     std::string failure;
     int iterations = 0;           // streamfunction CG iterations of this solve
     int harmonic_iterations = 0;  // of which spent on the harmonic responses w_k (operator changed)
-    int preconditioner_setups = 0;       // the auxiliary-space preconditioner made again (Δt changed much)
+    int preconditioner_setups = 0;  // the auxiliary-space preconditioner made (νθΔt at a new power of 2)
     double preconditioner_setup_seconds = 0;
   };
 
@@ -279,7 +280,6 @@ private:
         backend_, m, [this](const Vector& x, Vector& y) { apply_sparse_edge_system(x, y); }, l1_inverse_,
         potential_weight_);
   }
-
 
   // Jacobi: 1 / Σ_{f ∋ e} m_f (H_f/Δt − νθ K_ff) on free edges, 0 on fixed ones.
   void update_preconditioner(double inv_dt, double nu_theta) {

@@ -59,8 +59,11 @@ TEST(AuxiliarySpace, PreconditionerIsSymmetricPositiveDefinite) {
     const double xby = dot(x, by), ybx = dot(y, bx);
     EXPECT_NEAR(xby, ybx, 1e-12 * std::sqrt(dot(x, bx) * dot(y, by)));
     EXPECT_GT(dot(x, bx), 0.0);
-    for (size_t e = 0; e < x.size(); ++e)
-      if (s.free_edge[e] == 0.0) EXPECT_EQ(bx[e], 0.0) << "fixed edge " << e;
+    for (size_t e = 0; e < x.size(); ++e) {
+      if (s.free_edge[e] == 0.0) {
+        EXPECT_EQ(bx[e], 0.0) << "fixed edge " << e;
+      }
+    }
   }
 }
 

@@ -19,11 +19,7 @@ class AuxiliarySpaceGl : public GlTest, public ::testing::WithParamInterface<Gpu
 TEST_P(AuxiliarySpaceGl, ApplicationIsEquivalentToRef) {
   for (const char* file : {"cavity.msh", "duct.msh"}) {
     const EdgeSystem s = edge_system(file, 0);
-    LayoutOptions layout;
-    layout.packing = GetParam().packing;
-    GpuOptions options;
-    options.launch = GetParam().launch;
-    GpuBackend g = make_gpu(layout, options);
+    GpuBackend g = make_gpu(GetParam().packing, GetParam().launch);
     CpuBackend cpu;
     GpuSparseMatrix ga(g, s.matrix);
     CpuSparseMatrix ca(cpu, s.matrix);
