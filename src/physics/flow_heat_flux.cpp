@@ -29,13 +29,27 @@ FlowHeatMeter::FlowHeatMeter(const LoadedMesh& mesh, const FlowHeatProblem& prob
   }
 }
 
-std::vector<FlowGroupHeat> FlowHeatMeter::measure(const FlowState& state) const {
+std::vector<double> FlowHeatMeter::node_heat(const FlowState& state) const {
   const std::vector<double>& T = state.temperature;
   SS_REQUIRE(std::int64_t(T.size()) == conduction_.num_nodes,
              "heat meter: " << T.size() << " temperatures for " << conduction_.num_nodes << " nodes");
   std::vector<double> F, rate, inflow;
   advection_.edge_flux.multiply(state.flux, F);
   upwind_advection(advection_, F, T, rate, inflow);
+  const std::vector<double>& b = problem_.conduction.load;
+  std::vector<double> Q(T.size(), 0.0);
+  for (std::int32_t i = 0; i < conduction_.num_nodes; ++i) {
+    if (node_group_[size_t(i)] < 0) continue;
+    double kt = 0.0;  // (K T)_i = Σ_j K_ij (T_j − T_i) (heat_operator.hpp)
+    for (std::int32_t k = conduction_.offsets[size_t(i)]; k < conduction_.offsets[size_t(i) + 1]; ++k)
+      kt += conduction_.coefficients[size_t(k)] * (T[size_t(conduction_.neighbors[size_t(k)])] - T[size_t(i)]);
+    Q[size_t(i)] = kt - problem_.heat_capacity * rate[size_t(i)] - b[size_t(i)];
+  }
+  return Q;
+}
+
+std::vector<FlowGroupHeat> FlowHeatMeter::measure(const FlowState& state) const {
+  const std::vector<double> Q = node_heat(state);
   std::vector<FlowGroupHeat> out(problem_.groups.size());
   for (size_t g = 0; g < out.size(); ++g) {
     out[g].group = problem_.groups[g].label;
@@ -43,15 +57,8 @@ std::vector<FlowGroupHeat> FlowHeatMeter::measure(const FlowState& state) const 
     out[g].area = area_[g];
     out[g].heat = imposed_[g];
   }
-  const std::vector<double>& b = problem_.conduction.load;
-  for (std::int32_t i = 0; i < conduction_.num_nodes; ++i) {
-    const std::int32_t g = node_group_[size_t(i)];
-    if (g < 0) continue;
-    double kt = 0.0;  // (K T)_i = Σ_j K_ij (T_j − T_i) (heat_operator.hpp)
-    for (std::int32_t k = conduction_.offsets[size_t(i)]; k < conduction_.offsets[size_t(i) + 1]; ++k)
-      kt += conduction_.coefficients[size_t(k)] * (T[size_t(conduction_.neighbors[size_t(k)])] - T[size_t(i)]);
-    out[size_t(g)].heat += kt - problem_.heat_capacity * rate[size_t(i)] - b[size_t(i)];
-  }
+  for (size_t i = 0; i < Q.size(); ++i)
+    if (node_group_[i] >= 0) out[size_t(node_group_[i])].heat += Q[i];
   for (FlowGroupHeat& h : out) {
     h.heat_flux = h.area > 0 ? h.heat / h.area : 0.0;
     if (problem_.reference_length > 0)

@@ -36,6 +36,9 @@ public:
   FlowHeatMeter(const LoadedMesh& mesh, const FlowHeatProblem& problem);
   // One entry per problem.groups, in order; state.temperature must be set.
   std::vector<FlowGroupHeat> measure(const FlowState& state) const;
+  // Per node: Q_i of a node a fixed-temperature group fixes (the balance above), 0 elsewhere; the
+  // local wall heat of a part of a group is its nodes' sum.
+  std::vector<double> node_heat(const FlowState& state) const;
 
 private:
   const FlowHeatProblem& problem_;
