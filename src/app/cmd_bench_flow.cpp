@@ -104,7 +104,7 @@ nlohmann::json time_steps(Backend& backend, Ops& ops, const FlowProblem& problem
   j["steps"] = t.steps;
   j["method"] = problem.method == FlowMethod::exact ? "exact" : "classical";
   if (problem.method == FlowMethod::exact) {
-    j["streamfunction_preconditioner"] = to_string(problem.resolved_streamfunction_preconditioner(false));
+    j["streamfunction_preconditioner"] = to_string(problem.resolved_streamfunction_preconditioner());
     j["streamfunction_preconditioner_setups"] = t.streamfunction_preconditioner_setups;  // in the timed steps
     j["streamfunction_preconditioner_setup_seconds"] = t.streamfunction_preconditioner_setup_seconds;
   }

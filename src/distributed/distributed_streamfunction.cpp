@@ -123,6 +123,7 @@ StreamfunctionSetup piece_streamfunction_setup(const WholeStreamfunction* whole,
   p->nodes.emplace(p->host, piece.nodes.links, MPI_COMM_WORLD);
   s.complete_edges = [p](std::vector<double>& v) { p->edges->update(v); };
   s.complete_nodes = [p](std::vector<double>& v) { p->nodes->update(v); };
+  s.owned_edge_mask.assign(piece.edges.owned.begin(), piece.edges.owned.end());
   return s;
 }
 

@@ -17,6 +17,11 @@
 // caller whose w changed by a common factor since A_Π was set up keep it (A_Π scales with w:
 // σ = the old factor over the new). The caller's S, W and A are read at every application, so they
 // may change in place.
+// Over MPI ranks (Backend: a rank's local backend; A, S and r over the ranks) each rank's node
+// spaces are those of its owned edges (the caller's G and Π have empty rows on ghost edges), so
+// N = Σ_p R_pᵀ N_p R_p with R_p the restriction to rank p's owned edges: block-diagonal across the
+// ranks, SPD, and the cycle above stays SPD; `complete` brings the ghost edges' entries of N r
+// from their owners.
 #include <algorithm>
 #include <array>
 #include <functional>
@@ -33,14 +38,15 @@ public:
   using Vector = typename Backend::Vector;
   using Sparse = typename MultigridTypes<Backend>::Sparse;
   using EdgeApply = std::function<void(const Vector&, Vector&)>;
+  using EdgeComplete = std::function<void(Vector&)>;
 
   // `m` from auxiliary_space_setup.hpp; `edge_system` y = A x; `edge_smoother` S (0 on fixed
   // edges) and `node_weight` W (on all nodes) are the caller's and must outlive this object.
   AuxiliarySpacePreconditioner(Backend& backend, const AuxiliarySpaceMatrices& m, EdgeApply edge_system,
                                const Vector& edge_smoother, const Vector& node_weight,
-                               const MultigridOptions& options = node_space_options())
-      : backend_(backend), edge_system_(std::move(edge_system)), edge_smoother_(edge_smoother),
-        node_weight_(node_weight) {
+                               EdgeComplete complete = nullptr, const MultigridOptions& options = node_space_options())
+      : backend_(backend), edge_system_(std::move(edge_system)), complete_(std::move(complete)),
+        edge_smoother_(edge_smoother), node_weight_(node_weight) {
     gradient_ = std::make_unique<Sparse>(backend, m.gradient);
     divergence_ = std::make_unique<Sparse>(backend, transpose(m.gradient));
     gradient_nodes_ = std::make_unique<Sparse>(backend, m.gradient_nodes);
@@ -102,10 +108,12 @@ private:
     (*vector_space_)(vector_n1_, vector_n2_);
     interpolation_->apply(vector_n2_, e1_);
     backend_.axpy(vector_scale_, e1_, z, z);
+    if (complete_) complete_(z);
   }
 
   Backend& backend_;
   EdgeApply edge_system_;
+  EdgeComplete complete_;  // null on one process
   const Vector& edge_smoother_;
   const Vector& node_weight_;
   std::unique_ptr<Sparse> gradient_, divergence_, gradient_nodes_;

@@ -1,5 +1,6 @@
 #include "multigrid/auxiliary_space_setup.hpp"
 
+#include <algorithm>
 
 #include "multigrid/galerkin.hpp"
 #include "util/error.hpp"
@@ -56,6 +57,37 @@ ActiveColumns active_columns(const SparseMatrix& a) {
   return r;
 }
 
+// Each connected piece of the gradient space whose nodes no one-ended row of G touches (L = Gᵀ G is
+// singular on it: its constants). One such piece alone is the usual singular case (the V-cycle
+// pins one unknown and keeps the result mean-free). Several — a rank's owned edges may fall apart
+// in two, or a floating piece may sit beside a grounded one — each get one node grounded instead,
+// its diagonal doubled: L stays SPD and close to Gᵀ G, and the preconditioner SPD.
+std::vector<std::int32_t> floating_component_nodes(const SparseMatrix& g, bool& one_component) {
+  std::vector<std::int32_t> root(size_t(g.cols));
+  for (std::int32_t n = 0; n < g.cols; ++n) root[size_t(n)] = n;
+  const auto find = [&](std::int32_t n) {
+    while (root[size_t(n)] != n) n = root[size_t(n)] = root[size_t(root[size_t(n)])];
+    return n;
+  };
+  for (std::int32_t e = 0; e < g.rows; ++e)
+    if (g.offsets[size_t(e) + 1] - g.offsets[size_t(e)] == 2) {
+      const std::int32_t a = find(g.columns[size_t(g.offsets[size_t(e)])]), b = find(g.columns[size_t(g.offsets[size_t(e)] + 1)]);
+      if (a != b) root[size_t(std::max(a, b))] = std::min(a, b);
+    }
+  std::vector<char> grounded(size_t(g.cols), 0);
+  for (std::int32_t e = 0; e < g.rows; ++e)
+    if (g.offsets[size_t(e) + 1] - g.offsets[size_t(e)] == 1) grounded[size_t(find(g.columns[size_t(g.offsets[size_t(e)])]))] = 1;
+  std::vector<std::int32_t> floating;
+  std::int32_t components = 0;
+  for (std::int32_t n = 0; n < g.cols; ++n)
+    if (find(n) == n) {
+      ++components;
+      if (!grounded[size_t(n)]) floating.push_back(n);
+    }
+  one_component = components == 1;
+  return floating;
+}
+
 }  // namespace
 
 // A_d's diagonal shift (auxiliary_space_setup.hpp).
@@ -74,9 +106,13 @@ AuxiliarySpaceMatrices auxiliary_space_matrices(const SparseMatrix& curl, const 
   ActiveColumns g = active_columns(gradient);
   m.gradient = std::move(g.matrix), m.gradient_nodes = std::move(g.selection);
   m.laplacian = galerkin_product(m.gradient, diagonal_matrix(std::vector<double>(size_t(gradient.rows), 1.0)));
-  m.laplacian_singular = true;
-  for (std::int32_t e = 0; e < gradient.rows; ++e)
-    if (gradient.offsets[size_t(e) + 1] - gradient.offsets[size_t(e)] == 1) m.laplacian_singular = false;
+  bool one_component = false;
+  const std::vector<std::int32_t> floating = floating_component_nodes(m.gradient, one_component);
+  m.laplacian_singular = one_component && floating.size() == 1;
+  if (!m.laplacian_singular)
+    for (std::int32_t n : floating)
+      for (std::int32_t k = m.laplacian.offsets[size_t(n)]; k < m.laplacian.offsets[size_t(n) + 1]; ++k)
+        if (m.laplacian.columns[size_t(k)] == n) m.laplacian.values[size_t(k)] *= 2.0;
   const SparseMatrix divergence = transpose(gradient);
   const SparseMatrix w = diagonal_matrix(face_weight), big_w = diagonal_matrix(node_weight);
   // Π = [Π_0 Π_1 Π_2] over the three components' active nodes, and A_Π = blockdiag(A_0, A_1, A_2).

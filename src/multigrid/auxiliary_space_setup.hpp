@@ -24,7 +24,7 @@ struct AuxiliarySpaceMatrices {
   SparseMatrix gradient;                      // G on the gradient space's active nodes (edges × them)
   SparseMatrix gradient_nodes;                // their selection from all nodes (W's values: them × all nodes)
   SparseMatrix laplacian;                     // L = Gᵀ G
-  bool laplacian_singular = false;            // no edge ends at a node without potential: L's null space is the constants
+  bool laplacian_singular = false;            // L's null space is the constants (one piece, no one-ended edge)
   SparseMatrix interpolation;  // Π = [Π_0 Π_1 Π_2], each Π_d on its active nodes (edges × all of them)
   SparseMatrix vector_space;   // A_Π = blockdiag(A_0, A_1, A_2): one multigrid, one V-cycle for all three
 };

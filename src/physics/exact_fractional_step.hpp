@@ -29,6 +29,7 @@
 #include <limits>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "multigrid/auxiliary_space.hpp"
@@ -43,10 +44,25 @@ namespace ss {
 // interpolations Π_d (operators/edge_auxiliary_spaces.hpp) and, per face, m_f H_f and m_f (−K_ff), so
 // that Cᵀ diag(a/Δt + νθ b) C + G W Gᵀ is the sparse edge system its node matrices come from (the
 // viscous K approximated by its diagonal: exact for the dominant H/Δt part at the usual steps).
+// `edges`: the edges whose rows Π_d has (and G gets): the free ones, over MPI ranks those this rank
+// owns (the node spaces are each rank's own, auxiliary_space.hpp).
 struct StreamfunctionAuxiliarySpaces {
   SparseMatrix curl;
   std::array<SparseMatrix, 3> interpolation;
   std::vector<double> face_mass, face_viscous;
+  std::vector<double> edges;
+};
+
+// The backend a rank's own vectors live on: Backend itself, or a distributed backend's local one.
+template <class Backend, class = void>
+struct LocalBackendOf {
+  using type = Backend;
+  static Backend& of(Backend& b) { return b; }
+};
+template <class Backend>
+struct LocalBackendOf<Backend, std::void_t<decltype(Backend::distributed)>> {
+  using type = std::remove_reference_t<decltype(std::declval<Backend&>().local())>;
+  static type& of(Backend& b) { return b.local(); }
 };
 
 template <class Backend, class MeshOps>
@@ -264,6 +280,7 @@ private:
         l1_viscous[e] += potential_viscous_host_[p] * degree_host_[p];
       }
     }
+    setup_.complete_edges(l1_mass), setup_.complete_edges(l1_viscous);  // a ghost edge's nodes may miss edges
     l1_mass_ = backend_.upload(l1_mass), l1_viscous_ = backend_.upload(l1_viscous);
     l1_ = backend_.make_vector(ne), l1_inverse_ = backend_.make_vector(ne), face_weight_ = backend_.make_vector(nf);
     fa_ = backend_.make_vector(nf), fb_ = backend_.make_vector(nf), ea_ = backend_.make_vector(ne);
@@ -275,10 +292,12 @@ private:
     std::vector<double> w(a.face_mass.size()), big_w(potential_mass_host_.size());
     for (size_t f = 0; f < w.size(); ++f) w[f] = a.face_mass[f] + rho * a.face_viscous[f];
     for (size_t p = 0; p < big_w.size(); ++p) big_w[p] = potential_mass_host_[p] + rho * potential_viscous_host_[p];
-    const AuxiliarySpaceMatrices m = auxiliary_space_matrices(a.curl, gradient_host_, a.interpolation, w, big_w);
-    return std::make_unique<AuxiliarySpacePreconditioner<Backend>>(
-        backend_, m, [this](const Vector& x, Vector& y) { apply_sparse_edge_system(x, y); }, l1_inverse_,
-        potential_weight_);
+    const AuxiliarySpaceMatrices m = auxiliary_space_matrices(a.curl, auxiliary_gradient_, a.interpolation, w, big_w);
+    typename AuxiliarySpace::EdgeComplete complete;
+    if constexpr (!std::is_same_v<LocalBackend, Backend>) complete = [this](Vector& z) { backend_.update_ghosts(z); };
+    return std::make_unique<AuxiliarySpace>(
+        LocalBackendOf<Backend>::of(backend_), m, [this](const Vector& x, Vector& y) { apply_sparse_edge_system(x, y); },
+        l1_inverse_, potential_weight_, std::move(complete));
   }
 
   // Jacobi: 1 / Σ_{f ∋ e} m_f (H_f/Δt − νθ K_ff) on free edges, 0 on fixed ones.
@@ -317,6 +336,7 @@ private:
     potential_mass_ = backend_.upload(mass), potential_viscous_ = backend_.upload(viscous);
     if (auxiliary_) {
       gradient_host_ = g, potential_mass_host_ = mass, potential_viscous_host_ = viscous, degree_host_ = kernel.degree;
+      auxiliary_gradient_ = gradient_on(g, auxiliary_->edges);
       build_auxiliary_vectors(edge_mass_sum, edge_viscous_sum);
     }
     potential_weight_ = backend_.make_vector(g.cols);
@@ -349,6 +369,25 @@ private:
       }
     }
     return true;
+  }
+
+  // The gradient space of the auxiliary-space preconditioner: G's rows on the edges of `mask`, its
+  // columns on the nodes none of whose other edges G has a row for (serially every node with a
+  // potential; over MPI ranks a rank's interface nodes, which touch another rank's edges, get none).
+  // Then G_p φ is the whole gradient of φ extended by zero, C G_p = 0 still holds, and the local
+  // node space's Gᵀ A G is nearly L W L, as on one process; with φ free on the interface it is not
+  // (C G_p φ ≠ 0 on the faces across it), and CG over 3 ranks took 8× the serial iterations.
+  static SparseMatrix gradient_on(const SparseMatrix& g, const std::vector<double>& mask) {
+    std::vector<char> interface(size_t(g.cols), 0);
+    for (std::int32_t e = 0; e < g.rows; ++e)
+      if (mask[size_t(e)] == 0.0)
+        for (std::int32_t k = g.offsets[size_t(e)]; k < g.offsets[size_t(e) + 1]; ++k) interface[size_t(g.columns[size_t(k)])] = 1;
+    std::vector<Triplet> entries;
+    for (std::int32_t e = 0; e < g.rows; ++e)
+      if (mask[size_t(e)] != 0.0)
+        for (std::int32_t k = g.offsets[size_t(e)]; k < g.offsets[size_t(e) + 1]; ++k)
+          if (!interface[size_t(g.columns[size_t(k)])]) entries.push_back({e, g.columns[size_t(k)], g.values[size_t(k)]});
+    return from_triplets(g.rows, g.cols, std::move(entries));
   }
 
   // Gaussian elimination with partial pivoting of the small symmetric system; a direction with no
@@ -399,19 +438,24 @@ private:
   Vector potential_mass_, potential_viscous_, potential_weight_, n1_, n2_;
   std::vector<double> harmonic_matrix_;
   double operator_inv_dt_ = -1, operator_nu_theta_ = -1;
-  // The auxiliary-space preconditioner (null: Jacobi or none) and what it is set up from.
-  // (On one process: over MPI ranks the flow solver refuses it.)
-  static constexpr bool kAuxiliarySpace = std::is_same_v<Backend, CpuBackend> || std::is_same_v<Backend, GpuBackend>;
-  struct NoAuxiliarySpace {};
+  // The auxiliary-space preconditioner (null: Jacobi or none) and what it is set up from; its node
+  // spaces live on the rank's local backend.
+  using LocalBackend = typename LocalBackendOf<Backend>::type;
+  static constexpr bool kAuxiliarySpace =
+      std::is_same_v<LocalBackend, CpuBackend> || std::is_same_v<LocalBackend, GpuBackend>;
+  struct NoAuxiliarySpace {
+    using EdgeComplete = std::function<void(Vector&)>;
+  };
   const StreamfunctionAuxiliarySpaces* auxiliary_;
-  using AuxiliarySpace = std::conditional_t<kAuxiliarySpace, AuxiliarySpacePreconditioner<Backend>, NoAuxiliarySpace>;
+  using AuxiliarySpace =
+      std::conditional_t<kAuxiliarySpace, AuxiliarySpacePreconditioner<LocalBackend>, NoAuxiliarySpace>;
   struct AuxiliarySetup {
     int key = 0;  // log2 ρ_k rounded (update_auxiliary_space)
     std::unique_ptr<AuxiliarySpace> ams;
   };
   std::array<AuxiliarySetup, 2> auxiliary_setups_;  // the one in use first
   AuxiliarySpace* auxiliary_space_ = nullptr;
-  SparseMatrix gradient_host_;
+  SparseMatrix gradient_host_, auxiliary_gradient_;  // G, and G on the auxiliary space's edges
   std::vector<double> potential_mass_host_, potential_viscous_host_, degree_host_;
   Vector face_mass_, face_viscous_, face_weight_, l1_mass_, l1_viscous_, l1_, l1_inverse_, fa_, fb_, ea_, na_, nb_;
 };

@@ -18,11 +18,9 @@ bool FlowProblem::time_dependent() const {
   return false;
 }
 
-StreamfunctionPreconditioner FlowProblem::resolved_streamfunction_preconditioner(bool over_ranks) const {
+StreamfunctionPreconditioner FlowProblem::resolved_streamfunction_preconditioner() const {
   using P = StreamfunctionPreconditioner;
-  const char* why_not = over_ranks ? "it runs on one process; over MPI ranks set preconditioner = \"jacobi\""
-                        : !streamfunction_gauge ? "it needs gauge = \"grad_div\""
-                                                : nullptr;
+  const char* why_not = !streamfunction_gauge ? "it needs gauge = \"grad_div\"" : nullptr;
   if (streamfunction_preconditioner == P::ams)
     SS_REQUIRE(!why_not, "[solver.streamfunction] preconditioner = \"ams\" does not apply here: " << why_not);
   if (streamfunction_preconditioner != P::automatic) return streamfunction_preconditioner;

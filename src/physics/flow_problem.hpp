@@ -70,7 +70,7 @@ struct FlowForceGroup {
 enum class MomentumSystem { automatic, flux, vorticity };
 
 // The exact method's streamfunction CG: the auxiliary-space preconditioner (multigrid/auxiliary_space.hpp),
-// Jacobi or none; automatic: ams on one process with the grad–div gauge, jacobi otherwise.
+// Jacobi or none; automatic: ams with the grad–div gauge, jacobi without it.
 enum class StreamfunctionPreconditioner { automatic, ams, jacobi, none };
 
 // classical: momentum predictor, pressure Poisson, projection (thesis §7.3); exact: U = C s from
@@ -104,8 +104,8 @@ struct FlowProblem {
   bool time_dependent() const;
   // The momentum system a run uses; an explicit request that does not apply is one error line.
   MomentumSystem resolved_momentum_system() const;
-  // automatic made ams or jacobi; ams where it does not run (over MPI ranks, without the gauge) is an ss::Error.
-  StreamfunctionPreconditioner resolved_streamfunction_preconditioner(bool over_ranks) const;
+  // automatic made ams or jacobi; ams without the gauge is an ss::Error.
+  StreamfunctionPreconditioner resolved_streamfunction_preconditioner() const;
 };
 inline const char* to_string(StreamfunctionPreconditioner p) {
   return p == StreamfunctionPreconditioner::ams      ? "ams"

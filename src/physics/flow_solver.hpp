@@ -453,11 +453,14 @@ private:
     for (size_t e = 0; e < mass_sum.size(); ++e)  // fixed edges: any non-zero (the free-edge mask zeroes 1/d)
       if (boundary.free_edge_mask[e] == 0.0) mass_sum[e] = 1.0, viscous_sum[e] = 0.0;
     if (problem_.streamfunction_gauge) exact_kernel_ = streamfunction_kernel(t, boundary.free_edge_mask);
-    const StreamfunctionPreconditioner preconditioner = problem_.resolved_streamfunction_preconditioner(kDistributed);
+    const StreamfunctionPreconditioner preconditioner = problem_.resolved_streamfunction_preconditioner();
     const bool ams = preconditioner == StreamfunctionPreconditioner::ams;
     streamfunction_jacobi_ = preconditioner == StreamfunctionPreconditioner::jacobi;
-    if (ams) {      exact_auxiliary_.curl = curl_matrix(t);
-      exact_auxiliary_.interpolation = nedelec_interpolation(t, mesh_.mesh.nodes, boundary.free_edge_mask);
+    if (ams) {  // over MPI ranks each rank's node spaces are its owned edges' (multigrid/auxiliary_space.hpp)
+      exact_auxiliary_.curl = curl_matrix(t);
+      exact_auxiliary_.edges = boundary.free_edge_mask;
+      for (size_t e = 0; e < exact_auxiliary_.edges.size(); ++e) exact_auxiliary_.edges[e] *= exact_setup_.owned_edge_mask[e];
+      exact_auxiliary_.interpolation = nedelec_interpolation(t, mesh_.mesh.nodes, exact_auxiliary_.edges);
       exact_auxiliary_.face_mass.resize(size_t(nf_)), exact_auxiliary_.face_viscous.resize(size_t(nf_));
       for (size_t f = 0; f < size_t(nf_); ++f) {
         exact_auxiliary_.face_mass[f] = data_.free_mask[f] * data_.face_mass[f];

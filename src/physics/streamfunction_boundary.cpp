@@ -259,6 +259,7 @@ StreamfunctionSetup serial_streamfunction_setup(const LoadedMesh& mesh, const Fl
     return streamfunction_lift(*b, face_flux);
   };
   s.complete_edges = s.complete_nodes = [](std::vector<double>&) {};
+  s.owned_edge_mask.assign(s.boundary.free_edge_mask.size(), 1.0);
   return s;
 }
 

@@ -97,6 +97,8 @@ struct StreamfunctionSetup {
   // Per-edge and per-node values made on a piece are right on its owned entries; these bring the
   // ghosts' from their owners (serially: nothing to do).
   std::function<void(std::vector<double>&)> complete_edges, complete_nodes;
+  // 1 on the edges this rank owns, 0 on its ghost edges (serially every edge is owned).
+  std::vector<double> owned_edge_mask;
 };
 StreamfunctionSetup serial_streamfunction_setup(const LoadedMesh& mesh, const FlowProblem& problem);
 

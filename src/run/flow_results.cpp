@@ -170,7 +170,7 @@ FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_
                        {"pressure", solver_json(problem.pressure)},
                        {"streamfunction", solver_json(problem.streamfunction)}};
   summary["solver"]["streamfunction"]["preconditioner"] =
-      to_string(problem.resolved_streamfunction_preconditioner(reduced != nullptr));
+      to_string(problem.resolved_streamfunction_preconditioner());
   summary["scheme"] = {{"method", problem.method == FlowMethod::exact ? "exact" : "classical"},
                        {"convection", problem.convection == Convection::central ? "central" : "upwind"},
                        {"theta", problem.theta},

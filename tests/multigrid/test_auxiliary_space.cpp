@@ -4,7 +4,8 @@
 //  - the preconditioner is symmetric (xᵀBy = yᵀBx to round-off) and positive (xᵀBx > 0);
 //  - CG with it converges in a number of iterations that hardly grows under refinement, where
 //    Jacobi's doubles (cavity mesh, refine 0 and 1: measured 15 and 16 against 164 and 306), and
-//    on a box whose vector space would be singular without its shift.
+//    on a box whose vector space would be singular without its shift;
+//  - several floating pieces of the gradient space are each grounded.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -115,6 +116,28 @@ TEST(AuxiliarySpace, IterationsHardlyGrowUnderRefinement) {
   EXPECT_LE(ams[1], 30);
   EXPECT_LE(ams[1], ams[0] + 5);
   EXPECT_GE(jacobi[1], 3 * ams[1]);
+}
+
+// The gradient space's L = Gᵀ G on a path of 3 nodes (2 edges) and a separate path of 2 nodes: one
+// piece alone is the singular case (constants); two floating pieces (a rank's owned edges fallen
+// apart) each get a node grounded, its diagonal doubled, so L is definite; a piece touched by a
+// one-ended edge is grounded already and left as it is.
+TEST(AuxiliarySpace, FloatingGradientPiecesAreEachGrounded) {
+  const auto spaces = [](std::vector<Triplet> g_entries, std::int32_t edges, std::int32_t nodes) {
+    const SparseMatrix g = from_triplets(edges, nodes, std::move(g_entries));
+    std::array<SparseMatrix, 3> pi;
+    for (SparseMatrix& p : pi) p = from_triplets(edges, nodes, {});
+    return auxiliary_space_matrices(from_triplets(0, edges, {}), g, pi, {}, std::vector<double>(size_t(nodes), 1.0));
+  };
+  const AuxiliarySpaceMatrices one = spaces({{0, 0, -1}, {0, 1, 1}, {1, 1, -1}, {1, 2, 1}}, 2, 3);
+  EXPECT_TRUE(one.laplacian_singular);
+  EXPECT_EQ(one.laplacian.diagonal(), (std::vector<double>{1, 2, 1}));
+  const AuxiliarySpaceMatrices two = spaces({{0, 0, -1}, {0, 1, 1}, {1, 1, -1}, {1, 2, 1}, {2, 3, -1}, {2, 4, 1}}, 3, 5);
+  EXPECT_FALSE(two.laplacian_singular);
+  EXPECT_EQ(two.laplacian.diagonal(), (std::vector<double>{2, 2, 1, 2, 1}));
+  const AuxiliarySpaceMatrices grounded = spaces({{0, 0, -1}, {0, 1, 1}, {1, 1, -1}, {1, 2, 1}, {2, 2, 1}}, 3, 3);
+  EXPECT_FALSE(grounded.laplacian_singular);
+  EXPECT_EQ(grounded.laplacian.diagonal(), (std::vector<double>{1, 2, 2}));
 }
 
 }  // namespace

@@ -321,20 +321,19 @@ TEST(FlowCaseProblem, ExactTableWithoutVelocityIsAnError) {
 namespace ss::test {
 namespace {
 
-// automatic picks the auxiliary-space preconditioner on one process with the gauge and Jacobi
-// otherwise; asking for ams where it does not run is one error line saying why.
+// automatic picks the auxiliary-space preconditioner with the gauge (on one process and over MPI
+// ranks alike) and Jacobi without it; asking for ams without the gauge is one error line saying why.
 TEST(FlowProblemSettings, StreamfunctionPreconditionerResolvesPerRun) {
   using P = StreamfunctionPreconditioner;
   FlowProblem p;
-  EXPECT_EQ(p.resolved_streamfunction_preconditioner(false), P::ams);
-  EXPECT_EQ(p.resolved_streamfunction_preconditioner(true), P::jacobi);
+  EXPECT_EQ(p.resolved_streamfunction_preconditioner(), P::ams);
   p.streamfunction_gauge = false;
-  EXPECT_EQ(p.resolved_streamfunction_preconditioner(false), P::jacobi);
+  EXPECT_EQ(p.resolved_streamfunction_preconditioner(), P::jacobi);
   p.streamfunction_preconditioner = P::ams;
   EXPECT_THROW(
       {
         try {
-          p.resolved_streamfunction_preconditioner(false);
+          p.resolved_streamfunction_preconditioner();
         } catch (const Error& e) {
           EXPECT_NE(std::string(e.what()).find("preconditioner = \"ams\" does not apply here: it needs gauge = \"grad_div\""),
                     std::string::npos)
@@ -344,10 +343,9 @@ TEST(FlowProblemSettings, StreamfunctionPreconditionerResolvesPerRun) {
       },
       Error);
   p.streamfunction_gauge = true;
-  EXPECT_EQ(p.resolved_streamfunction_preconditioner(false), P::ams);
-  EXPECT_THROW(p.resolved_streamfunction_preconditioner(true), Error);
+  EXPECT_EQ(p.resolved_streamfunction_preconditioner(), P::ams);
   p.streamfunction_preconditioner = P::none;
-  EXPECT_EQ(p.resolved_streamfunction_preconditioner(true), P::none);
+  EXPECT_EQ(p.resolved_streamfunction_preconditioner(), P::none);
 }
 
 }  // namespace
