@@ -98,13 +98,14 @@ rows = [json.load(open(f)) for f in sys.argv[1:]]
 base = rows[0]
 t1 = base["seconds_per_step"]["total"]
 print(f"\nflow ({base['backend']}, {base['device']}): {base['mesh']['cells']} cells, {base['steps_this_run']} steps")
-print(f"{'ranks':>5} {'s/step':>8} {'momentum':>8} {'pressure':>8} {'p it':>6} {'speed-up':>8} {'efficiency':>10} {'trips/step':>10} "
+print("s/step: a step without the outputs (flow.json seconds_per_step.total); output: the final state's gather and write, per step")
+print(f"{'ranks':>5} {'s/step':>8} {'output':>8} {'momentum':>8} {'pressure':>8} {'p it':>6} {'speed-up':>8} {'efficiency':>10} {'trips/step':>10} "
       f"{'overlapped':>10} {'halo s/step':>11} {'read-back':>9} {'MPI':>6} {'upload':>6}")
 for r in rows:
     n, s, steps = r["ranks"], r["seconds_per_step"], max(r["steps_this_run"], 1)
     slowest = max(r["per_rank"], key=lambda p: p["halo_seconds"])
     part = lambda k: slowest.get(k, float("nan")) / steps
-    print(f"{n:>5} {s['total']:>8.3f} {s['momentum']:>8.3f} {s['pressure']:>8.3f} {r['iterations']['pressure']['mean']:>6.1f} {t1 / s['total']:>8.2f} "
+    print(f"{n:>5} {s['total']:>8.3f} {s.get('output', float('nan')):>8.3f} {s['momentum']:>8.3f} {s['pressure']:>8.3f} {r['iterations']['pressure']['mean']:>6.1f} {t1 / s['total']:>8.2f} "
           f"{100 * t1 * base['ranks'] / (n * s['total']):>9.1f}% {slowest['halo_exchanges'] / steps:>10.0f} "
           f"{part('halo_overlapped_exchanges'):>10.0f} {part('halo_seconds'):>11.3f} {part('halo_readback_seconds'):>9.3f} {part('halo_mpi_seconds'):>6.3f} "
           f"{part('halo_upload_seconds'):>6.3f}")

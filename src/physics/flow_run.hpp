@@ -30,6 +30,7 @@ struct FlowRunResult {
   int first_step = 0;    // the step it started from (0, or the checkpoint's)
   double seconds = 0;    // wall time of start and steps
   double start_seconds = 0;  // of which the start (or restore)
+  double output_seconds = 0;  // and the outputs: progress lines, snapshots and checkpoints, the final state
   std::optional<FlowSteadyReport> steady;  // steady mode: residual history and why it stopped
   std::optional<FlowHeatTotals> heat;      // a [heat] run: the temperature steps' totals
 };
@@ -99,15 +100,19 @@ FlowRunResult run_flow(Backend& backend, FlowOps& ops, const FlowProblem& proble
     }
     const bool last = stop || solver.finished();
     const bool output = hooks.every > 0 && (result.last.step % hooks.every == 0 || last);
-    if (hooks.progress) hooks.progress(result.last, seconds(), last || output);
+    const double before_output = seconds();
+    if (hooks.progress) hooks.progress(result.last, before_output, last || output);
     if (hooks.snapshot && output) hooks.snapshot(state());
+    result.output_seconds += seconds() - before_output;
     if (stop) break;
   }
   if (steady) {
     steady->out_of_steps();
     result.steady = steady->report();
   }
+  const double before_state = seconds();
   result.state = state();
+  result.output_seconds += seconds() - before_state;
   result.totals = solver.totals();
   if constexpr (kHeat)
     if (temperature) result.heat = temperature->totals();

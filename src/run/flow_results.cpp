@@ -63,7 +63,8 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
                            {"pressure", per_step(t.pressure_seconds)},
                            {"projection", per_step(t.projection_seconds)},
                            {"diagnostics", per_step(t.diagnostics_seconds)},
-                           {"total", per_step(r.seconds - r.start_seconds)}};
+                           {"output", per_step(r.output_seconds)},
+                           {"total", per_step(r.seconds - r.start_seconds - r.output_seconds)}};
   j["start_seconds"] = r.start_seconds;
   j["run_seconds"] = r.seconds;
   if (r.steady)  // steady mode: why the march stopped and r_k (relative change per unit pseudo-time) per step
