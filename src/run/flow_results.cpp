@@ -66,8 +66,11 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
                            {"total", per_step(r.seconds - r.start_seconds)}};
   j["start_seconds"] = r.start_seconds;
   j["run_seconds"] = r.seconds;
-  if (r.steady)  // steady mode: why the march stopped and r_k (relative change per unit pseudo-time) per step
+  if (r.steady) {  // steady mode: why the march stopped and r_k (relative change per unit pseudo-time) per step
     j["steady"] = {{"stop_reason", r.steady->stop_reason}, {"residuals", r.steady->residuals}, {"cfl", r.steady->cfl}};
+    if (!r.steady->temperature_residuals.empty())  // [heat]: the temperature's t_k likewise
+      j["steady"]["temperature_residuals"] = r.steady->temperature_residuals;
+  }
   return j;
 }
 
@@ -97,11 +100,11 @@ nlohmann::json forces_summary(const FlowForceMeter& meter, const FlowProblem& pr
 
 }  // namespace
 
-nlohmann::json heat_summary_json(const FlowHeatProblem& heat, const FlowHeatMeter& meter,
+nlohmann::json heat_summary_json(const FlowHeatProblem& heat, const std::vector<FlowGroupHeat>& measured,
                                  const std::vector<BackendFlowRun>& runs) {
   const FlowRunResult& primary = runs[0].result;
   nlohmann::json groups = nlohmann::json::array();
-  for (const FlowGroupHeat& g : meter.measure(primary.state)) {
+  for (const FlowGroupHeat& g : measured) {
     nlohmann::json j = {{"group", g.group},
                         {"condition", g.fixed_temperature ? "temperature" : "heat_flux"},
                         {"heat", g.heat},
