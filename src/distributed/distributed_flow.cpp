@@ -95,7 +95,7 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
   }
   // A [heat] run's temperature on the piece: its operators complete their outputs over the node halo.
   std::optional<FlowTemperature<DistributedBackend<Backend>>> temperature;
-  if (run.heat) temperature.emplace(dist, mesh, *run.heat, node_ghost_completion(piece.nodes));
+  if (run.heat) temperature.emplace(dist, mesh, *run.heat, ghost_completion(piece.nodes));
   FlowRunResult r = run_flow(dist, dops, problem, mesh, data, initial, hooks, "rank " + std::to_string(mpi::rank()),
                              temperature ? &*temperature : nullptr);
   if (pressure_multigrid) {

@@ -10,13 +10,13 @@
 
 namespace ss {
 
-std::function<void(std::vector<double>&)> node_ghost_completion(const EntityHalo& nodes) {
+std::function<void(std::vector<double>&)> ghost_completion(const EntityHalo& entities) {
   struct Halo {
     CpuBackend host;
     HaloExchange<CpuBackend> exchange;
     explicit Halo(const std::vector<HaloLink>& links) : exchange(host, links, MPI_COMM_WORLD) {}
   };
-  auto halo = std::make_shared<Halo>(nodes.links);
+  auto halo = std::make_shared<Halo>(entities.links);
   return [halo](std::vector<double>& v) { halo->exchange.update(v); };
 }
 
@@ -28,7 +28,7 @@ FlowHeatProblem piece_flow_heat_problem(const FlowCase& flow_case, const LoadedM
   std::vector<double> fixed(n, 0.0), value(n, 0.0);
   for (size_t k = 0; k < h.dirichlet_nodes.size(); ++k)
     fixed[size_t(h.dirichlet_nodes[k])] = 1.0, value[size_t(h.dirichlet_nodes[k])] = h.dirichlet_values[k];
-  const auto complete = node_ghost_completion(piece.nodes);
+  const auto complete = ghost_completion(piece.nodes);
   for (std::vector<double>* v : {&fixed, &value, &h.load, &h.initial}) complete(*v);
   h.dirichlet_nodes.clear(), h.dirichlet_values.clear();
   for (size_t i = 0; i < n; ++i)
@@ -37,16 +37,10 @@ FlowHeatProblem piece_flow_heat_problem(const FlowCase& flow_case, const LoadedM
 }
 
 FlowHeatMeterPiece heat_meter_piece(const EntityPiece& piece) {
-  struct Halo {
-    CpuBackend host;
-    HaloExchange<CpuBackend> exchange;
-    explicit Halo(const std::vector<HaloLink>& links) : exchange(host, links, MPI_COMM_WORLD) {}
-  };
-  auto halo = std::make_shared<Halo>(piece.edges.links);
   FlowHeatMeterPiece m;
   m.owned_nodes = piece.nodes.owned;
   m.owned_faces = piece.faces.owned;
-  m.complete_edges = [halo](std::vector<double>& v) { halo->exchange.update(v); };
+  m.complete_edges = ghost_completion(piece.edges);
   return m;
 }
 

@@ -14,9 +14,9 @@
 
 namespace ss {
 
-// A per-node array made on the piece (right on its owned nodes) with its ghost entries from their
-// owners, in double on the host (collective).
-std::function<void(std::vector<double>&)> node_ghost_completion(const EntityHalo& nodes);
+// A per-entity array of one kind (`halo`: the piece's nodes or edges) made on the piece, right on its
+// owned entries, gets its ghost entries from their owners, in double on the host (collective).
+std::function<void(std::vector<double>&)> ghost_completion(const EntityHalo& halo);
 
 // The piece's heat problem (groups resolved against the whole mesh's, `whole`). Its owned nodes'
 // values are exact; a ghost node may miss the boundary face that fixes it or loads it, so the fixed
