@@ -16,8 +16,8 @@
 //
 //   (M/Δt + θK − ρc R(Uⁿ⁺¹; ·)) (Tⁿ⁺¹ − Tⁿ) = −K Tⁿ + ρc R(Uⁿ⁺¹; Tⁿ) + b         (free rows)
 //
-// the right-hand side the explicit step's, the matrix an M-matrix for any Δt (R's off-diagonals are
-// ≥ 0, its diagonal −q_i), so T stays within its bounds without a Courant limit; nonsymmetric, it is
+// the right-hand side the explicit step's; −ρc R adds ρc q_i to the diagonal and −ρc max(−F_ij, 0) ≤ 0
+// off it, so the advection keeps T bounded at any Δt, without a Courant limit; nonsymmetric, it is
 // solved by BiCGStab (the implicit momentum's solver) with the Jacobi diagonal a_i/Δt + θK_ii + ρc q_i.
 // Both steps share their steady state −K T + ρc R(U; T) + b = 0. The step then reports the relative
 // change ||Tⁿ⁺¹ − Tⁿ|| / ||Tⁿ⁺¹|| for steady mode's stop (flow_run.hpp).
