@@ -244,6 +244,39 @@ TEST(RunFlow, HeatRunWritesTemperatureAndWallHeat) {
   EXPECT_NEAR(ranks.summary["probes"]["T"]["values"]["temperature@0"].get<double>(), 1.0, 1e-12);
 }
 
+// The heated duct sample in steady mode: the march converges on both the flow's and the
+// temperature's relative change, flow.json's steady lists the temperature's per step beside the
+// flow's, and the wall heat is reported as in a time-marched run.
+TEST(RunFlow, SteadyHeatRunReportsTheTemperatureChange) {
+  const std::string dir = fresh_test_dir();
+  const std::string case_file = write_text(
+      dir + "/steady_duct.toml",
+      "[mesh]\nfile = \"" + project_file("meshes/duct.msh") +
+          "\"\n[fluid]\nviscosity = 0.02\n[heat]\nconductivity = 0.01\n"
+          "[[boundary]]\ngroup = \"inlet\"\ntype = \"velocity\"\nvelocity = [1.0, 0.0, 0.0]\ntemperature = 0\n"
+          "[[boundary]]\ngroup = \"outlet\"\ntype = \"pressure\"\n"
+          "[[boundary]]\ngroup = \"walls\"\ntype = \"wall\"\ntemperature = 1\n"
+          "[time]\ndt = 0.02\n[steady]\ntolerance = 1e-4\nmax_steps = 200\n[output]\ndirectory = \"out\"\n"
+          "every = 1000\n");
+  FlowRunOptions o = options_for(case_file, "cpu");
+  o.out = dir + "/out";
+  const FlowRunOutcome r = run_flow(o);
+  const nlohmann::json& steady = r.summary["steady"];
+  EXPECT_EQ(steady["stop_reason"], "converged") << steady.dump();
+  ASSERT_TRUE(steady.contains("temperature_residuals"));
+  const auto& t = steady["temperature_residuals"];
+  ASSERT_EQ(t.size(), steady["residuals"].size());
+  EXPECT_LE(t.back().get<double>(), 1e-4);
+  EXPECT_LE(steady["residuals"].back().get<double>(), 1e-4);
+  EXPECT_GT(t.front().get<double>(), 1e-4);  // the march had a temperature to settle
+  const nlohmann::json& heat = r.summary["heat"];
+  ASSERT_EQ(heat["groups"].size(), 2u);
+  EXPECT_GT(heat["groups"][1]["heat"].get<double>(), 0.0);  // the hot walls heat the fluid
+  EXPECT_GT(heat["max_thermal_courant"].get<double>(), 1.0);  // beyond the explicit step's bound
+  EXPECT_GE(heat["temperature_min"].get<double>(), -1e-3);
+  EXPECT_LE(heat["temperature_max"].get<double>(), 1.0 + 1e-12);
+}
+
 // A [heat] run restarted from its checkpoint ends where the run straight through ends (the
 // checkpoint carries T) with the same heat.csv; a checkpoint without T is refused.
 TEST(RunFlow, HeatRunRestartsFromItsCheckpoint) {
