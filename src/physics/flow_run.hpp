@@ -93,12 +93,13 @@ FlowRunResult run_flow(Backend& backend, FlowOps& ops, const FlowProblem& proble
                          << ", t = " << result.last.time << ")");
         result.last.thermal_courant = heat.courant;
         result.last.temperature_iterations = heat.iterations;
-        if (steady) temperature_change = heat.relative_change / result.last.dt;
+        if (steady) temperature_change = result.last.temperature_change = heat.relative_change / result.last.dt;
       }
     }
     bool stop = false;
     if (steady) {
-      stop = steady->update(solver.relative_change() / result.last.dt, temperature_change);
+      result.last.steady_change = solver.relative_change() / result.last.dt;
+      stop = steady->update(result.last.steady_change, temperature_change);
       solver.set_cfl_target(steady->cfl());
     }
     const bool last = stop || solver.finished();

@@ -269,6 +269,9 @@ TEST(RunFlow, SteadyHeatRunReportsTheTemperatureChange) {
   EXPECT_LE(t.back().get<double>(), 1e-4);
   EXPECT_LE(steady["residuals"].back().get<double>(), 1e-4);
   EXPECT_GT(t.front().get<double>(), 1e-4);  // the march had a temperature to settle
+  // The last step's report (the progress line's "change ... (temperature ...)") says the same.
+  EXPECT_EQ(r.run.last.temperature_change, t.back().get<double>());
+  EXPECT_EQ(r.run.last.steady_change, steady["residuals"].back().get<double>());
   const nlohmann::json& heat = r.summary["heat"];
   ASSERT_EQ(heat["groups"].size(), 2u);
   EXPECT_GT(heat["groups"][1]["heat"].get<double>(), 0.0);  // the hot walls heat the fluid
