@@ -42,10 +42,14 @@ void print_flow_summary(const FlowRunOutcome& r) {
   std::printf("flow: %s on %s: %d steps to t = %g, kinetic energy %.6e, max div %.2e, %.3f s per step\n",
               r.backend.c_str(), r.device.c_str(), run.state.step, run.state.time, run.last.kinetic_energy,
               run.last.max_divergence, run.totals.steps > 0 ? (run.seconds - run.start_seconds) / run.totals.steps : 0.0);
-  if (run.steady)
-    std::printf("flow: steady mode stopped (%s) with relative change %.2e per unit pseudo-time (tolerance %.0e)\n",
+  if (run.steady) {
+    const std::vector<double>& t = run.steady->temperature_residuals;  // [heat]: the temperature's too
+    char temperature[64] = "";
+    if (!t.empty()) std::snprintf(temperature, sizeof temperature, ", temperature %.2e", t.back());
+    std::printf("flow: steady mode stopped (%s) with relative change %.2e%s per unit pseudo-time (tolerance %.0e)\n",
                 run.steady->stop_reason.c_str(), run.steady->residuals.empty() ? 0.0 : run.steady->residuals.back(),
-                run.steady->tolerance);
+                temperature, run.steady->tolerance);
+  }
   std::printf("wrote %s\n", r.out_dir.c_str());
 }
 

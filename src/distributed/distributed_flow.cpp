@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include <mpi.h>
 
+#include "distributed/distributed_flow_heat.hpp"
 #include "distributed/distributed_flow_operators.hpp"
+#include "distributed/distributed_flow_temperature.hpp"
 #include "distributed/distributed_pressure_multigrid.hpp"
 #include "multigrid/pressure_matrix.hpp"
 #include "parallel/collect.hpp"
@@ -60,18 +63,19 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
                         const LoadedMesh& mesh, const FlowOperatorData& data, const FlowState* initial,
                         const FlowRunHooks& hooks, const FlowPieceRun& run, RankFigures& figures) {
   const bool exact = problem.method == FlowMethod::exact;
+  const bool with_nodes = exact || run.heat;  // the gauge's node potentials; the temperature
   HaloExchange<Backend> cells(local, piece.cells.links, MPI_COMM_WORLD);
   HaloExchange<Backend> faces(local, piece.faces.links, MPI_COMM_WORLD);
   HaloExchange<Backend> edges(local, piece.edges.links, MPI_COMM_WORLD);
-  HaloExchange<Backend> nodes(local, exact ? piece.nodes.links : std::vector<HaloLink>{}, MPI_COMM_WORLD);
+  HaloExchange<Backend> nodes(local, with_nodes ? piece.nodes.links : std::vector<HaloLink>{}, MPI_COMM_WORLD);
   std::vector<std::vector<double>> markers = {owner_marker(piece.cells), owner_marker(piece.faces),
                                               owner_marker(piece.edges)};
-  if (exact) markers.push_back(owner_marker(piece.nodes));  // the gauge's node potentials
+  if (with_nodes) markers.push_back(owner_marker(piece.nodes));
   DistributedBackend<Backend> dist(local, markers, MPI_COMM_WORLD);
   dist.attach_halo(std::int64_t(piece.cells.global.size()), cells);
   dist.attach_halo(std::int64_t(piece.faces.global.size()), faces);
   dist.attach_halo(std::int64_t(piece.edges.global.size()), edges);
-  if (exact) dist.attach_halo(std::int64_t(piece.nodes.global.size()), nodes);
+  if (with_nodes) dist.attach_halo(std::int64_t(piece.nodes.global.size()), nodes);
   DistributedFlowOperators<Backend, FlowOps> dops(dist, ops);
   if (exact) dops.set_streamfunction_setup(piece_streamfunction_setup(run.whole_streamfunction, piece, mesh));
   std::unique_ptr<DistributedPressureMultigrid<Backend>> pressure_multigrid;
@@ -89,7 +93,11 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
     figures.add_count("pressure_multigrid_levels", double(pressure_multigrid->num_levels()));
     figures.add_count("pressure_multigrid_coarsest_cells", double(pressure_multigrid->coarsest_size()));
   }
-  FlowRunResult r = run_flow(dist, dops, problem, mesh, data, initial, hooks, "rank " + std::to_string(mpi::rank()));
+  // A [heat] run's temperature on the piece: its operators complete their outputs over the node halo.
+  std::optional<FlowTemperature<DistributedBackend<Backend>>> temperature;
+  if (run.heat) temperature.emplace(dist, mesh, *run.heat, ghost_completion(piece.nodes));
+  FlowRunResult r = run_flow(dist, dops, problem, mesh, data, initial, hooks, "rank " + std::to_string(mpi::rank()),
+                             temperature ? &*temperature : nullptr);
   if (pressure_multigrid) {
     figures.add("pressure_multigrid_coarsest_seconds", pressure_multigrid->coarsest_seconds());
     figures.add("pressure_multigrid_coarser_halo_seconds", pressure_multigrid->coarser_halo_seconds());
@@ -153,22 +161,27 @@ FlowState gather_state(const FlowState& s, const EntityPiece& piece, const FineC
   if (!s.streamfunction.empty()) g.streamfunction = gather_edges(s.streamfunction);  // the exact method's, on every rank
   if (!s.vorticity.empty()) g.vorticity = gather_edges(s.vorticity);  // the vorticity system's, on every rank
   if (!s.previous_vorticity.empty()) g.previous_vorticity = gather_edges(s.previous_vorticity);
+  if (!s.temperature.empty())  // a [heat] run's, on every rank: by global node id
+    g.temperature = gather_by_id(owned_entries(piece.nodes.global, piece.nodes), owned_entries(s.temperature, piece.nodes),
+                                 root ? size_t(fine.nodes) : 0);
   return g;
 }
 
 // --restart: rank 0's checkpoint (by global id), each rank's entries of it (cut faces 0).
 FlowState scatter_state(const std::optional<FlowState>& whole, const EntityPiece& piece, const FineCounts& fine) {
-  double head[7] = {0, 0, 0, 0, 0, 0, 0};
+  double head[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   if (whole) {
     SS_REQUIRE(std::int64_t(whole->flux.size()) == fine.faces && std::int64_t(whole->pressure.size()) == fine.cells &&
-                   (whole->streamfunction.empty() || std::int64_t(whole->streamfunction.size()) == fine.edges),
+                   (whole->streamfunction.empty() || std::int64_t(whole->streamfunction.size()) == fine.edges) &&
+                   (whole->temperature.empty() || std::int64_t(whole->temperature.size()) == fine.nodes),
                "--restart: the checkpoint of step " << whole->step << " does not fit this mesh");  // checked at reading
     head[0] = whole->step, head[1] = whole->time, head[2] = whole->dt, head[3] = !whole->previous_flux.empty();
     head[4] = !whole->streamfunction.empty();
     head[5] = std::int64_t(whole->vorticity.size()) == fine.edges;
     head[6] = head[5] != 0 && whole->previous_vorticity.size() == whole->vorticity.size();
+    head[7] = !whole->temperature.empty();
   }
-  mpi_check(MPI_Bcast(head, 7, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  mpi_check(MPI_Bcast(head, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast");
   FlowState s;
   s.step = int(head[0]), s.time = head[1], s.dt = head[2];
   const std::vector<double> none;
@@ -178,6 +191,7 @@ FlowState scatter_state(const std::optional<FlowState>& whole, const EntityPiece
   if (head[4] != 0) s.streamfunction = scatter_by_id(whole ? whole->streamfunction : none, piece.edges.global);
   if (head[5] != 0) s.vorticity = scatter_by_id(whole ? whole->vorticity : none, piece.edges.global);
   if (head[6] != 0) s.previous_vorticity = scatter_by_id(whole ? whole->previous_vorticity : none, piece.edges.global);
+  if (head[7] != 0) s.temperature = scatter_by_id(whole ? whole->temperature : none, piece.nodes.global);
   return s;
 }
 

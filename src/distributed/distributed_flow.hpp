@@ -22,6 +22,7 @@
 #include "parallel/rank_report.hpp"
 #include "parallel/refined_entity_piece.hpp"
 #include "physics/flow_fields.hpp"
+#include "physics/flow_heat_problem.hpp"
 #include "physics/flow_problem.hpp"
 #include "physics/flow_run.hpp"
 #include "physics/flow_solver.hpp"
@@ -33,8 +34,8 @@ namespace ss {
 FlowOperatorData piece_operator_data(const MeshOperatorTables& tables, const FlowProblem& problem,
                                      const EntityPiece& piece, std::int64_t global_cells);
 
-// A rank's state by global id at rank 0 (owned entries gathered; empty elsewhere), marked with the
-// ids' base level for the checkpoint (collective).
+// A rank's state by global id at rank 0 (owned entries gathered; empty elsewhere; the temperature
+// by global node id), marked with the ids' base level for the checkpoint (collective).
 FlowState gather_state(const FlowState& s, const EntityPiece& piece, const FineCounts& fine, int base_levels);
 
 // --restart: rank 0's checkpoint (by global id), each rank's entries of it (cut faces 0; collective).
@@ -70,18 +71,21 @@ private:
 std::vector<glm::dvec3> base_node_velocity(const FlowFields& fields, const EntityPiece& piece, std::int64_t base_nodes);
 
 // What a rank's time loop needs beyond its piece: the refinements the pieces were made by (≥ 1 for
-// the pressure multigrid over the ranks), and for the exact method rank 0's whole boundary (null
-// on the other ranks).
+// the pressure multigrid over the ranks), for the exact method rank 0's whole boundary (null
+// on the other ranks), and for a [heat] run the piece's heat problem (piece_flow_heat_problem,
+// distributed_flow_heat.hpp; null: no temperature).
 struct FlowPieceRun {
   int refinements = 0;
   const WholeStreamfunction* whole_streamfunction = nullptr;
+  const FlowHeatProblem* heat = nullptr;
 };
 
 // The time loop on one rank's piece: halos of the entity kinds, the distributed backend and
 // operators, the unchanged run_flow; the halo and allreduce figures into `figures`. With
 // problem.pressure.multigrid the pressure CG is preconditioned by the multigrid over the ranks
 // (distributed_pressure_multigrid.hpp) along the refinements; the exact method gets its boundary from
-// rank 0 (distributed_streamfunction.hpp) and a node halo for its gauge.
+// rank 0 (distributed_streamfunction.hpp) and a node halo for its gauge; a [heat] run carries its
+// temperature on the piece (distributed_flow_temperature.hpp) over the node halo.
 FlowRunResult run_flow_piece(GpuBackend& local, GpuFlowOperators& ops, const EntityPiece& piece,
                              const FlowProblem& problem, const LoadedMesh& mesh, const FlowOperatorData& data,
                              const FlowState* initial, const FlowRunHooks& hooks, const FlowPieceRun& run,

@@ -43,20 +43,32 @@ std::vector<std::vector<double>> DistributedProbes::sample_all(const FlowFields&
   SS_REQUIRE(fields.node_velocity.size() == local_.mesh.nodes.size() &&
                  fields.node_pressure.size() == local_.mesh.nodes.size(),
              "probes: node fields of another mesh");
-  std::vector<double> values;  // velocity and pressure of each point this rank answers
+  // A [heat] run's fields (every rank's alike) carry the node temperature: a fifth value per point.
+  const bool heat = fields.node_temperature.size() == local_.mesh.nodes.size();
+  const int width = heat ? 5 : 4;
+  std::vector<double> values;  // velocity, pressure (and temperature) of each point this rank answers
   for (const ProbeLocation& at : locations_) {
     const glm::dvec4 v = sample_probe_point(local_, at, fields);
     values.insert(values.end(), {v.x, v.y, v.z, v.w});
+    if (!heat) continue;
+    const Tet& t = local_.mesh.tets[size_t(at.cell)];
+    double T = 0;
+    for (int i = 0; i < 4; ++i) T += at.weights[size_t(i)] * fields.node_temperature[size_t(t[size_t(i)])];
+    values.push_back(T);
   }
-  const std::vector<double> all = gather_by_id(mine_, values, mpi::rank() == 0 ? size_t(points_) : 0, 4);
+  const std::vector<double> all = gather_by_id(mine_, values, mpi::rank() == 0 ? size_t(points_) : 0, width);
   std::vector<std::vector<double>> samples;
   if (mpi::rank() != 0) return samples;
   size_t k = 0;
   for (const FlowProbeSpec& spec : specs_) {
     std::vector<glm::dvec4> at_points;
-    for (size_t i = 0; i < spec.points.size(); ++i, ++k)
-      at_points.push_back({all[4 * k], all[4 * k + 1], all[4 * k + 2], all[4 * k + 3]});
-    samples.push_back(probe_values(spec, at_points));
+    std::vector<double> temperatures;
+    for (size_t i = 0; i < spec.points.size(); ++i, ++k) {
+      const double* v = &all[size_t(width) * k];
+      at_points.push_back({v[0], v[1], v[2], v[3]});
+      if (heat) temperatures.push_back(v[4]);
+    }
+    samples.push_back(probe_values(spec, at_points, temperatures));
   }
   return samples;
 }

@@ -285,8 +285,6 @@ FlowCase flow_case_from(const CaseFile& file) {
                t.where_key("convection_time") << ": [scheme] convection_time = \"implicit\" is for method = "
                                                  "\"classical\" (the exact method's convection is explicit)");
   });
-  SS_REQUIRE(!(c.heat && c.steady.enabled),
-             c.where("heat") << ": [heat] is for time-marched runs; steady mode ([steady]) does not carry a temperature");
   if (c.steady.enabled) {
     c.implicit_convection = true;  // also without a [scheme] table
     for (const FlowBoundary& b : c.boundaries)

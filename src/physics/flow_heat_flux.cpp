@@ -4,9 +4,10 @@
 
 namespace ss {
 
-FlowHeatMeter::FlowHeatMeter(const LoadedMesh& mesh, const FlowHeatProblem& problem)
+FlowHeatMeter::FlowHeatMeter(const LoadedMesh& mesh, const FlowHeatProblem& problem,
+                             std::optional<FlowHeatMeterPiece> piece)
     : problem_(problem), conduction_(assemble_heat_system(mesh, problem.conduction, HeatTables::operator_only)),
-      advection_(build_heat_advection(mesh)) {
+      advection_(build_heat_advection(mesh)), piece_(std::move(piece)) {
   const Topology& t = mesh.topology;
   node_group_.assign(size_t(t.num_nodes), -1);
   area_.assign(problem.groups.size(), 0.0);
@@ -16,7 +17,7 @@ FlowHeatMeter::FlowHeatMeter(const LoadedMesh& mesh, const FlowHeatProblem& prob
     const FlowHeatGroup& group = problem.groups[g];
     for (std::int32_t f : t.boundary_faces) {
       if (t.face_groups[size_t(f)] != group.group) continue;
-      area_[g] += mesh.geometry.face_areas[size_t(f)];
+      if (!piece_ || piece_->owned_faces[size_t(f)]) area_[g] += mesh.geometry.face_areas[size_t(f)];
       if (!group.fixed_temperature) continue;
       for (std::int32_t node : t.face_nodes[size_t(f)])
         if (node_group_[size_t(node)] < 0) node_group_[size_t(node)] = std::int32_t(g);
@@ -24,7 +25,8 @@ FlowHeatMeter::FlowHeatMeter(const LoadedMesh& mesh, const FlowHeatProblem& prob
     if (!group.fixed_temperature) {
       std::vector<double> share(size_t(t.num_nodes), 0.0);
       add_boundary_flux(mesh, group.group, group.heat_flux, share);
-      for (double v : share) imposed_[g] += v;
+      for (size_t i = 0; i < share.size(); ++i)
+        if (!piece_ || piece_->owned_nodes[i]) imposed_[g] += share[i];
     }
   }
 }
@@ -35,6 +37,7 @@ std::vector<double> FlowHeatMeter::node_heat(const FlowState& state) const {
              "heat meter: " << T.size() << " temperatures for " << conduction_.num_nodes << " nodes");
   std::vector<double> F, rate, inflow;
   advection_.edge_flux.multiply(state.flux, F);
+  if (piece_) piece_->complete_edges(F);
   upwind_advection(advection_, F, T, rate, inflow);
   const std::vector<double>& b = problem_.conduction.load;
   std::vector<double> Q(T.size(), 0.0);
@@ -48,7 +51,7 @@ std::vector<double> FlowHeatMeter::node_heat(const FlowState& state) const {
   return Q;
 }
 
-std::vector<FlowGroupHeat> FlowHeatMeter::measure(const FlowState& state) const {
+std::vector<FlowGroupHeat> FlowHeatMeter::partial(const FlowState& state) const {
   const std::vector<double> Q = node_heat(state);
   std::vector<FlowGroupHeat> out(problem_.groups.size());
   for (size_t g = 0; g < out.size(); ++g) {
@@ -58,7 +61,11 @@ std::vector<FlowGroupHeat> FlowHeatMeter::measure(const FlowState& state) const 
     out[g].heat = imposed_[g];
   }
   for (size_t i = 0; i < Q.size(); ++i)
-    if (node_group_[i] >= 0) out[size_t(node_group_[i])].heat += Q[i];
+    if (node_group_[i] >= 0 && (!piece_ || piece_->owned_nodes[i])) out[size_t(node_group_[i])].heat += Q[i];
+  return out;
+}
+
+std::vector<FlowGroupHeat> FlowHeatMeter::finish(std::vector<FlowGroupHeat> out) const {
   for (FlowGroupHeat& h : out) {
     h.heat_flux = h.area > 0 ? h.heat / h.area : 0.0;
     if (problem_.reference_length > 0)

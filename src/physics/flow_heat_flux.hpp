@@ -10,6 +10,10 @@
 // the state's T). A heat_flux group: Q = Σ_f q(x_f) A_f as imposed.
 // Mean wall heat flux q = Q / A (A the group's area); Nusselt number Nu = q L / (k ΔT) with the
 // case's reference_length L and reference_temperature_difference ΔT.
+// On an MPI rank's piece (FlowHeatMeterPiece) the sums run over the nodes and boundary faces the
+// rank owns, the edge fluxes' ghost entries come from their owners, and the ranks' partial sums
+// (partial) add up to the whole mesh's before finish.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,11 +35,23 @@ struct FlowGroupHeat {
   std::optional<double> nusselt;
 };
 
+// A rank's piece: which local nodes and faces it owns, and the edge fluxes' ghosts from their owners
+// (collective).
+struct FlowHeatMeterPiece {
+  std::vector<char> owned_nodes, owned_faces;
+  std::function<void(std::vector<double>&)> complete_edges;
+};
+
 class FlowHeatMeter {
 public:
-  FlowHeatMeter(const LoadedMesh& mesh, const FlowHeatProblem& problem);
+  FlowHeatMeter(const LoadedMesh& mesh, const FlowHeatProblem& problem,
+                std::optional<FlowHeatMeterPiece> piece = std::nullopt);
   // One entry per problem.groups, in order; state.temperature must be set.
-  std::vector<FlowGroupHeat> measure(const FlowState& state) const;
+  std::vector<FlowGroupHeat> measure(const FlowState& state) const { return finish(partial(state)); }
+  // Q and A of each group summed over this mesh's (a piece's owned) nodes and faces; the rest unset.
+  std::vector<FlowGroupHeat> partial(const FlowState& state) const;
+  // q = Q / A and Nu from the sums.
+  std::vector<FlowGroupHeat> finish(std::vector<FlowGroupHeat> sums) const;
   // Per node: Q_i of a node a fixed-temperature group fixes (the balance above), 0 elsewhere; the
   // local wall heat of a part of a group is its nodes' sum.
   std::vector<double> node_heat(const FlowState& state) const;
@@ -46,6 +62,7 @@ private:
   HeatAdvectionData advection_;
   std::vector<std::int32_t> node_group_;  // per node: index into problem.groups fixing it, or −1
   std::vector<double> area_, imposed_;    // per group
+  std::optional<FlowHeatMeterPiece> piece_;
 };
 
 }  // namespace ss

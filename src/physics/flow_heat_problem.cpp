@@ -35,10 +35,10 @@ HeatCase heat_case_of(const FlowCase& c) {
   return h;
 }
 
-FlowHeatProblem build_flow_heat_problem(const FlowCase& c, const LoadedMesh& mesh) {
+FlowHeatProblem build_flow_heat_problem(const FlowCase& c, const LoadedMesh& mesh, const PresentGroups* whole) {
   const HeatCase h = heat_case_of(c);
   FlowHeatProblem p;
-  p.conduction = build_heat_problem(h, mesh);
+  p.conduction = build_heat_problem(h, mesh, whole);
   p.conduction.initial.resize(mesh.mesh.nodes.size());
   for (size_t i = 0; i < mesh.mesh.nodes.size(); ++i)
     p.conduction.initial[i] = evaluate_finite(c.heat->initial, mesh.mesh.nodes[i], c.where("heat.initial"), "[heat] initial");
@@ -48,13 +48,14 @@ FlowHeatProblem build_flow_heat_problem(const FlowCase& c, const LoadedMesh& mes
   p.conductivity = c.heat->conductivity;
   p.heat_capacity = c.heat->heat_capacity;
   p.theta = c.theta;
+  p.implicit_advection = c.steady.enabled;
   p.solver.tolerance = c.temperature.tolerance;
   p.solver.max_iterations = c.temperature.max_iterations;
   p.solver.jacobi = c.temperature.preconditioner == "jacobi";
   p.solver.variant = parse_cg_variant(c.temperature.variant);
   for (const BoundaryCondition& bc : h.boundaries) {
     FlowHeatGroup g;
-    g.group = resolve_surface_group(mesh, bc.group, c.path + ":" + std::to_string(bc.line));
+    g.group = resolve_surface_group(mesh, bc.group, c.path + ":" + std::to_string(bc.line), whole);
     g.label = bc.group;
     g.fixed_temperature = bc.type == BoundaryCondition::Type::dirichlet;
     if (!g.fixed_temperature) g.heat_flux = bc.value;

@@ -12,6 +12,7 @@
 #include <glm/vec3.hpp>
 
 #include "mesh/load_mesh.hpp"
+#include "mesh/mesh_groups.hpp"
 #include "operators/sparse_matrix.hpp"
 #include "physics/flow_case.hpp"
 #include "physics/flow_problem.hpp"
@@ -37,6 +38,7 @@ struct FlowHeatProblem {
   HeatProblem conduction;     // k per cell, b per node (source, heat fluxes), fixed nodes, T⁰ (in `initial`)
   double conductivity = 1.0, heat_capacity = 1.0;
   double theta = 1.0;         // the flow's [scheme] theta
+  bool implicit_advection = false;  // steady mode: the advection at the new level (flow_temperature.hpp)
   FlowLinearSolver solver;    // [solver.temperature]
   std::vector<FlowHeatGroup> groups;
   double reference_length = 0, reference_temperature_difference = 0;  // > 0: Nusselt numbers
@@ -47,8 +49,10 @@ struct FlowHeatProblem {
 HeatCase heat_case_of(const FlowCase& flow_case);
 
 // Resolves the thermal groups against the mesh (an unknown group: the heat problem's error, naming
-// the case file line). Requires flow_case.heat.
-FlowHeatProblem build_flow_heat_problem(const FlowCase& flow_case, const LoadedMesh& mesh);
+// the case file line). Requires flow_case.heat. On an MPI rank's piece, `whole` lists the whole
+// mesh's groups (the piece may lack some; build_heat_problem): the values are exact on its owned nodes.
+FlowHeatProblem build_flow_heat_problem(const FlowCase& flow_case, const LoadedMesh& mesh,
+                                        const PresentGroups* whole = nullptr);
 
 // The node → cell mean (T_c = ¼ Σ T_n over the cell's nodes) as a sparse matrix (cells × nodes).
 SparseMatrix node_to_cell_mean(const LoadedMesh& mesh);

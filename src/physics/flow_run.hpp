@@ -3,7 +3,9 @@
 // step and hand out snapshots. A failed step (FlowSolver::failure(): a solve that broke down, a
 // non-finite field, a CFL blow-up) ends the run with an ss::Error carrying the reason. Steady mode
 // (problem.steady.enabled): the CFL target of each step from SteadyController, and the run stops
-// when it says so (converged or diverged) or at max_steps; the report says which.
+// when it says so (converged or diverged) or at max_steps; the report says which. A temperature
+// marches with the flow there (implicit advection, flow_temperature.hpp) and its relative change
+// must fall below the tolerance too.
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -38,7 +40,8 @@ struct FlowRunResult {
 // The temperature a run carries: none (NoFlowTemperature), or a FlowTemperature on the run's backend.
 struct NoFlowTemperature {};
 
-// With `temperature` (a [heat] run, one rank): one temperature step after each flow step, with the
+// With `temperature` (a [heat] run; over MPI ranks a FlowTemperature on the DistributedBackend):
+// one temperature step after each flow step, with the
 // step's new fluxes (physics/flow_temperature.hpp), its buoyancy in the next flow step's momentum
 // right-hand side, and T in every state handed out.
 template <class Backend, class FlowOps, class Temperature = NoFlowTemperature>
@@ -62,7 +65,6 @@ FlowRunResult run_flow(Backend& backend, FlowOps& ops, const FlowProblem& proble
   };
   if constexpr (kHeat) {
     if (temperature) {
-      SS_REQUIRE(!problem.steady.enabled, label << ": steady mode does not carry a temperature");
       if (initial) {
         SS_REQUIRE(!initial->temperature.empty(), label << ": the restart state has no temperature");
         temperature->restore(initial->temperature);
@@ -83,6 +85,7 @@ FlowRunResult run_flow(Backend& backend, FlowOps& ops, const FlowProblem& proble
   }
   while (!solver.finished()) {
     if (!solver.step(result.last)) SS_THROW(label << " run stopped: " << solver.failure());
+    std::optional<double> temperature_change;  // steady mode with a temperature: t_k (flow_steady.hpp)
     if constexpr (kHeat) {
       if (temperature) {
         FlowHeatStepInfo heat;
@@ -91,11 +94,13 @@ FlowRunResult run_flow(Backend& backend, FlowOps& ops, const FlowProblem& proble
                          << ", t = " << result.last.time << ")");
         result.last.thermal_courant = heat.courant;
         result.last.temperature_iterations = heat.iterations;
+        if (steady) temperature_change = result.last.temperature_change = heat.relative_change / result.last.dt;
       }
     }
     bool stop = false;
     if (steady) {
-      stop = steady->update(solver.relative_change() / result.last.dt);
+      result.last.steady_change = solver.relative_change() / result.last.dt;
+      stop = steady->update(result.last.steady_change, temperature_change);
       solver.set_cfl_target(steady->cfl());
     }
     const bool last = stop || solver.finished();

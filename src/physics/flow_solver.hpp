@@ -58,6 +58,9 @@ struct FlowStepInfo {
   int streamfunction_iterations = 0;  // exact method
   double thermal_courant = 0;         // a [heat] run: Δt max_i q_i/V_i of the temperature step (flow_temperature.hpp)
   int temperature_iterations = 0;
+  // Steady mode (flow_run.hpp): the relative changes per unit pseudo-time of the flow and (a [heat]
+  // run) of the temperature; −1 where there is none.
+  double steady_change = -1, temperature_change = -1;
 };
 
 struct FlowTotals {

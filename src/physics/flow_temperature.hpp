@@ -11,10 +11,26 @@
 // Δt max_i q_i/V_i <= 1, checked every step), diffusion by the θ-scheme of the heat command and the
 // flow's θ, solved by Jacobi-CG in the backend's working precision as the flow's own solves are,
 // for the increment Tⁿ⁺¹ − Tⁿ (its tolerance relative to the step's change).
+// Steady mode (problem.implicit_advection: pseudo-time steps far beyond the thermal Courant bound)
+// takes the advection at the new level too, backward Euler in the upwind rate (linear in T):
+//
+//   (M/Δt + θK − ρc R(Uⁿ⁺¹; ·)) (Tⁿ⁺¹ − Tⁿ) = −K Tⁿ + ρc R(Uⁿ⁺¹; Tⁿ) + b         (free rows)
+//
+// the right-hand side the explicit step's; −ρc R adds ρc q_i to the diagonal and −ρc max(−F_ij, 0) ≤ 0
+// off it, so the advection keeps T bounded at any Δt, without a Courant limit; nonsymmetric, it is
+// solved by BiCGStab (the implicit momentum's solver) with the Jacobi diagonal a_i/Δt + θK_ii + ρc q_i.
+// Both steps share their steady state −K T + ρc R(U; T) + b = 0. The step then reports the relative
+// change ||Tⁿ⁺¹ − Tⁿ|| / ||Tⁿ⁺¹|| for steady mode's stop (flow_run.hpp).
 // Buoyancy (FlowBuoyancy): the cell force −β (T_c − T_ref) g per unit mass, T_c the mean of the
 // cell's four nodes, for the flow's momentum right-hand side (FlowSolver::set_body_force).
+// Over MPI ranks (Backend = DistributedBackend, distributed/distributed_flow_temperature.hpp) the
+// operators bring their outputs' ghosts from their owners and the node arrays made on the piece
+// (the lumped mass) are completed on the ghosts by `complete_node_ghosts`, so every vector is right
+// on owned and ghost nodes alike and the same steps run on each rank's piece.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +39,7 @@
 #include "operators/heat_operator.hpp"
 #include "operators/sparse_kernels.hpp"
 #include "physics/flow_heat_problem.hpp"
+#include "solver/bicgstab.hpp"
 #include "solver/cg.hpp"
 #include "util/error.hpp"
 
@@ -48,6 +65,7 @@ template <> struct HeatOperatorOn<CpuBackend> {
 struct FlowHeatStepInfo {
   double courant = 0;  // Δt max_i q_i / V_i
   int iterations = 0;
+  double relative_change = 0;  // implicit advection: ||Tⁿ⁺¹ − Tⁿ|| / ||Tⁿ⁺¹|| (else 0)
 };
 
 struct FlowHeatTotals {
@@ -66,11 +84,16 @@ public:
   using Sparse = typename SparseMatrixOn<Backend>::type;
   static constexpr double kMaxCourant = 1.0;  // the upwind step's bound (heat_advection.hpp)
 
-  FlowTemperature(Backend& backend, const LoadedMesh& mesh, const FlowHeatProblem& problem)
+  // `complete_node_ghosts` (a rank's piece only): a per-node array made on the piece, right on its
+  // owned nodes, gets its ghost entries from their owners (in double, on the host).
+  using CompleteGhosts = std::function<void(std::vector<double>&)>;
+  FlowTemperature(Backend& backend, const LoadedMesh& mesh, const FlowHeatProblem& problem,
+                  const CompleteGhosts& complete_node_ghosts = {})
       : backend_(backend), problem_(problem), advection_data_(build_heat_advection(mesh)),
         advection_(backend, advection_data_), cell_mean_(backend, node_to_cell_mean(mesh)) {
     const HeatProblem& h = problem.conduction;
     auto data = std::make_shared<HeatOperatorData>(assemble_heat_system(mesh, h, HeatTables::operator_only));
+    if (complete_node_ghosts) complete_node_ghosts(data->mass);
     nn_ = data->num_nodes, nc_ = data->num_cells;
     // ρc / M_i = 1 / V_i: the inflow rate's Courant factor.
     std::vector<double> inverse_volume(static_cast<size_t>(nn_));
@@ -85,6 +108,12 @@ public:
     inverse_diagonal_ = backend.make_vector(nn_);
     Tc_ = backend.make_vector(nc_), ones_c_ = backend.make_vector(nc_), force_ = backend.make_vector(nc_);
     backend.fill(ones_c_, 1.0);
+    if (problem.implicit_advection) {  // the free-node mask and scratch of the implicit operator
+      std::vector<double> free(static_cast<size_t>(nn_), 1.0);
+      for (std::int32_t i : h.dirichlet_nodes) free[size_t(i)] = 0.0;
+      free_ = backend.upload(free);
+      x_rate_ = backend.make_vector(nn_), x_inflow_ = backend.make_vector(nn_);
+    }
   }
 
   void start() {
@@ -107,7 +136,7 @@ public:
     backend_.multiply(inflow_, inverse_volume_, work_);
     info.courant = dt * backend_.max(work_);
     totals_.max_courant = std::max(totals_.max_courant, info.courant);
-    if (!(info.courant <= kMaxCourant)) {
+    if (!problem_.implicit_advection && !(info.courant <= kMaxCourant)) {
       failure_ = "thermal Courant number " + std::to_string(info.courant) +
                  " exceeds 1 (the upwind temperature step is bounded only below 1: lower dt or [time] cfl)";
       return false;
@@ -117,7 +146,13 @@ public:
     backend_.multiply(mass_, T_, work_);
     backend_.linear_combination({1.0 / dt, -(1.0 - theta), rho_c, 1.0}, {&work_, &KT_, &rate_, &load_}, rhs_);
     op_->dirichlet_rhs(rhs_, T_, theta, work_);
-    if (dt != diagonal_dt_) {
+    if (problem_.implicit_advection) {  // a_i/Δt + θK_ii + ρc q_i on free rows (q changes every step)
+      Vector ones = backend_.make_vector(nn_), diagonal = op_->system_diagonal(1.0 / dt, theta);
+      backend_.fill(ones, 1.0);
+      backend_.multiply(free_, inflow_, x_inflow_);
+      backend_.axpy(rho_c, x_inflow_, diagonal, diagonal);
+      backend_.divide(ones, diagonal, inverse_diagonal_);
+    } else if (dt != diagonal_dt_) {
       Vector ones = backend_.make_vector(nn_);
       backend_.fill(ones, 1.0);
       backend_.divide(ones, op_->system_diagonal(1.0 / dt, theta), inverse_diagonal_);
@@ -133,9 +168,21 @@ public:
     options.tolerance = problem_.solver.tolerance;
     options.max_iterations = problem_.solver.max_iterations;
     options.variant = problem_.solver.variant;
-    const CgResult r =
-        conjugate_gradient(backend_, apply, rhs_, work_, problem_.solver.jacobi ? &inverse_diagonal_ : nullptr, options);
+    const Vector* jacobi = problem_.solver.jacobi ? &inverse_diagonal_ : nullptr;
+    // Implicit advection: y = (M/Δt + θK) x − ρc R(x) on free rows (x is 0 on the fixed ones).
+    const auto apply_implicit = [&](const Vector& x, Vector& y) {
+      apply(x, y);
+      advection_.apply(F_, x, x_rate_, x_inflow_);
+      backend_.multiply(free_, x_rate_, x_inflow_);
+      backend_.axpy(-rho_c, x_inflow_, y, y);
+    };
+    const CgResult r = problem_.implicit_advection ? bicgstab(backend_, apply_implicit, rhs_, work_, jacobi, options)
+                                                   : conjugate_gradient(backend_, apply, rhs_, work_, jacobi, options);
     backend_.axpy(1.0, work_, T_, T_);
+    if (problem_.implicit_advection) {
+      const std::vector<double> d = backend_.dots({{&work_, &work_}, {&T_, &T_}});
+      info.relative_change = d[1] > 0 ? std::sqrt(std::max(d[0], 0.0) / d[1]) : std::sqrt(std::max(d[0], 0.0));
+    }
     info.iterations = r.iterations;
     totals_.iterations += r.iterations;
     totals_.max_iterations = std::max(totals_.max_iterations, r.iterations);
@@ -177,6 +224,7 @@ private:
   std::int64_t nn_ = 0, nc_ = 0;
   Vector T_, rhs_, work_, KT_, rate_, inflow_, F_, load_, mass_, inverse_volume_, inverse_diagonal_;
   Vector Tc_, ones_c_, force_;
+  Vector free_, x_rate_, x_inflow_;  // implicit advection
   double diagonal_dt_ = -1;
   FlowHeatTotals totals_;
   std::string failure_;

@@ -40,10 +40,10 @@ FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_
                                   const FlowFieldSummary* reduced = nullptr);
 
 // flow.json "heat" of a [heat] run: each thermal group's heat into the fluid, mean wall heat flux and
-// (with the references) Nusselt number at the end of runs[0] (physics/flow_heat_flux.hpp), the
-// temperature range, the temperature steps' totals; with --compare the largest node temperature
-// difference between the two runs.
-nlohmann::json heat_summary_json(const FlowHeatProblem& heat, const FlowHeatMeter& meter,
+// (with the references) Nusselt number at the end of runs[0] (`measured`: FlowHeatMeter's on that
+// state, physics/flow_heat_flux.hpp), the temperature range, the temperature steps' totals; with
+// --compare the largest node temperature difference between the two runs.
+nlohmann::json heat_summary_json(const FlowHeatProblem& heat, const std::vector<FlowGroupHeat>& measured,
                                  const std::vector<BackendFlowRun>& runs);
 
 }  // namespace ss

@@ -170,7 +170,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     probe_files.write(runs[0].result.state.time, samples);  // the end, unless its output step wrote it
     extra["probes"] = probe_files.summary(samples);
   }
-  if (heat) extra["heat"] = heat_summary_json(*heat, *heat_meter, runs);
+  if (heat) extra["heat"] = heat_summary_json(*heat, heat_meter->measure(runs[0].result.state), runs);
   return write_flow_results(o, flow_case, mesh, problem, runs, meter ? &*meter : nullptr, initial ? &*initial : nullptr,
                             timings, out_dir, extra);
 }

@@ -25,6 +25,9 @@
 //      does (distributed/distributed_probes.hpp). Rank 0 refines the whole mesh too only for what needs
 //      it: --single-vtu (one gathered VTU instead of the pieces, small runs) and [[force]] groups
 //      (the wall vorticity is a solve on the whole mesh).
+//      A [heat] run carries its temperature on every rank's piece (distributed_flow_temperature.hpp):
+//      T in the pieces, the gathered VTU, the probes and the checkpoints (by global node id), and
+//      heat.csv / flow.json's heat from the groups' wall heat summed over the ranks' owned nodes.
 //      --restart: rank 0 reads the last checkpoint, partitions at its base level, and each rank
 //      asks it for its entries by global id.
 // The exact method: rank 0 refines the whole mesh too, for the streamfunction's boundary tree and
@@ -43,6 +46,7 @@
 
 #include "cpu/cpu_backend.hpp"
 #include "distributed/distributed_flow.hpp"
+#include "distributed/distributed_flow_heat.hpp"
 #include "distributed/distributed_probes.hpp"
 #include "gl/context.hpp"
 #include "mesh/refine.hpp"
@@ -55,6 +59,7 @@
 #include "parallel/refined_entity_piece.hpp"
 #include "physics/flow_case_problem.hpp"
 #include "run/flow_checkpoints.hpp"
+#include "run/flow_heat_history.hpp"
 #include "run/flow_probe_files.hpp"
 #include "run/flow_results.hpp"
 #include "run/outputs.hpp"
@@ -85,7 +90,7 @@ LoadedMesh prepare_in_order(TetMesh mesh) {
 struct WholeMesh {
   LoadedMesh mesh;
   FlowProblem problem;
-  std::vector<std::int64_t> face_global, cell_global, edge_global;
+  std::vector<std::int64_t> face_global, cell_global, edge_global, node_global;
 
   WholeMesh(const LoadedMesh& base, int levels, const FlowCase& flow_case) {
     EntityPiece whole = refine_entity_piece(
@@ -93,6 +98,7 @@ struct WholeMesh {
     face_global = std::move(whole.faces.global);
     cell_global = std::move(whole.cells.global);
     edge_global = std::move(whole.edges.global);
+    node_global = std::move(whole.nodes.global);
     mesh = prepare_in_order(std::move(whole.mesh));
     problem = build_flow_problem(flow_case, mesh);
     use_jacobi_pressure(problem);
@@ -114,6 +120,7 @@ struct WholeMesh {
     s.streamfunction = permute(by_id.streamfunction, edge_global);
     s.vorticity = permute(by_id.vorticity, edge_global);
     s.previous_vorticity = permute(by_id.previous_vorticity, edge_global);
+    s.temperature = permute(by_id.temperature, node_global);
     return s;
   }
 };
@@ -127,6 +134,8 @@ struct Root {
   std::string out_dir;
   std::optional<FlowCheckpoints> checkpoints;
   std::optional<FlowProbeFiles> probe_files;  // probes/<name>.csv from the values the ranks sample
+  std::optional<FlowHeatProblem> heat;         // [heat] on the file's mesh: checked once; flow.json's settings
+  std::optional<FlowHeatHistory> heat_history;  // heat.csv from the groups' heat summed over the ranks
   std::optional<FlowState> checkpoint;  // --restart: the one continued (ids by global id)
   std::optional<WholeMesh> whole;
   std::optional<WholeStreamfunction> streamfunction;  // the exact method: the whole mesh's boundary
@@ -139,8 +148,6 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
   const int ranks = mpi::size();
   root.flow_case = read_flow_case(o.case_file);
   FlowCase& c = root.flow_case;
-  SS_REQUIRE(!c.heat, c.where("heat") << ": [heat] runs on one process only (a temperature over MPI ranks is not "
-                                         "implemented); run it without mpirun and --distributed");
   if (o.refine) c.refine = *o.refine;
   SS_REQUIRE(c.refine >= 0, "refinement level must be >= 0, got " << c.refine);
 
@@ -154,6 +161,7 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
   add_mesh_timings(root.timings, root.base.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
   t0 = StageTimings::now();
   root.problem = build_flow_problem(c, root.base);
+  if (c.heat) root.heat = build_flow_heat_problem(c, root.base);  // an unknown thermal group stops here
   root.timings.add_since("problem", t0);
   const FlowProbes probes(root.base, c.probes);  // a point outside the mesh stops here, as in the serial run
 
@@ -161,6 +169,7 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
   root.out_dir = prepare_output_directory(o.out, c.output_directory);
   root.checkpoints.emplace(root.out_dir, !c.forces.empty());
   root.probe_files.emplace(root.out_dir, c.probes);
+  root.heat_history.emplace(root.out_dir);
   if (o.restart) {
     // Read and checked here; the folder changes only once the mesh's size is known (below).
     root.checkpoint = root.checkpoints->last_checkpoint();
@@ -173,6 +182,7 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
   } else {
     root.checkpoints->clear_previous_run();
     root.probe_files->clear_previous_run();
+    root.heat_history->clear_previous_run();
   }
 
   // The base mesh: the file's, or its first levels where it has too few tets per rank (a restart
@@ -205,7 +215,13 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
                static_cast<long long>(fine.faces), root.base.mesh.tets.size(), levels, ranks);
   if (root.checkpoint) {  // another mesh or --refine: refused before the folder changes
     require_checkpoint_fits(*root.checkpoint, fine.faces, fine.cells, root.out_dir);
+    const FlowState& s = *root.checkpoint;
+    SS_REQUIRE(!c.heat || std::int64_t(s.temperature.size()) == fine.nodes,
+               c.where("heat") << ": --restart: the checkpoint of step " << s.step << " in '" << root.out_dir
+                               << "' carries " << (s.temperature.empty() ? "no temperature" : "another mesh's temperature")
+                               << " (a run without [heat] or an older file); run the [heat] case from the start");
     root.probe_files->continue_from(root.checkpoint->time);
+    if (c.heat) root.heat_history->continue_from(s.step);
     root.checkpoints->continue_from(*root.checkpoint);
     std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", root.checkpoint->step,
                  root.checkpoint->time);
@@ -271,6 +287,13 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
   const LoadedMesh local = prepare_in_order(std::move(piece.mesh));
   FlowProblem problem = build_flow_problem(flow_case, local, {&a.groups, &piece.cut});
   if (a.levels == 0) use_jacobi_pressure(problem);
+  // [heat]: the temperature on the piece (its fixed nodes the whole mesh's) and its wall heat meter.
+  std::optional<FlowHeatProblem> heat;
+  std::optional<FlowHeatMeter> heat_meter;
+  if (flow_case.heat) {
+    heat = piece_flow_heat_problem(flow_case, local, a.groups, piece);
+    heat_meter.emplace(local, *heat, heat_meter_piece(piece));
+  }
   SS_REQUIRE(std::int64_t(local.topology.num_faces) == std::int64_t(piece.faces.global.size()) &&
                  std::int64_t(local.topology.num_edges) == std::int64_t(piece.edges.global.size()),
              "flow: rank " << rank << "'s piece has other faces or edges than it numbered");
@@ -302,8 +325,10 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
     if (pieces || probes.size() > 0) f = fields.compute(s);
     if (pieces) written = fields.write(out_dir, names.snapshot_stem(s.step), *f);
     const ProbeSamples samples = probes.size() > 0 ? probes.sample_all(*f) : ProbeSamples{};
+    const std::vector<FlowGroupHeat> heat_groups = heat_meter ? measure_over_ranks(*heat_meter, s) : std::vector<FlowGroupHeat>{};
     if (!root) return;
     root->probe_files->write(s.time, samples);  // before the checkpoint: a restart finds its rows
+    if (heat_meter) root->heat_history->write(g, heat_groups);  // likewise
     std::optional<FlowState> whole_state;
     if (root->whole) whole_state = root->whole->in_order(g);
     const std::vector<std::string> forces =
@@ -327,7 +352,8 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
     figures.add("setup_seconds", std::chrono::duration<double>(StageTimings::now() - t_start).count());
   };
   FlowRunResult result;
-  const FlowPieceRun run{a.levels, root && root->streamfunction ? &*root->streamfunction : nullptr};
+  const FlowPieceRun run{a.levels, root && root->streamfunction ? &*root->streamfunction : nullptr,
+                         heat ? &*heat : nullptr};
   if (o.backend == "gpu") {
     GpuBackend gpu(*context, LayoutOptions{}, o.gpu);
     GpuMeshOperators mesh_ops(gpu, *tables);
@@ -353,6 +379,8 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
   const FlowFieldSummary summary = fields.summary(final_fields, result.state.time);
   std::vector<glm::dvec3> base_velocity = base_node_velocity(final_fields, piece, base_nodes);
   const ProbeSamples final_samples = probes.size() > 0 ? probes.sample_all(final_fields) : ProbeSamples{};
+  const std::vector<FlowGroupHeat> final_heat =
+      heat_meter ? measure_over_ranks(*heat_meter, result.state) : std::vector<FlowGroupHeat>{};
   if (root) root->timings.add_since("fields", t0);
   std::vector<std::string> final_pieces;
   t0 = StageTimings::now();
@@ -392,6 +420,7 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
     root->probe_files->write(runs[0].result.state.time, final_samples);  // the end, unless its output step wrote it
     extra["probes"] = root->probe_files->summary(final_samples);
   }
+  if (root->heat) extra["heat"] = heat_summary_json(*root->heat, final_heat, runs);
   extra["mesh"] = {{"file", flow_case.mesh_file}, {"nodes", fine.nodes}, {"cells", fine.cells}, {"faces", fine.faces},
                    {"boundary_faces", boundary_faces}, {"refine", flow_case.refine},
                    {"base_cells", root->base.mesh.tets.size()}, {"refined_on_ranks", flow_case.refine - base_levels}};

@@ -17,13 +17,16 @@
     the same as the serial run's; each rank overlapped at least one halo round trip per pressure CG
     iteration with the operator's own pass, and at most all of them;
   - with [[force]] groups, every forces.csv value is the serial one to <= TOL of the largest |F|;
+  - with [heat]: every node and cell temperature to <= TOL of the serial temperature range, every
+    heat.csv value (and flow.json's heat groups) to <= TOL of the largest |heat| (heat, heat flux,
+    Nusselt) or of the group's area, and the temperature iterations (total and max) within +-2 a step;
   - with [[probe]]s, every probes/<name>.csv has the serial run's header and times, and its values
     (and flow.json's `probes`) are the serial ones to <= TOL of the serial max speed (velocity
-    columns) or pressure range (pressure columns);
+    columns), pressure range (pressure columns) or temperature range (temperature columns);
   - the first rank count draws flow.png (on the base mesh).
 Then a restart across rank counts: the last rank count's output without its final checkpoint,
-continued with --restart on 2 ranks (pieces), ends on the uninterrupted run's fields and probe
-files (same tolerance), and the gathered flow.vtu of the run it continued is gone. Checkpoints of the other kind
+continued with --restart on 2 ranks (pieces), ends on the uninterrupted run's fields, probe
+files and heat.csv (same tolerance), and the gathered flow.vtu of the run it continued is gone. Checkpoints of the other kind
 are refused with one line, the folder left as it was: a serial --restart of an MPI run's, an MPI
 --restart of a serial run's, a --restart (serial or MPI) of a checkpoint of another --refine; so is a
 case with an unknown group under mpiexec (the serial error), and one with a probe point outside the mesh.
@@ -95,6 +98,56 @@ def compare_forces(name, path, serial_path, tol, failures):
         failures.append(f"{name}: forces differ from the serial run by {diff:.2e} > {tol}")
 
 
+def read_heat(path):
+    """heat.csv as {(step, group): [heat, area, heat_flux, nusselt]}."""
+    rows = {}
+    with open(path) as f:
+        next(f)
+        for line in f:
+            cols = line.strip().split(",")
+            rows[(int(cols[0]), cols[2])] = [float(v) if v else 0.0 for v in cols[3:7]]
+    return rows
+
+
+def compare_heat(name, out, serial_out, serial, tol, failures):
+    """heat.csv, flow.json's heat groups and temperature iterations against the serial run's."""
+    if "heat" not in serial:
+        return
+    path, serial_path = os.path.join(out, "heat.csv"), os.path.join(serial_out, "heat.csv")
+    if not os.path.exists(path):
+        failures.append(f"{name}: {path} is missing")
+        return
+    got, want = read_heat(path), read_heat(serial_path)
+    if set(got) != set(want):
+        failures.append(f"{name}: heat.csv rows {sorted(got)} != serial {sorted(want)}")
+        return
+    # heat, heat flux and Nusselt to the largest of each column; the area to the group's.
+    scales = [max(max(abs(r[c]) for r in want.values()), 1e-300) for c in range(4)]
+    diff = max(abs(got[k][c] - want[k][c]) / (abs(want[k][1]) if c == 1 else scales[c])
+               for k in want for c in range(4))
+    whole = json.load(open(os.path.join(out, "flow.json")))
+    j, j0 = whole["heat"], serial["heat"]
+    groups = {g["group"]: g for g in j["groups"]}
+    for g0 in j0["groups"]:
+        g = groups.get(g0["group"])
+        if g is None:
+            failures.append(f"{name}: flow.json heat lacks group {g0['group']}")
+            continue
+        for c, key in enumerate(("heat", "area", "heat_flux", "nusselt")):
+            if key in g0:
+                diff = max(diff, abs(g.get(key, 1e300) - g0[key]) / (abs(g0[key]) if c == 1 else scales[c]))
+    print(f"{name}: heat.csv and flow.json heat differ from the serial run by {diff:.2e}")
+    if diff > tol:
+        failures.append(f"{name}: heat differs from the serial run by {diff:.2e} > {tol}")
+    steps = serial["steps"]
+    if "temperature_iterations" in j0 and whole["steps_this_run"] == steps:  # not a restart's
+        if abs(j["temperature_iterations"] - j0["temperature_iterations"]) > 2 * steps or \
+                abs(j["max_temperature_iterations"] - j0["max_temperature_iterations"]) > 2:
+            failures.append(f"{name}: temperature iterations {j['temperature_iterations']} (max "
+                            f"{j['max_temperature_iterations']}) vs serial {j0['temperature_iterations']} (max "
+                            f"{j0['max_temperature_iterations']})")
+
+
 def folder_contents(folder):
     """{path relative to folder: bytes} of every file under it (probes/ included)."""
     return {os.path.relpath(os.path.join(d, f), folder): open(os.path.join(d, f), "rb").read()
@@ -115,7 +168,9 @@ def compare_probes(name, out, serial_out, serial, tol, failures):
     if not files:
         return
     speed, prange = max(serial["max_speed"], 1e-300), max(serial["pressure_range"], 1e-300)
-    scales = lambda columns: np.array([prange if c.startswith("pressure") else speed for c in columns])
+    trange = max(temperature_range(serial), 1e-300)
+    scales = lambda columns: np.array([prange if c.startswith("pressure") else
+                                       trange if c.startswith("temperature") else speed for c in columns])
     worst = 0.0
     for f in files:
         path = os.path.join(out, "probes", os.path.basename(f))
@@ -143,31 +198,42 @@ def compare_probes(name, out, serial_out, serial, tol, failures):
         failures.append(f"{name}: probes differ from the serial run's by {worst:.2e} > {tol}")
 
 
+def temperature_range(serial):
+    """The serial run's final node temperature range (0 without [heat])."""
+    heat = serial.get("heat")
+    return heat["temperature_max"] - heat["temperature_min"] if heat else 0.0
+
+
 def cell_key(points, cell):
     return tuple(sorted(tuple(points[i]) for i in cell))
 
 
 def read_fields(files):
     """Fields of one or more VTU files (a whole mesh, or the pieces of one): per cell (keyed by its
-    sorted corners) velocity, pressure, vorticity and rank; per node (keyed by its coordinates) the
-    node velocity of the nodes of the cells. Returns (cells, nodes, failure)."""
+    sorted corners) velocity, pressure, vorticity, rank and temperature (nan without); per node (keyed
+    by its coordinates) the node velocity and temperature (nan without) of the nodes of the cells.
+    Returns (cells, nodes, failure)."""
     cells, nodes = {}, {}
     for f in files:
         m = meshio.read(f)
         tets = np.concatenate([c.data for c in m.cells if c.type == "tetra"])
         data = {name: np.concatenate(blocks) for name, blocks in m.cell_data.items()}
         rank = data.get("rank", np.full(len(tets), -1))
+        Tc = data.get("temperature", np.full(len(tets), np.nan)).reshape(-1)
         for c, tet in enumerate(tets):
             key = cell_key(m.points, tet)
             if key in cells:
                 return None, None, f"{f}: cell {c} is in another piece too"
-            cells[key] = (data["velocity"][c], data["pressure"][c].item(), data["vorticity"][c], int(rank[c]))
+            cells[key] = (data["velocity"][c], data["pressure"][c].item(), data["vorticity"][c], int(rank[c]),
+                          float(Tc[c]))
         u = m.point_data["velocity"]
+        Tn = m.point_data.get("temperature", np.full(len(m.points), np.nan)).reshape(-1)
         for i in np.unique(tets):
             key = tuple(m.points[i])
-            if key in nodes and np.any(nodes[key] != u[i]):
-                return None, None, f"{f}: node {key} has velocity {u[i]} here and {nodes[key]} in another piece"
-            nodes[key] = u[i]
+            value = np.append(u[i], Tn[i])
+            if key in nodes and not np.array_equal(nodes[key], value, equal_nan=True):
+                return None, None, f"{f}: node {key} has velocity, T {value} here and {nodes[key]} in another piece"
+            nodes[key] = value
     return cells, nodes, None
 
 
@@ -199,10 +265,19 @@ def compare(name, got, reference, tol, failures):
     u0 = np.array([cells0[k][0] for k in cells0]); u = np.array([cells[k][0] for k in cells0])
     p0 = np.array([cells0[k][1] for k in cells0]); p = np.array([cells[k][1] for k in cells0])
     w0 = np.array([cells0[k][2] for k in cells0]); w = np.array([cells[k][2] for k in cells0])
-    n0 = np.array([nodes0[k] for k in nodes0]); n = np.array([nodes[k] for k in nodes0])
+    n0 = np.array([nodes0[k][:3] for k in nodes0]); n = np.array([nodes[k][:3] for k in nodes0])
     speed = max(np.linalg.norm(u0, axis=1).max(), 1e-300)  # 0 at the start: then |u - u0| must be 0
     du = np.linalg.norm(u - u0, axis=1).max() / speed
     dn = np.linalg.norm(n - n0, axis=1).max() / speed
+    # [heat]: node and cell temperatures to the serial node temperature range.
+    T0 = np.array([nodes0[k][3] for k in nodes0]); T = np.array([nodes[k][3] for k in nodes0])
+    Tc0 = np.array([cells0[k][4] for k in cells0]); Tc = np.array([cells[k][4] for k in cells0])
+    if not np.isnan(T0).all():
+        trange = max(T0.max() - T0.min(), 1e-300)
+        dT = max(np.abs(T - T0).max(), np.abs(Tc - Tc0).max()) / trange  # nan (a missing T) fails below
+        print(f"{name}: max |T - T_serial| = {dT:.2e} of the serial temperature range (nodes and cells)")
+        if not dT <= tol:
+            failures.append(f"{name}: temperatures differ from the serial run by {dT:.2e} > {tol}")
     dw = np.linalg.norm(w - w0, axis=1).max() / max(np.linalg.norm(w0, axis=1).max(), 1e-300)
     dp = np.abs(p - p0).max() / max(p0.max() - p0.min(), 1e-300)
     print(f"{name}: max |u - u_serial| = {du:.2e} (cells), {dn:.2e} (nodes) of the max speed, "
@@ -269,6 +344,7 @@ def main():
         compare_forces(f"{n} ranks", os.path.join(out, "forces.csv"), os.path.join(serial_out, "forces.csv"), a.tol,
                        failures)
         compare_probes(f"{n} ranks", out, serial_out, serial, a.tol, failures)
+        compare_heat(f"{n} ranks", out, serial_out, serial, a.tol, failures)
         if j.get("ranks") != n or len(j.get("per_rank", [])) != n:
             failures.append(f"{n} ranks: flow.json says ranks {j.get('ranks')}")
         elif not all(r["setup_seconds"] > 0 and r["peak_host_memory_bytes"] > (1 << 20) for r in j["per_rank"]):
@@ -339,6 +415,7 @@ def main():
         compare_forces("restart on 2 ranks", os.path.join(restart, "forces.csv"), os.path.join(serial_out, "forces.csv"),
                        a.tol, failures)
         compare_probes("restart on 2 ranks", restart, serial_out, serial, a.tol, failures)
+        compare_heat("restart on 2 ranks", restart, serial_out, serial, a.tol, failures)
 
     # A case mistake under mpiexec is the serial error, and the previous run's folder stays as it was.
     bad_case = os.path.join(a.outdir, "unknown_group.toml")

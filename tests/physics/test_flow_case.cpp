@@ -422,8 +422,6 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"buoyancy_without_gravity", kBase + "[heat]\n[buoyancy]\nexpansion = 0.01\n",
                 "test.toml:9: [buoyancy] needs gravity = [gx, gy, gz] and expansion"},
         BadCase{"heat_unknown_key", kBase + "[heat]\ndiffusivity = 1\n", "test.toml:9: unknown key 'diffusivity' in [heat]"},
-        BadCase{"heat_steady", kMesh + kFluid + "[time]\ndt = 0.01\n[heat]\n[steady]\n",
-                "test.toml:7: [heat] is for time-marched runs"},
         BadCase{"temperature_solver_without_heat", kBase + "[solver.temperature]\ntolerance = 1e-8\n",
                 "test.toml:8: [solver.temperature] needs a [heat] table"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });

@@ -166,8 +166,8 @@ TEST(RunFlow, DistributedOnOneRankEqualsSerial) {
 
 // A [heat] run: the lid at T = 1, the other walls at T = 0. The CPU run with --compare (the GPU run
 // beside it) writes the temperature into flow.vtu (node and cell) and each group's heat into
-// flow.json and heat.csv, and a probe samples T; a run over MPI ranks is refused with one line naming
-// the case.
+// flow.json and heat.csv, and a probe samples T; the run through the MPI path on one rank ends on
+// the same temperature.
 TEST(RunFlow, HeatRunWritesTemperatureAndWallHeat) {
   const std::string dir = fresh_test_dir();
   const std::string case_file = write_text(
@@ -219,15 +219,65 @@ TEST(RunFlow, HeatRunWritesTemperatureAndWallHeat) {
   EXPECT_EQ(rows[3].rfind("3,", 0), 0u) << rows[3];
   EXPECT_NE(rows[3].find(",lid,"), std::string::npos) << rows[3];
 
+  // The same case through the MPI path on one rank (distributed/distributed_flow_temperature.hpp):
+  // the serial run's temperature, wall heat and temperature iterations (several ranks:
+  // tests/distributed, check_flow_mpi.py).
   o.compare = false;
   o.distributed = true;
-  try {
-    run_flow(o);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("heated_cavity.toml:5: [heat] runs on one process only"), std::string::npos)
-        << e.what();
+  o.single_vtu = true;  // rank 0 keeps the whole mesh: its fields come back
+  o.out = dir + "/ranks";
+  const FlowRunOutcome ranks = run_flow(o);
+  ASSERT_EQ(ranks.fields.temperature.size(), r.fields.temperature.size());
+  const std::vector<int> match = match_points(r.cell_centroids, ranks.cell_centroids);
+  double dT = 0;
+  for (size_t c = 0; c < match.size(); ++c) {
+    ASSERT_GE(match[c], 0) << "cell " << c << " has no match";
+    dT = std::max(dT, std::fabs(ranks.fields.temperature[c] - r.fields.temperature[size_t(match[c])]));
   }
+  EXPECT_LE(dT, 1e-8);  // one rank: the same sums (0 measured)
+  const nlohmann::json& heat1 = ranks.summary["heat"];
+  ASSERT_EQ(heat1["groups"].size(), 2u);
+  for (int g = 0; g < 2; ++g)
+    EXPECT_NEAR(heat1["groups"][g]["heat"].get<double>(), heat["groups"][g]["heat"].get<double>(),
+                1e-9 * std::fabs(heat["groups"][g]["heat"].get<double>()));
+  EXPECT_EQ(heat1["temperature_iterations"], heat["temperature_iterations"]);
+  EXPECT_NEAR(ranks.summary["probes"]["T"]["values"]["temperature@0"].get<double>(), 1.0, 1e-12);
+}
+
+// The heated duct sample in steady mode: the march converges on both the flow's and the
+// temperature's relative change, flow.json's steady lists the temperature's per step beside the
+// flow's, and the wall heat is reported as in a time-marched run.
+TEST(RunFlow, SteadyHeatRunReportsTheTemperatureChange) {
+  const std::string dir = fresh_test_dir();
+  const std::string case_file = write_text(
+      dir + "/steady_duct.toml",
+      "[mesh]\nfile = \"" + project_file("meshes/duct.msh") +
+          "\"\n[fluid]\nviscosity = 0.02\n[heat]\nconductivity = 0.01\n"
+          "[[boundary]]\ngroup = \"inlet\"\ntype = \"velocity\"\nvelocity = [1.0, 0.0, 0.0]\ntemperature = 0\n"
+          "[[boundary]]\ngroup = \"outlet\"\ntype = \"pressure\"\n"
+          "[[boundary]]\ngroup = \"walls\"\ntype = \"wall\"\ntemperature = 1\n"
+          "[time]\ndt = 0.02\n[steady]\ntolerance = 1e-4\nmax_steps = 200\n[output]\ndirectory = \"out\"\n"
+          "every = 1000\n");
+  FlowRunOptions o = options_for(case_file, "cpu");
+  o.out = dir + "/out";
+  const FlowRunOutcome r = run_flow(o);
+  const nlohmann::json& steady = r.summary["steady"];
+  EXPECT_EQ(steady["stop_reason"], "converged") << steady.dump();
+  ASSERT_TRUE(steady.contains("temperature_residuals"));
+  const auto& t = steady["temperature_residuals"];
+  ASSERT_EQ(t.size(), steady["residuals"].size());
+  EXPECT_LE(t.back().get<double>(), 1e-4);
+  EXPECT_LE(steady["residuals"].back().get<double>(), 1e-4);
+  EXPECT_GT(t.front().get<double>(), 1e-4);  // the march had a temperature to settle
+  // The last step's report (the progress line's "change ... (temperature ...)") says the same.
+  EXPECT_EQ(r.run.last.temperature_change, t.back().get<double>());
+  EXPECT_EQ(r.run.last.steady_change, steady["residuals"].back().get<double>());
+  const nlohmann::json& heat = r.summary["heat"];
+  ASSERT_EQ(heat["groups"].size(), 2u);
+  EXPECT_GT(heat["groups"][1]["heat"].get<double>(), 0.0);  // the hot walls heat the fluid
+  EXPECT_GT(heat["max_thermal_courant"].get<double>(), 1.0);  // beyond the explicit step's bound
+  EXPECT_GE(heat["temperature_min"].get<double>(), -1e-3);
+  EXPECT_LE(heat["temperature_max"].get<double>(), 1.0 + 1e-12);
 }
 
 // A [heat] run restarted from its checkpoint ends where the run straight through ends (the
