@@ -32,7 +32,7 @@ struct FlowRunResult {
   int first_step = 0;    // the step it started from (0, or the checkpoint's)
   double seconds = 0;    // wall time of start and steps
   double start_seconds = 0;  // of which the start (or restore)
-  double output_seconds = 0;  // and the outputs: progress lines, snapshots and checkpoints, the final state
+  double output_seconds = 0;  // and the outputs: progress lines, snapshots (the initial one too) and checkpoints, the final state
   std::optional<FlowSteadyReport> steady;  // steady mode: residual history and why it stopped
   std::optional<FlowHeatTotals> heat;      // a [heat] run: the temperature steps' totals
 };
@@ -77,7 +77,11 @@ FlowRunResult run_flow(Backend& backend, FlowOps& ops, const FlowProblem& proble
   result.first_step = solver.step_count();
   result.start_seconds = seconds();
   result.last = solver.diagnostics();
-  if (hooks.snapshot && hooks.every > 0 && !initial) hooks.snapshot(state());
+  if (hooks.snapshot && hooks.every > 0 && !initial) {  // the initial fields
+    const double before_output = seconds();
+    hooks.snapshot(state());
+    result.output_seconds += seconds() - before_output;
+  }
   std::optional<SteadyController> steady;
   if (problem.steady.enabled) {  // a restarted march resumes at its CFL number
     steady.emplace(problem.steady, initial ? result.last.cfl : problem.steady.cfl_start);
