@@ -41,6 +41,7 @@ FlowHeatMeterPiece heat_meter_piece(const EntityPiece& piece) {
   m.owned_nodes = piece.nodes.owned;
   m.owned_faces = piece.faces.owned;
   m.complete_edges = ghost_completion(piece.edges);
+  m.complete_nodes = ghost_completion(piece.nodes);
   return m;
 }
 

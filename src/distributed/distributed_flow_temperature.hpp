@@ -71,6 +71,16 @@ public:
     local_.apply(edge_flux, temperature, rate, inflow);
     dist_.update_ghosts({&rate, &inflow});
   }
+  // The limited rate reads the gradient at every neighbour of an owned node: ghosts included.
+  void gradient(const Vector& temperature, Vector& gx, Vector& gy, Vector& gz) {
+    local_.gradient(temperature, gx, gy, gz);
+    dist_.update_ghosts({&gx, &gy, &gz});
+  }
+  void apply_limited(const Vector& edge_flux, const Vector& temperature, const Vector& gx, const Vector& gy,
+                     const Vector& gz, Vector& rate, Vector& inflow) {
+    local_.apply_limited(edge_flux, temperature, gx, gy, gz, rate, inflow);
+    dist_.update_ghosts({&rate, &inflow});
+  }
 
 private:
   DistributedBackend<Backend>& dist_;

@@ -89,6 +89,7 @@ FlowHeatSettings read_heat(TableReader& t) {
   t.require_positive("conductivity", h.conductivity);
   h.heat_capacity = t.number("heat_capacity", h.heat_capacity);
   t.require_positive("heat_capacity", h.heat_capacity);
+  h.advection = t.choice("advection", h.advection, {"upwind", "limited"});
   h.source = t.expression("source", h.source);
   h.initial = t.expression("initial", h.initial);
   for (const char* key : {"source", "initial"}) {

@@ -41,7 +41,8 @@
 //                 carried by the flow and diffused (physics/flow_temperature.hpp); the heat case's names:
 //                 k, ρc (per unit volume), S(x, y, z) per unit volume, T⁰(x, y, z).
 //                 reference_length = L, reference_temperature_difference = ΔT (both or neither): flow.json
-//                 reports each thermal group's Nusselt number q L / (k ΔT) too.
+//                 reports each thermal group's Nusselt number q L / (k ΔT) too. advection = "upwind"
+//                 (default, first order) | "limited" (limited linear upwind, operators/heat_advection.hpp).
 //                 Thermal conditions are keys of a [[boundary]] entry: temperature = T(x, y, z) (fixed) or
 //                 heat_flux = q(x, y, z) (into the fluid); neither: adiabatic. They need [heat].
 //   [buoyancy]    gravity = [gx, gy, gz], expansion = β, reference_temperature = T_ref — the Boussinesq
@@ -81,6 +82,7 @@ struct FlowBoundary {
 struct FlowHeatSettings {
   double conductivity = 1.0;   // k
   double heat_capacity = 1.0;  // ρc, per unit volume
+  std::string advection = "upwind";  // "upwind" | "limited"
   Expression source = 0.0;     // S(x, y, z) per unit volume
   Expression initial = 0.0;    // T⁰(x, y, z)
   double reference_length = 0, reference_temperature_difference = 0;  // both > 0 or both 0: Nusselt numbers

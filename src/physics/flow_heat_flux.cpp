@@ -38,7 +38,15 @@ std::vector<double> FlowHeatMeter::node_heat(const FlowState& state) const {
   std::vector<double> F, rate, inflow;
   advection_.edge_flux.multiply(state.flux, F);
   if (piece_) piece_->complete_edges(F);
-  upwind_advection(advection_, F, T, rate, inflow);
+  if (problem_.limited_advection) {
+    std::vector<double> gx, gy, gz;
+    node_gradient(advection_, T, gx, gy, gz);
+    if (piece_)
+      for (std::vector<double>* g : {&gx, &gy, &gz}) piece_->complete_nodes(*g);
+    limited_advection(advection_, F, T, gx, gy, gz, rate, inflow);
+  } else {
+    upwind_advection(advection_, F, T, rate, inflow);
+  }
   const std::vector<double>& b = problem_.conduction.load;
   std::vector<double> Q(T.size(), 0.0);
   for (std::int32_t i = 0; i < conduction_.num_nodes; ++i) {

@@ -7,11 +7,11 @@
 // summed over the nodes the group fixes (a node on two groups belongs to the one listed first, as it
 // takes that group's value). This is the discrete flux the scheme conserves, exact for the steady
 // state (a transient state's fixed nodes carry no M dT/dt; the explicit advection's Tⁿ is replaced by
-// the state's T). A heat_flux group: Q = Σ_f q(x_f) A_f as imposed.
+// the state's T; R is the run's scheme, upwind or limited). A heat_flux group: Q = Σ_f q(x_f) A_f as imposed.
 // Mean wall heat flux q = Q / A (A the group's area); Nusselt number Nu = q L / (k ΔT) with the
 // case's reference_length L and reference_temperature_difference ΔT.
 // On an MPI rank's piece (FlowHeatMeterPiece) the sums run over the nodes and boundary faces the
-// rank owns, the edge fluxes' ghost entries come from their owners, and the ranks' partial sums
+// rank owns, the edge fluxes' and the limited scheme's gradients' ghost entries come from their owners, and the ranks' partial sums
 // (partial) add up to the whole mesh's before finish.
 #include <functional>
 #include <optional>
@@ -39,7 +39,7 @@ struct FlowGroupHeat {
 // (collective).
 struct FlowHeatMeterPiece {
   std::vector<char> owned_nodes, owned_faces;
-  std::function<void(std::vector<double>&)> complete_edges;
+  std::function<void(std::vector<double>&)> complete_edges, complete_nodes;
 };
 
 class FlowHeatMeter {

@@ -49,6 +49,7 @@ FlowHeatProblem build_flow_heat_problem(const FlowCase& c, const LoadedMesh& mes
   p.heat_capacity = c.heat->heat_capacity;
   p.theta = c.theta;
   p.implicit_advection = c.steady.enabled;
+  p.limited_advection = c.heat->advection == "limited";
   p.solver.tolerance = c.temperature.tolerance;
   p.solver.max_iterations = c.temperature.max_iterations;
   p.solver.jacobi = c.temperature.preconditioner == "jacobi";

@@ -39,6 +39,7 @@ struct FlowHeatProblem {
   double conductivity = 1.0, heat_capacity = 1.0;
   double theta = 1.0;         // the flow's [scheme] theta
   bool implicit_advection = false;  // steady mode: the advection at the new level (flow_temperature.hpp)
+  bool limited_advection = false;   // [heat] advection = "limited" (operators/heat_advection.hpp)
   FlowLinearSolver solver;    // [solver.temperature]
   std::vector<FlowHeatGroup> groups;
   double reference_length = 0, reference_temperature_difference = 0;  // > 0: Nusselt numbers

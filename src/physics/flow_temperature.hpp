@@ -11,6 +11,10 @@
 // Δt max_i q_i/V_i <= 1, checked every step), diffusion by the θ-scheme of the heat command and the
 // flow's θ, solved by Jacobi-CG in the backend's working precision as the flow's own solves are,
 // for the increment Tⁿ⁺¹ − Tⁿ (its tolerance relative to the step's change).
+// With [heat] advection = "limited" R is the limited linear upwind rate (second order where T is
+// smooth; heat_advection.hpp) from the gradient of Tⁿ; steady mode keeps the upwind R in its matrix
+// below and the limited one on the right-hand side (a deferred correction: at the steady state the
+// two cancel but for the limited R).
 // Steady mode (problem.implicit_advection: pseudo-time steps far beyond the thermal Courant bound)
 // takes the advection at the new level too, backward Euler in the upwind rate (linear in T):
 //
@@ -108,6 +112,7 @@ public:
     inverse_diagonal_ = backend.make_vector(nn_);
     Tc_ = backend.make_vector(nc_), ones_c_ = backend.make_vector(nc_), force_ = backend.make_vector(nc_);
     backend.fill(ones_c_, 1.0);
+    if (problem.limited_advection) gx_ = backend.make_vector(nn_), gy_ = backend.make_vector(nn_), gz_ = backend.make_vector(nn_);
     if (problem.implicit_advection) {  // the free-node mask and scratch of the implicit operator
       std::vector<double> free(static_cast<size_t>(nn_), 1.0);
       for (std::int32_t i : h.dirichlet_nodes) free[size_t(i)] = 0.0;
@@ -132,7 +137,12 @@ public:
     const auto t0 = std::chrono::steady_clock::now();
     const double theta = problem_.theta, rho_c = problem_.heat_capacity;
     advection_.edge_fluxes(U, F_);
-    advection_.apply(F_, T_, rate_, inflow_);
+    if (problem_.limited_advection) {
+      advection_.gradient(T_, gx_, gy_, gz_);
+      advection_.apply_limited(F_, T_, gx_, gy_, gz_, rate_, inflow_);
+    } else {
+      advection_.apply(F_, T_, rate_, inflow_);
+    }
     backend_.multiply(inflow_, inverse_volume_, work_);
     info.courant = dt * backend_.max(work_);
     totals_.max_courant = std::max(totals_.max_courant, info.courant);
@@ -225,6 +235,7 @@ private:
   Vector T_, rhs_, work_, KT_, rate_, inflow_, F_, load_, mass_, inverse_volume_, inverse_diagonal_;
   Vector Tc_, ones_c_, force_;
   Vector free_, x_rate_, x_inflow_;  // implicit advection
+  Vector gx_, gy_, gz_;              // limited advection: ∇T
   double diagonal_dt_ = -1;
   FlowHeatTotals totals_;
   std::string failure_;

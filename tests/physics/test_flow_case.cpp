@@ -382,6 +382,7 @@ TEST(FlowCase, HeatAndBuoyancyTablesParse) {
   const FlowCase c = parse_flow_case(
       kBase +
           "[heat]\nconductivity = 0.5\nheat_capacity = 2\nsource = \"x\"\ninitial = 3\nreference_length = 0.5\n"
+          "advection = \"limited\"\n"
           "reference_temperature_difference = 2\n[buoyancy]\ngravity = [0, 0, -9.81]\nexpansion = 0.01\n"
           "reference_temperature = 1.5\n[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\ntemperature = \"1 + x\"\n"
           "[[boundary]]\ngroup = \"walls\"\ntype = \"wall\"\nheat_flux = 4\n[solver.temperature]\ntolerance = 1e-8\n",
@@ -389,6 +390,7 @@ TEST(FlowCase, HeatAndBuoyancyTablesParse) {
   ASSERT_TRUE(c.heat && c.buoyancy);
   EXPECT_EQ(c.heat->conductivity, 0.5);
   EXPECT_EQ(c.heat->heat_capacity, 2.0);
+  EXPECT_EQ(c.heat->advection, "limited");
   EXPECT_EQ(c.heat->source(2.0, 0, 0), 2.0);
   EXPECT_EQ(c.heat->initial(0, 0, 0), 3.0);
   EXPECT_EQ(c.heat->reference_length, 0.5);
@@ -417,6 +419,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"temperature_in_time", kBase + "[heat]\n[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\ntemperature = \"t\"\n",
                 "test.toml:12: [[boundary]] temperature = \"t\" depends on t; thermal conditions are constant in time"},
         BadCase{"negative_conductivity", kBase + "[heat]\nconductivity = -1\n", "test.toml:9: [heat] conductivity must be positive (got -1)"},
+        BadCase{"unknown_advection", kBase + "[heat]\nadvection = \"central\"\n",
+                "test.toml:9: [heat] advection must be \"upwind\" or \"limited\" (got \"central\")"},
         BadCase{"half_reference", kBase + "[heat]\nreference_length = 1\n",
                 "test.toml:8: [heat] needs both reference_length and reference_temperature_difference"},
         BadCase{"buoyancy_without_gravity", kBase + "[heat]\n[buoyancy]\nexpansion = 0.01\n",
