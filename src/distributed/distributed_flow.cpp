@@ -240,6 +240,19 @@ FlowFieldSummary PieceFields::summary(const FlowFields& fields, double time) con
   return s;
 }
 
+// The node temperature at the base mesh's nodes, at rank 0 (empty without one).
+std::vector<double> base_node_temperature(const FlowFields& fields, const EntityPiece& piece, std::int64_t base_nodes) {
+  if (fields.node_temperature.empty()) return {};
+  std::vector<std::int64_t> ids;
+  std::vector<double> values;
+  for (size_t i = 0; i < piece.nodes.global.size(); ++i)
+    if (piece.nodes.owned[i] && piece.nodes.global[i] < base_nodes) {
+      ids.push_back(piece.nodes.global[i]);
+      values.push_back(fields.node_temperature[i]);
+    }
+  return gather_by_id(ids, values, mpi::rank() == 0 ? size_t(base_nodes) : 0, 1);
+}
+
 // The node velocity at the base mesh's nodes (the lattice numbers them first), at rank 0.
 std::vector<glm::dvec3> base_node_velocity(const FlowFields& fields, const EntityPiece& piece, std::int64_t base_nodes) {
   std::vector<std::int64_t> ids;

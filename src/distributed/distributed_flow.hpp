@@ -69,6 +69,8 @@ private:
 
 // The node velocity at the base mesh's nodes (the lattice numbers them first), at rank 0 (collective).
 std::vector<glm::dvec3> base_node_velocity(const FlowFields& fields, const EntityPiece& piece, std::int64_t base_nodes);
+// The same for the node temperature of a [heat] run (collective; empty on every rank without one).
+std::vector<double> base_node_temperature(const FlowFields& fields, const EntityPiece& piece, std::int64_t base_nodes);
 
 // What a rank's time loop needs beyond its piece: the refinements the pieces were made by (≥ 1 for
 // the pressure multigrid over the ranks), for the exact method rank 0's whole boundary (null

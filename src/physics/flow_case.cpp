@@ -327,6 +327,9 @@ FlowCase flow_case_from(const CaseFile& file) {
 
   const OutputSettings output = read_output_table(top, c.output_every, [&](TableReader& t) {
     c.slice_origin = t.get_vector("slice_origin");
+    c.slice_field = t.choice("slice_field", c.slice_field, {"velocity", "temperature"});
+    SS_REQUIRE(c.slice_field != "temperature" || c.heat,
+               t.where_key("slice_field") << ": [output] slice_field = \"temperature\" needs a [heat] table");
     if (const std::optional<glm::dvec3> normal = t.get_vector("slice_normal")) {
       // Scaled by its largest component first: |[1e200, 1e200, 0]| would overflow to inf (and the
       // normal become zero), |[1e-200, 0, 0]| underflow.

@@ -36,7 +36,8 @@
 //                 coefficients 2F/(U²A) too (physics/flow_forces.hpp)
 //   [[probe]]     name = "dp", points = [[x, y, z], ...] | line = {from, to, samples}, fields = ["velocity",
 //                 "pressure"] — the node fields there at every output step (probes/<name>.csv, flow.json)
-//   [output]      directory = "out", every = 10, slice_origin = [x, y, z], slice_normal = [0, 1, 0]
+//   [output]      directory = "out", every = 10, slice_origin = [x, y, z], slice_normal = [0, 1, 0],
+//                 slice_field = "velocity" (magnitude) | "temperature" (a [heat] case): flow.png's colour
 //   [heat]        conductivity = 1, heat_capacity = 1, source = 0, initial = 0 — a temperature at the nodes,
 //                 carried by the flow and diffused (physics/flow_temperature.hpp); the heat case's names:
 //                 k, ρc (per unit volume), S(x, y, z) per unit volume, T⁰(x, y, z).
@@ -154,6 +155,7 @@ struct FlowCase {
   std::string output_directory = "out";          // [output], resolved against the case file's folder
   int output_every = 10;
   std::optional<glm::dvec3> slice_origin;        // [output] slice_origin = [x,y,z]
+  std::string slice_field = "velocity";          // [output] slice_field: "velocity" | "temperature"
                                                  // (default: chosen later from the mesh bbox centre)
   glm::dvec3 slice_normal{0, 1, 0};              // [output] slice_normal = [nx,ny,nz] (non-zero; normalized)
 

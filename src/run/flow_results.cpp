@@ -230,8 +230,10 @@ FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_
                   primary.backend.c_str(), primary.result.state.time,
                   reduced && flow_case.refine > 0 ? ", on the base mesh" : "");
     slice.subtitle = subtitle;
-    render_slice_png(mesh, magnitudes(primary.fields.node_velocity), slice, output_path(o.png, out_dir, "flow.png"),
-                     primary.fields.node_velocity);
+    const bool temperature = flow_case.slice_field == "temperature";  // the arrows show the flow either way
+    if (temperature) slice.title = "temperature";
+    render_slice_png(mesh, temperature ? primary.fields.node_temperature : magnitudes(primary.fields.node_velocity),
+                     slice, output_path(o.png, out_dir, "flow.png"), primary.fields.node_velocity);
   }
   timings.add_since("write", t0);
   summary["timings"] = timings.json();

@@ -378,6 +378,7 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
   const FlowFields final_fields = fields.compute(result.state);
   const FlowFieldSummary summary = fields.summary(final_fields, result.state.time);
   std::vector<glm::dvec3> base_velocity = base_node_velocity(final_fields, piece, base_nodes);
+  std::vector<double> base_temperature = base_node_temperature(final_fields, piece, base_nodes);
   const ProbeSamples final_samples = probes.size() > 0 ? probes.sample_all(final_fields) : ProbeSamples{};
   const std::vector<FlowGroupHeat> final_heat =
       heat_meter ? measure_over_ranks(*heat_meter, result.state) : std::vector<FlowGroupHeat>{};
@@ -414,6 +415,7 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
     root->timings.add_since("fields", t0);
   } else {
     runs[0].fields.node_velocity = std::move(base_velocity);
+    runs[0].fields.node_temperature = std::move(base_temperature);
   }
   nlohmann::json extra = {{"ranks", ranks}, {"per_rank", per_rank}};
   if (probes.size() > 0) {

@@ -45,6 +45,7 @@ TEST(FlowCase, TheCavitySampleParses) {
   EXPECT_EQ(c.output_every, 50);
   EXPECT_FALSE(c.slice_origin.has_value());
   EXPECT_EQ(c.slice_normal, glm::dvec3(0, 1, 0));
+  EXPECT_EQ(c.slice_field, "velocity");
   EXPECT_GT(c.line_of("fluid"), 0);
   EXPECT_EQ(c.where("fluid.viscosity"), c.path + ":" + std::to_string(c.line_of("fluid") + 1));
   EXPECT_EQ(c.line_of("solver"), 0);
@@ -385,12 +386,14 @@ TEST(FlowCase, HeatAndBuoyancyTablesParse) {
           "advection = \"limited\"\n"
           "reference_temperature_difference = 2\n[buoyancy]\ngravity = [0, 0, -9.81]\nexpansion = 0.01\n"
           "reference_temperature = 1.5\n[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\ntemperature = \"1 + x\"\n"
-          "[[boundary]]\ngroup = \"walls\"\ntype = \"wall\"\nheat_flux = 4\n[solver.temperature]\ntolerance = 1e-8\n",
+          "[[boundary]]\ngroup = \"walls\"\ntype = \"wall\"\nheat_flux = 4\n[solver.temperature]\ntolerance = 1e-8\n"
+          "[output]\nslice_field = \"temperature\"\n",
       kCasePath);
   ASSERT_TRUE(c.heat && c.buoyancy);
   EXPECT_EQ(c.heat->conductivity, 0.5);
   EXPECT_EQ(c.heat->heat_capacity, 2.0);
   EXPECT_EQ(c.heat->advection, "limited");
+  EXPECT_EQ(c.slice_field, "temperature");
   EXPECT_EQ(c.heat->source(2.0, 0, 0), 2.0);
   EXPECT_EQ(c.heat->initial(0, 0, 0), 3.0);
   EXPECT_EQ(c.heat->reference_length, 0.5);
@@ -419,6 +422,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"temperature_in_time", kBase + "[heat]\n[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\ntemperature = \"t\"\n",
                 "test.toml:12: [[boundary]] temperature = \"t\" depends on t; thermal conditions are constant in time"},
         BadCase{"negative_conductivity", kBase + "[heat]\nconductivity = -1\n", "test.toml:9: [heat] conductivity must be positive (got -1)"},
+        BadCase{"temperature_slice_without_heat", kBase + "[output]\nslice_field = \"temperature\"\n",
+                "test.toml:9: [output] slice_field = \"temperature\" needs a [heat] table"},
+        BadCase{"unknown_slice_field", kBase + "[heat]\n[output]\nslice_field = \"pressure\"\n",
+                "test.toml:10: [output] slice_field must be \"velocity\" or \"temperature\" (got \"pressure\")"},
         BadCase{"unknown_advection", kBase + "[heat]\nadvection = \"central\"\n",
                 "test.toml:9: [heat] advection must be \"upwind\" or \"limited\" (got \"central\")"},
         BadCase{"half_reference", kBase + "[heat]\nreference_length = 1\n",

@@ -168,6 +168,34 @@ TEST(RunFlow, DistributedOnOneRankEqualsSerial) {
 // beside it) writes the temperature into flow.vtu (node and cell) and each group's heat into
 // flow.json and heat.csv, and a probe samples T; the run through the MPI path on one rank ends on
 // the same temperature.
+// [output] slice_field = "temperature": flow.png is coloured by T. Two runs whose only difference is
+// the lid's temperature (no buoyancy: the same velocity) draw different pictures; were the
+// velocity drawn, they would be the same bytes.
+TEST(RunFlow, SliceFieldTemperatureColoursThePicture) {
+  const std::string dir = fresh_test_dir();
+  std::string pictures[2];
+  for (int hot = 1; hot <= 2; ++hot) {
+    const std::string case_dir = dir + "/lid_" + std::to_string(hot);  // one file name: the subtitle names it
+    std::filesystem::create_directories(case_dir);
+    const std::string case_file = write_text(
+        case_dir + "/slice.toml",
+        "[mesh]\nfile = \"" + project_file("meshes/cavity.msh") +
+            "\"\n[fluid]\nviscosity = 0.01\n[heat]\nconductivity = 0.05\n"
+            "[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\nvelocity = [1.0, 0.0, 0.0]\ntemperature = " +
+            std::to_string(hot) + "\n[[boundary]]\ngroup = \"walls\"\ntype = \"wall\"\ntemperature = 0\n"
+            "[time]\ndt = 0.01\nsteps = 2\n[output]\ndirectory = \"out\"\nevery = 100\nslice_field = \"temperature\"\n");
+    FlowRunOptions o = options_for(case_file, "cpu");
+    o.no_png = false, o.no_vtu = true;
+    o.out = case_dir + "/out";
+    run_flow(o);
+    std::ifstream png(o.out + "/flow.png", std::ios::binary);
+    ASSERT_TRUE(png.good());
+    pictures[hot - 1].assign(std::istreambuf_iterator<char>(png), std::istreambuf_iterator<char>());
+    EXPECT_GT(pictures[hot - 1].size(), 1000u);
+  }
+  EXPECT_NE(pictures[0], pictures[1]);
+}
+
 TEST(RunFlow, HeatRunWritesTemperatureAndWallHeat) {
   const std::string dir = fresh_test_dir();
   const std::string case_file = write_text(
