@@ -20,6 +20,7 @@
 // owner's own bit for bit (tested): ghost copies that differ from their owners by rounding break
 // the float pressure CG (p·Ap <= 0 seen on llvmpipe). The other operators' exchanges wait for their
 // pass.
+#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -114,6 +115,8 @@ public:
     dist_.overlapped_update({&y}, [&](const std::vector<Vector*>& send) { ops_.pressure_rows(cell_sends_, x, *send[0]); },
                             [&] { ops_.pressure_apply(x, y); });
   }
+  // y = P x right on the owned cells only (no exchange; the multigrid's residual for its restriction).
+  void pressure_apply_owned(const Vector& x, Vector& y) { ops_.pressure_apply(x, y); }
   const Vector& pressure_diagonal() const { return ops_.pressure_diagonal(); }
   // The pressure preconditioner z = M⁻¹ r over the ranks (the multigrid's V-cycle; empty: none).
   using VCycle = std::function<void(const Vector&, Vector&)>;
@@ -170,6 +173,30 @@ public:
     dist_.overlapped_update({&y}, [&](const std::vector<Vector*>& send) { send_.apply(x, *send[0], sub, add); },
                             [&] { m_.apply(x, y, sub, add); });
   }
+  // y = A x + c B u (A: this; B with the same rows; e: scratch, left holding B u on the owned rows)
+  // in one round trip: both products' send rows and their sum first, then the full passes while
+  // the values travel (sum_of_products: the vorticity system's operator M_e x + c B (D Bᵀ x)).
+  void apply_sum(const Vector& x, DistributedSparseMatrix& b, const Vector& u, double c, Vector& e, Vector& y) {
+    SS_REQUIRE(b.rows() == rows(), "sum of sparse products: " << rows() << " and " << b.rows() << " rows");
+    Backend& local = dist_.local();
+    const auto full = [&] {
+      b.m_.apply(u, e);
+      m_.apply(x, y);
+      local.axpy(c, e, y, y);
+    };
+    if (!needs_exchange_ && !b.needs_exchange_) return full();
+    dist_.overlapped_update(
+        {&y},
+        [&](const std::vector<Vector*>& send) {
+          Vector& s = *send[0];
+          if (!send_scratch_ || std::int64_t(send_scratch_->size()) != std::int64_t(s.size()))
+            send_scratch_.emplace(local.make_vector(std::int64_t(s.size())));
+          b.send_.apply(u, *send_scratch_);
+          send_.apply(x, s);
+          local.axpy(c, *send_scratch_, s, s);
+        },
+        full);
+  }
   void chebyshev_step(const Vector& b, const Vector& inverse_diagonal, double c_d, double c_r, Vector& x, Vector& d) {
     dist_.overlapped_update(
         {&x, &d},
@@ -189,7 +216,15 @@ private:
   // then right on the ghosts (DistributedBackend::ghosts_exact_without_exchange). The Chebyshev
   // step always exchanges (its only user, the edge mass, has incomplete ghost rows).
   bool needs_exchange_ = true;
+  std::optional<Vector> send_scratch_;  // apply_sum: B's send rows
 };
+
+template <class Backend>
+void sum_of_products(DistributedBackend<Backend>&, DistributedSparseMatrix<Backend>& a, const typename Backend::Vector& x,
+                     DistributedSparseMatrix<Backend>& b, const typename Backend::Vector& u, double c,
+                     typename Backend::Vector& e, typename Backend::Vector& y) {
+  a.apply_sum(x, b, u, c, e, y);
+}
 
 template <class Backend>
 struct SparseMatrixOn<DistributedBackend<Backend>> {

@@ -171,8 +171,6 @@ private:
   // The hierarchy of v_cycle.hpp (with num_levels above).
   Vector& rhs(size_t k) { return levels_[k].b; }
   Vector& solution(size_t k) { return levels_[k].x; }
-  Vector& work(size_t k) { return levels_[k].ax; }
-
   void apply(size_t k, const Vector& x, Vector& y) { levels_[k].op->apply_system(a_, s_, x, y); }
 
   void smooth(size_t k, const Vector& b, Vector& x, bool zero_start) {
@@ -181,7 +179,9 @@ private:
                      v.delta, options_.smoother_degree, zero_start, x, v.ax, v.d);
   }
 
-  void restrict_residual(size_t k, const Vector& b, const Vector& ax, Vector& b_coarse) {
+  void restrict_residual(size_t k, const Vector& b, const Vector& x, Vector& b_coarse) {
+    Vector& ax = levels_[k].ax;
+    apply(k, x, ax);
     levels_[k].restriction->apply(b, b_coarse, &ax);
   }
   void prolongate_add(size_t k, const Vector& x_coarse, Vector& x) {

@@ -7,7 +7,8 @@
 //                                            by the serial algebraic multigrid)
 //     smoothing:   x = S_l(b, from 0), x += S_l(b − A_l x)   (Chebyshev of D⁻¹A; each A_l x one
 //                                            halo round trip)
-//     restriction: b_{l+1} = R (b − A_l x)   (children summed: no message)
+//     restriction: b_{l+1} = R (b − A_l x)   (children summed: no message; the finest level's A_l x
+//                                            only on the owned cells, no exchange)
 //     correction:  x = x + α P x_{l+1}       (parents' values: no message; α = family_over_correction)
 //
 // The finest level is the flow's: its operator is the caller's distributed pressure operator, and
@@ -42,11 +43,12 @@ public:
   using Apply = std::function<void(const Vector&, Vector&)>;
 
   // `finest`: the piece's level (finest_cell_level); `finest_halo` its cell halo; `finest_apply`
-  // y = A x with y right on its ghosts (x right on its ghosts); `refinements`: how many times the
+  // y = A x with y right on its ghosts (x right on its ghosts), `finest_owned_apply` the same right
+  // on the owned cells only (no exchange: the residual the restriction reads); `refinements`: how many times the
   // finest level was refined from the base mesh (levels to coarsen along). `constant_null_space`:
   // A is singular with the constants as null space (no outlet). Collective.
   DistributedPressureMultigrid(Backend& backend, CellLevel finest, HaloExchange<Backend>& finest_halo,
-                               Apply finest_apply, int refinements, bool constant_null_space,
+                               Apply finest_apply, Apply finest_owned_apply, int refinements, bool constant_null_space,
                                const MultigridOptions& options, MPI_Comm comm)
       : backend_(backend), options_(options), comm_(comm) {
     mpi_check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
@@ -91,6 +93,7 @@ public:
       levels_.push_back(std::move(v));
     }
     finest_apply_ = std::move(finest_apply);
+    finest_owned_apply_ = std::move(finest_owned_apply);
     // Transfers between level k and k + 1 (both local: a cell's children are on its owner).
     for (size_t k = 0; k + 1 < levels_.size(); ++k) {
       const std::vector<std::int32_t>& parent = parents[k];
@@ -196,7 +199,6 @@ private:
   // The hierarchy of v_cycle.hpp (with num_levels above).
   Vector& rhs(size_t k) { return levels_[k].b; }
   Vector& solution(size_t k) { return levels_[k].x; }
-  Vector& work(size_t k) { return levels_[k].ax; }
 
   void apply(size_t k, const Vector& x, Vector& y) {
     if (k == 0) finest_apply_(x, y);
@@ -209,7 +211,12 @@ private:
                      v.delta, options_.smoother_degree, zero_start, x, v.ax, v.d);
   }
 
-  void restrict_residual(size_t k, const Vector& b, const Vector& ax, Vector& b_coarse) {
+  // R reads the owned rows only (a parent sums its children, all on its owner), so the finest
+  // level's A x needs no exchange.
+  void restrict_residual(size_t k, const Vector& b, const Vector& x, Vector& b_coarse) {
+    Vector& ax = levels_[k].ax;
+    if (k == 0) finest_owned_apply_(x, ax);
+    else levels_[k].op->apply(x, ax);
     levels_[k].restriction->apply(b, b_coarse, &ax);
   }
   void prolongate_add(size_t k, const Vector& x_coarse, Vector& x) {  // x = x + α P x_coarse
@@ -245,7 +252,7 @@ private:
   MultigridOptions options_;
   MPI_Comm comm_;
   int rank_ = 0;
-  Apply finest_apply_;
+  Apply finest_apply_, finest_owned_apply_;
   std::vector<Level> levels_;
   std::optional<WholeGather> whole_;
   std::vector<std::int64_t> coarsest_global_;  // the coarsest level's local cells' global ids

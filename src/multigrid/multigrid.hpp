@@ -132,8 +132,6 @@ private:
   // The hierarchy of v_cycle.hpp (with num_levels above).
   Vector& rhs(size_t l) { return levels_[l].b; }
   Vector& solution(size_t l) { return levels_[l].x; }
-  Vector& work(size_t l) { return levels_[l].ax; }
-
   void apply(size_t l, const Vector& x, Vector& y) {
     Level& v = levels_[l];
     if (v.op) v.op(x, y);
@@ -150,7 +148,9 @@ private:
                      v.theta, v.delta, options_.smoother_degree, zero_start, x, v.ax, v.d, fused);
   }
 
-  void restrict_residual(size_t l, const Vector& b, const Vector& ax, Vector& b_coarse) {
+  void restrict_residual(size_t l, const Vector& b, const Vector& x, Vector& b_coarse) {
+    Vector& ax = levels_[l].ax;
+    apply(l, x, ax);
     levels_[l].restriction->apply(b, b_coarse, &ax);
   }
   void prolongate_add(size_t l, const Vector& x_coarse, Vector& x) {

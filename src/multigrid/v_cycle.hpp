@@ -7,10 +7,10 @@
 //
 //   int num_levels()
 //   Vector& rhs(l), solution(l)              level l's b and x (the cycle uses those of l ≥ 1)
-//   Vector& work(l)                          level l's scratch for A_l x (l not the coarsest)
 //   smooth(l, b, x, zero_start)              x = x + S_l(b − A_l x), or x = S_l(b) from x = 0
-//   apply(l, x, y)                           y = A_l x
-//   restrict_residual(l, b, ax, b_coarse)    b_coarse = R_l (b − ax)
+//   restrict_residual(l, b, x, b_coarse)     b_coarse = R_l (b − A_l x) (A_l x in the level's own
+//                                            scratch, and only where R_l reads it: over ranks the
+//                                            pressure multigrid's finest level skips its exchange)
 //   prolongate_add(l, x_coarse, x)           x = x + P_l x_coarse
 //   after_correction(l, x)                   what x needs before the post-smoothing (the pressure
 //                                            multigrid's finest level: its ghosts, by halo update)
@@ -34,14 +34,12 @@ void v_cycle(Hierarchy& h, std::size_t l, const Vector& b, Vector& x) {
     h.coarsest_solve(l, b, x);
     return;
   }
-  Vector& ax = h.work(l);
   Vector& b_coarse = h.rhs(l + 1);
   Vector& x_coarse = h.solution(l + 1);
   // x = S_l(b), from x = 0
   h.smooth(l, b, x, true);
   // b_{l+1} = R_l (b − A_l x)
-  h.apply(l, x, ax);
-  h.restrict_residual(l, b, ax, b_coarse);
+  h.restrict_residual(l, b, x, b_coarse);
   // x_{l+1} = V_{l+1} b_{l+1}
   v_cycle(h, l + 1, b_coarse, x_coarse);
   // x = x + P_l x_{l+1}

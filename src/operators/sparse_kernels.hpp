@@ -111,6 +111,18 @@ template <class Backend> struct SparseMatrixOn;
 template <> struct SparseMatrixOn<GpuBackend> { using type = GpuSparseMatrix; };
 template <> struct SparseMatrixOn<CpuBackend> { using type = CpuSparseMatrix; };
 
+// y = A x + c B u (A, B: sparse matrices with the same rows; e: scratch of their length, left
+// holding B u). Over MPI ranks one overload (distributed_flow_operators.hpp) brings y's ghosts in
+// one round trip where two applies would make two.
+template <class Backend, class Sparse>
+void sum_of_products(Backend& backend, Sparse& a, const typename Backend::Vector& x, Sparse& b,
+                     const typename Backend::Vector& u, double c, typename Backend::Vector& e,
+                     typename Backend::Vector& y) {
+  b.apply(u, e);
+  a.apply(x, y);
+  backend.axpy(c, e, y, y);
+}
+
 // x = x + p(D⁻¹A) D⁻¹ (b − A x), or from x = 0 (zero_start): `degree` Chebyshev steps over
 // [θ − δ, θ + δ] (the smoother of every V-cycle, multigrid/v_cycle.hpp). Each step after a zero
 // start forms A x by apply(x, ax), then takes the step in one pass; or, when A is a sparse matrix

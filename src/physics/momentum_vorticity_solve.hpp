@@ -15,6 +15,7 @@
 
 #include "operators/curl_curl_viscous.hpp"
 #include "operators/momentum_vorticity_system.hpp"
+#include "operators/sparse_kernels.hpp"
 #include "solver/cg.hpp"
 
 namespace ss {
@@ -76,9 +77,7 @@ public:
     // S ω = M_e ω + c B (D Bᵀ ω)
     const auto apply = [&](const Vector& x, Vector& y) {
       scaled_transpose_.apply(x, faces_);
-      source_.apply(faces_, edges_);
-      mass_.apply(x, y);
-      backend_.axpy(c, edges_, y, y);
+      sum_of_products(backend_, mass_, x, source_, faces_, c, edges_, y);
     };
     CgResult result = conjugate_gradient(backend_, apply, b_, omega_, &inverse_diagonal_, options);
     // Uⁿ⁺¹ = w − νΔt D Bᵀ ω

@@ -107,7 +107,8 @@ std::vector<double> mean_free_values(const CellLevel& level, std::uint64_t seed)
 }
 
 // One backend's V-cycle on the pieces; the finest operator is the piece's matrix, its output's
-// ghosts from their owners (as the flow's distributed pressure operator gives them).
+// ghosts from their owners (as the flow's distributed pressure operator gives them), and the same
+// without the exchange for the residual (its ghost rows wrong where their stencil leaves the piece).
 template <class Backend>
 struct VCycle {
   using Sparse = typename SparseMatrixOn<Backend>::type;
@@ -118,8 +119,8 @@ struct VCycle {
 
   VCycle(Backend& b, const Pieces& p, double over_correction = MultigridOptions{}.family_over_correction)
       : backend(b), a(b, p.finest.matrix), halo(b, p.finest.links, MPI_COMM_WORLD),
-        mg(b, p.finest, halo, [this](const auto& x, auto& y) { apply(x, y); }, kLevels, true, options(over_correction),
-           MPI_COMM_WORLD) {}
+        mg(b, p.finest, halo, [this](const auto& x, auto& y) { apply(x, y); },
+           [this](const auto& x, auto& y) { a.apply(x, y); }, kLevels, true, options(over_correction), MPI_COMM_WORLD) {}
   static MultigridOptions options(double over_correction) {
     MultigridOptions o;
     o.family_over_correction = over_correction;
