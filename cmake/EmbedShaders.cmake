@@ -7,7 +7,7 @@
 set(SS_EMBED_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/embed_shaders_script.cmake)
 
 function(ss_embed_shaders out_var folder)
-  file(GLOB shader_files CONFIGURE_DEPENDS ${folder}/*.glsl ${folder}/*.vert ${folder}/*.frag)
+  file(GLOB shader_files CONFIGURE_DEPENDS ${folder}/*.glsl ${folder}/*.vert ${folder}/*.frag ${folder}/*.comp)
   set(output ${PROJECT_BINARY_DIR}/generated/embedded_shaders.cpp)
   add_custom_command(
     OUTPUT ${output}

@@ -1,5 +1,5 @@
 # cmake -DSHADER_DIR=... -DOUTPUT=... -P embed_shaders_script.cmake
-file(GLOB files ${SHADER_DIR}/*.glsl ${SHADER_DIR}/*.vert ${SHADER_DIR}/*.frag)
+file(GLOB files ${SHADER_DIR}/*.glsl ${SHADER_DIR}/*.vert ${SHADER_DIR}/*.frag ${SHADER_DIR}/*.comp)
 list(SORT files)
 set(body "")
 foreach(f ${files})

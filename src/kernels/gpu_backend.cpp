@@ -448,13 +448,78 @@ ScatterList GpuBackend::make_scatter_list(const std::vector<std::int32_t>& indic
   glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(std::max<size_t>(indices.size(), 1) * sizeof(std::int32_t)),
                indices.empty() ? nullptr : indices.data(), GL_STATIC_DRAW);
   glBindBuffer(GL_ARRAY_BUFFER, 0);
+  // The compute path's pairs: the last occurrence of each element, grouped by channel.
+  std::vector<char> seen(size_t(list.max_index_ + 1), 0);
+  std::vector<std::int32_t> group[4];
+  for (size_t k = indices.size(); k-- > 0;) {
+    const std::int32_t e = indices[k];
+    if (seen[size_t(e)]) continue;
+    seen[size_t(e)] = 1;
+    group[e % 4].push_back(std::int32_t(k));
+  }
+  std::vector<std::int32_t> targets;
+  for (int c = 0; c < 4; ++c) {
+    list.group_start_[c] = std::int64_t(targets.size()) / 2;
+    for (auto k = group[c].rbegin(); k != group[c].rend(); ++k) targets.push_back(indices[size_t(*k)]), targets.push_back(*k);
+  }
+  list.group_start_[4] = std::int64_t(targets.size()) / 2;
+  list.targets_ = make_buffer();
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, list.targets_.id());
+  glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(std::max<size_t>(targets.size(), 2) * sizeof(std::int32_t)),
+               targets.empty() ? nullptr : targets.data(), GL_STATIC_DRAW);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
   SS_GL_CHECK("scatter list of " + std::to_string(indices.size()) + " indices");
   return list;
 }
 
 void GpuBackend::scatter(Vector& z, const ScatterList& at, const std::vector<float>& values) {
   require_scatter_fits(z, at, values.size(), "scatter");
-  draw_points(z, at.indices_, values, false, "scatter");
+  // (A list too long for one row of work groups, 65,535 × 256, takes the draw.)
+  if (gpu_options_.launch == LaunchPath::compute && at.count_ <= 65535 * 256) dispatch_scatter(z, at, values);
+  else draw_points(z, at.indices_, values, false, "scatter");
+}
+
+// The compute path's scatter: a point draw runs on the pixel-shader units only (two TPCs on
+// Hopper), a dispatch on all of them. One dispatch per channel group with RGBA packing (a
+// barrier between: each rewrites whole texels), one for all groups with R32F (a texel each).
+void GpuBackend::dispatch_scatter(Vector& z, const ScatterList& at, const std::vector<float>& values) {
+  if (values.empty()) return;
+  const Layout& layout = z.layout();
+  const bool rgba = layout.elements_per_texel == 4;
+  std::unique_ptr<Program>& program = scatter_compute_[rgba ? 1 : 0];
+  if (!program) {
+    std::string source = shader_file("scatter.comp");
+    const size_t line_end = source.find('\n');
+    source.insert(line_end + 1, std::string("#define FIELD_FORMAT ") + (rgba ? "rgba32f" : "r32f") + "\n");
+    program = std::make_unique<Program>(rgba ? "scatter (compute, RGBA32F)" : "scatter (compute, R32F)", source);
+    scatter_compute_values_ = make_buffer();
+  }
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, scatter_compute_values_.id());
+  glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(values.size() * sizeof(float)), values.data(), GL_STREAM_DRAW);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, at.targets_.id());
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, scatter_compute_values_.id());
+  glBindImageTexture(0, z.texture().id(), 0, GL_FALSE, 0, GL_READ_WRITE, rgba ? GL_RGBA32F : GL_R32F);
+  program->set("ss_size", glm::ivec2(layout.width, layout.height));
+  program->set("elements_per_texel", layout.elements_per_texel);
+  glUseProgram(program->id());
+  // After the field's earlier writes (image stores, draws), as a kernel's dispatch would be.
+  glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT);
+  const int passes = rgba ? 4 : 1;
+  for (int c = 0; c < passes; ++c) {
+    const std::int64_t first = at.group_start_[rgba ? c : 0], count = at.group_start_[rgba ? c + 1 : 4] - first;
+    if (count == 0) continue;
+    glUniform1i(program->uniform("first"), GLint(first));
+    glUniform1i(program->uniform("count"), GLint(count));
+    glDispatchCompute(GLuint((count + 255) / 256), 1, 1);
+    glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+  }
+  // Visible to what may come next, as after any kernel (Launcher::dispatch).
+  glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT |
+                  GL_PIXEL_BUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, 0);
+  SS_GL_CHECK("scatter (compute) of " + std::to_string(values.size()) + " values");
 }
 
 void GpuBackend::scatter_add(Vector& z, const ScatterList& at, const std::vector<float>& values) {

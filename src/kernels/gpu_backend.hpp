@@ -80,6 +80,11 @@ private:
   BufferName indices_;
   std::int64_t count_ = 0;
   std::int32_t max_index_ = -1;
+  // The compute path's form: (element, position in the values) pairs, the last value of a repeated
+  // element only, grouped by element % 4 (a texel's channel with RGBA packing): group c is
+  // [group_start_[c], group_start_[c + 1]).
+  BufferName targets_;
+  std::int64_t group_start_[5] = {0, 0, 0, 0, 0};
 };
 
 // How the backend launches kernels (see LaunchPath in kernel_source.hpp).
@@ -208,6 +213,7 @@ private:
   // The same from host indices, each checked against z.
   void draw_listed_points(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values,
                           bool add, const char* what);
+  void dispatch_scatter(Vector& z, const ScatterList& at, const std::vector<float>& values);
   void require_scatter_fits(const Vector& z, const ScatterList& at, std::size_t values, const char* what) const;
 
   LayoutOptions options_;
@@ -221,6 +227,8 @@ private:
   BufferName scatter_values_;
   std::vector<float> scatter_floats_;
   VertexArrayName scatter_vao_;
+  std::unique_ptr<Program> scatter_compute_[2];  // the compute path's scatter into R32F, RGBA32F fields
+  BufferName scatter_compute_values_;
 };
 
 }  // namespace ss

@@ -315,17 +315,19 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("streamsolve"), ap.add_argument("mpiexec"), ap.add_argument("case"), ap.add_argument("outdir")
     ap.add_argument("--backend", default="cpu"), ap.add_argument("--ranks", default="1,2,3,4")
+    ap.add_argument("--launch", help="the GPU launch path of every run (fragment, compute)")
     ap.add_argument("--tol", type=float, default=1e-5), ap.add_argument("--refine", type=int)
     # The MPI_Allreduce calls of each rank over the run, per CG iteration (momentum and pressure):
     # the single-sync CG makes one a iteration, plus a few a solve and a step.
     ap.add_argument("--max-allreduces-per-iteration", type=float)
     ap.add_argument("--streamfunction-iterations-ratio", type=float)
     a = ap.parse_args()
+    exe = [a.streamsolve] + (["--launch", a.launch] if a.launch else [])
     shutil.rmtree(a.outdir, ignore_errors=True)
     common = ["flow", a.case, "--backend", a.backend] + ([] if a.refine is None else ["--refine", str(a.refine)])
     other_refine = ["flow", a.case, "--backend", a.backend, "--refine", str((a.refine or 0) + 1)]
     serial_out = os.path.join(a.outdir, "serial")
-    run([a.streamsolve] + common + ["--no-png", "--out", serial_out])
+    run(exe + common + ["--no-png", "--out", serial_out])
     serial = json.load(open(os.path.join(serial_out, "flow.json")))
     failures = []
     ranks = [int(n) for n in a.ranks.split(",")]
@@ -333,7 +335,7 @@ def main():
         out = os.path.join(a.outdir, f"ranks{n}")
         pieces = n != ranks[-1]  # the last rank count gathers one VTU; the others write pieces
         png = n == ranks[0]
-        run(mpiexec_prefix(a.mpiexec, n) + [a.streamsolve] + common + ["--distributed", "--out", out] +
+        run(mpiexec_prefix(a.mpiexec, n) + exe + common + ["--distributed", "--out", out] +
             ([] if pieces else ["--single-vtu"]) + ([] if png else ["--no-png"]))
         j = json.load(open(os.path.join(out, "flow.json")))
         if png and open(os.path.join(out, "flow.png"), "rb").read(8) != b"\x89PNG\r\n\x1a\n":
@@ -400,7 +402,7 @@ def main():
         failures.append(f"{last}: {len(states)} checkpoints; the case must write at least two")
     else:
         os.remove(states[-1])
-        run(mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve] + common + ["--no-png", "--restart", "--out", restart])
+        run(mpiexec_prefix(a.mpiexec, 2) + exe + common + ["--no-png", "--restart", "--out", restart])
         j = json.load(open(os.path.join(restart, "flow.json")))
         if j["steps"] != serial["steps"] or j["restarted_from"] is None:
             failures.append(f"restart: {j['steps']} steps from {j['restarted_from']}; serial {serial['steps']}")
@@ -427,17 +429,17 @@ def main():
     open(bad_probe, "w").write(text + '\n[[probe]]\nname = "outside"\npoints = [[1000.0, 0.5, 0.5]]\n')
     # The ids of a checkpoint: a serial run's mesh, or an MPI run's pieces; the other kind is refused.
     for kind, source, cmd, message in [
-            ("bad case", last, mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve, "flow", bad_case, "--backend", a.backend],
+            ("bad case", last, mpiexec_prefix(a.mpiexec, 2) + exe + ["flow", bad_case, "--backend", a.backend],
              "unknown boundary group"),
-            ("bad probe", last, mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve, "flow", bad_probe, "--backend", a.backend],
+            ("bad probe", last, mpiexec_prefix(a.mpiexec, 2) + exe + ["flow", bad_probe, "--backend", a.backend],
              "probe 'outside': point 0 (1000, 0.5, 0.5) is outside the mesh"),
-            ("mpi", last, [a.streamsolve] + common + ["--restart"], "written by a run over MPI ranks"),
-            ("serial", serial_out, mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve] + common + ["--restart"],
+            ("mpi", last, exe + common + ["--restart"], "written by a run over MPI ranks"),
+            ("serial", serial_out, mpiexec_prefix(a.mpiexec, 2) + exe + common + ["--restart"],
              "written by a serial run"),
             # A checkpoint of another refinement level: refused before the folder changes, both ways.
-            ("serial other refine", serial_out, [a.streamsolve] + other_refine + ["--restart"],
+            ("serial other refine", serial_out, exe + other_refine + ["--restart"],
              "(another mesh or --refine?)"),
-            ("mpi other refine", last, mpiexec_prefix(a.mpiexec, 2) + [a.streamsolve] + other_refine + ["--restart"],
+            ("mpi other refine", last, mpiexec_prefix(a.mpiexec, 2) + exe + other_refine + ["--restart"],
              "(another mesh or --refine?)")]:
         other = os.path.join(a.outdir, f"refused_{kind.replace(' ', '_')}")
         shutil.copytree(source, other)
