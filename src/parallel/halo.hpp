@@ -9,8 +9,9 @@
 //   computes. (On a host backend the values are there at once, so begin() posts the messages and
 //   they fly during the interior work instead.) The received ghost values are then on the host
 //   (received()).
-// scatter(x): writes them into x's ghost entries (GPU: point sprites, thesis §5.3; the ghost
-//   indices sit on the device from the start, so only the values travel).
+// scatter(x): writes them into x's ghost entries (GPU: point sprites on the fragment path, thesis
+//   §5.3, a dispatch on the compute path; the ghost indices sit on the device from the start, so
+//   only the values travel).
 // begin({&x, &y, ..}) / update({&x, &y, ..}) do the same for several vectors of the entity kind in
 //   one round trip: one fence wait, one message per neighbour carrying every vector.
 // Host time inside each phase (what the interior work did not hide) is accumulated per component:
