@@ -439,16 +439,9 @@ void GpuBackend::draw_listed_points(Vector& z, const std::vector<std::int32_t>& 
   draw_points(z, scatter_indices_, scatter_floats_, add, what);
 }
 
-ScatterList GpuBackend::make_scatter_list(const std::vector<std::int32_t>& indices) {
-  ScatterList list;
-  list.count_ = std::int64_t(indices.size());
-  list.max_index_ = checked_max_index(indices, -1, "scatter list");
-  list.indices_ = make_buffer();
-  glBindBuffer(GL_ARRAY_BUFFER, list.indices_.id());
-  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(std::max<size_t>(indices.size(), 1) * sizeof(std::int32_t)),
-               indices.empty() ? nullptr : indices.data(), GL_STATIC_DRAW);
-  glBindBuffer(GL_ARRAY_BUFFER, 0);
-  // The compute path's pairs: the last occurrence of each element, grouped by channel.
+// The compute path's pairs of a scatter list: the last occurrence of each element, grouped by
+// channel (element % 4).
+void GpuBackend::upload_scatter_targets(ScatterList& list, const std::vector<std::int32_t>& indices) {
   std::vector<char> seen(size_t(list.max_index_ + 1), 0);
   std::vector<std::int32_t> group[4];
   for (size_t k = indices.size(); k-- > 0;) {
@@ -468,6 +461,18 @@ ScatterList GpuBackend::make_scatter_list(const std::vector<std::int32_t>& indic
   glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(std::max<size_t>(targets.size(), 2) * sizeof(std::int32_t)),
                targets.empty() ? nullptr : targets.data(), GL_STATIC_DRAW);
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+}
+
+ScatterList GpuBackend::make_scatter_list(const std::vector<std::int32_t>& indices) {
+  ScatterList list;
+  list.count_ = std::int64_t(indices.size());
+  list.max_index_ = checked_max_index(indices, -1, "scatter list");
+  list.indices_ = make_buffer();
+  glBindBuffer(GL_ARRAY_BUFFER, list.indices_.id());
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(std::max<size_t>(indices.size(), 1) * sizeof(std::int32_t)),
+               indices.empty() ? nullptr : indices.data(), GL_STATIC_DRAW);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+  if (gpu_options_.launch == LaunchPath::compute) upload_scatter_targets(list, indices);
   SS_GL_CHECK("scatter list of " + std::to_string(indices.size()) + " indices");
   return list;
 }

@@ -80,7 +80,7 @@ private:
   BufferName indices_;
   std::int64_t count_ = 0;
   std::int32_t max_index_ = -1;
-  // The compute path's form: (element, position in the values) pairs, the last value of a repeated
+  // The compute path's form (made on that path only): (element, position in the values) pairs, the last value of a repeated
   // element only, grouped by element % 4 (a texel's channel with RGBA packing): group c is
   // [group_start_[c], group_start_[c + 1]).
   BufferName targets_;
@@ -214,6 +214,7 @@ private:
   void draw_listed_points(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values,
                           bool add, const char* what);
   void dispatch_scatter(Vector& z, const ScatterList& at, const std::vector<float>& values);
+  static void upload_scatter_targets(ScatterList& list, const std::vector<std::int32_t>& indices);
   void require_scatter_fits(const Vector& z, const ScatterList& at, std::size_t values, const char* what) const;
 
   LayoutOptions options_;
