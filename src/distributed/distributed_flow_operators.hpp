@@ -13,14 +13,13 @@
 // The operators that make most of the round trips — the pressure operator (one per pressure CG
 // iteration) and the sparse matrices of the curl–curl term (the edge mass's Chebyshev steps, the
 // vorticity system's operator M_e x + c B (D Bᵀ x) as one sum of products: the momentum CG's one
-// round trip an iteration) — overlap their exchange
-// with their own work (DistributedBackend::overlapped_update): a matrix of the halo's send rows
-// only (select_rows) computes the values the neighbours need first, their read-back and messages
-// go while the full pass computes every local row; the pressure operator computes its send rows
-// with its own kernel at the listed cells (pressure_rows). Either way the values sent are the
-// owner's own bit for bit (tested): ghost copies that differ from their owners by rounding break
-// the float pressure CG (p·Ap <= 0 seen on llvmpipe). The other operators' exchanges wait for their
-// pass.
+// round trip an iteration) — overlap their exchange with their own work
+// (DistributedBackend::overlapped_update): a matrix of the halo's send rows only (select_rows)
+// computes the values the neighbours need first, their read-back and messages go while the full
+// pass computes every local row; the pressure operator computes its send rows with its own kernel
+// at the listed cells (pressure_rows). Either way the values sent are the owner's own bit for bit
+// (tested): ghost copies that differ from their owners by rounding break the float pressure CG
+// (p·Ap <= 0 seen on llvmpipe). The other operators' exchanges wait for their pass.
 #include <optional>
 #include <type_traits>
 #include <utility>

@@ -171,6 +171,7 @@ private:
   // The hierarchy of v_cycle.hpp (with num_levels above).
   Vector& rhs(size_t k) { return levels_[k].b; }
   Vector& solution(size_t k) { return levels_[k].x; }
+
   void apply(size_t k, const Vector& x, Vector& y) { levels_[k].op->apply_system(a_, s_, x, y); }
 
   void smooth(size_t k, const Vector& b, Vector& x, bool zero_start) {

@@ -44,8 +44,8 @@ public:
 
   // `finest`: the piece's level (finest_cell_level); `finest_halo` its cell halo; `finest_apply`
   // y = A x with y right on its ghosts (x right on its ghosts), `finest_owned_apply` the same right
-  // on the owned cells only (no exchange: the residual the restriction reads); `refinements`: how many times the
-  // finest level was refined from the base mesh (levels to coarsen along). `constant_null_space`:
+  // on the owned cells only (no exchange: the residual the restriction reads); `refinements`: how
+  // many times the finest level was refined from the base mesh (levels to coarsen along). `constant_null_space`:
   // A is singular with the constants as null space (no outlet). Collective.
   DistributedPressureMultigrid(Backend& backend, CellLevel finest, HaloExchange<Backend>& finest_halo,
                                Apply finest_apply, Apply finest_owned_apply, int refinements, bool constant_null_space,

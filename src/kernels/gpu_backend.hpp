@@ -80,9 +80,9 @@ private:
   BufferName indices_;
   std::int64_t count_ = 0;
   std::int32_t max_index_ = -1;
-  // The compute path's form (made on that path only): (element, position in the values) pairs, the last value of a repeated
-  // element only, grouped by element % 4 (a texel's channel with RGBA packing): group c is
-  // [group_start_[c], group_start_[c + 1]).
+  // The compute path's form (made on that path only): (element, position in the values) pairs,
+  // the last value of a repeated element only, grouped by element % 4 (a texel's channel with
+  // RGBA packing): group c is [group_start_[c], group_start_[c + 1]).
   BufferName targets_;
   std::int64_t group_start_[5] = {0, 0, 0, 0, 0};
 };

@@ -132,6 +132,7 @@ private:
   // The hierarchy of v_cycle.hpp (with num_levels above).
   Vector& rhs(size_t l) { return levels_[l].b; }
   Vector& solution(size_t l) { return levels_[l].x; }
+
   void apply(size_t l, const Vector& x, Vector& y) {
     Level& v = levels_[l];
     if (v.op) v.op(x, y);
