@@ -3,7 +3,8 @@
 #   tools/scaling.sh [--ranks "1 2 4"] [--strong-refine 5] [--weak-target 1000000] [--backend gpu|cpu]
 #                    [--launch fragment|compute] [--build build] [--out /tmp/scaling] [--tolerance 1e-6]
 #                    [--skip-weak] [--preconditioner jacobi|multigrid] [--transient STEPS]
-#                    [--flow-refine K [--flow-mesh FILE] [--flow-steps 3] [--flow-dt DT] [--skip-heat]]
+#                    [--flow-refine K [--flow-mesh FILE | --flow-weak-meshes "FILE ..."] [--flow-steps 3]
+#                     [--flow-dt DT] [--skip-heat]]
 # Case: tests/distributed/crank.toml (crankshaft, two journals fixed, flux into the pin; Jacobi), or
 # with --preconditioner multigrid tests/distributed/crank_multigrid.toml (the multigrid over the ranks).
 # --transient STEPS makes it transient (rho c = 3.6e3, dt = 5, STEPS backward-Euler steps): a
@@ -24,13 +25,18 @@
 # Jacobi pressure, or with --preconditioner multigrid the pressure multigrid over the ranks) on
 # --flow-mesh (default meshes/cavity.msh; refine 3: 2.56M cells) refined K times,
 # with the case's Δt 0.01 or --flow-dt, --flow-steps fixed steps on every rank count: seconds per step (momentum, pressure), speed-up and
-# efficiency against the first row, halo round trips per step (all, and those overlapped with their
+# efficiency against the first row (efficiency: cells per rank per second against the first row's,
+# so strong and weak alike), halo round trips per step (all, and those overlapped with their
 # operator's pass) and the halo's components per step (read-back wait, MPI, upload), each the
-# slowest rank's. --skip-heat runs the flow table only.
+# slowest rank's. --flow-weak-meshes gives one mesh per rank count, in --ranks order (weak scaling:
+# meshes whose cells grow with the ranks, e.g. gmsh's lc divided by the cube root of the ranks).
+# --skip-heat runs the flow table only.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 ranks="1 2 4"; strong_refine=5; weak_target=1000000; backend=gpu; launch=fragment; build="$here/build"; out=/tmp/scaling; skip_weak=0
 preconditioner=jacobi; transient=""; tolerance=""; flow_refine=""; flow_mesh="$here/meshes/cavity.msh"; flow_steps=3; flow_dt=""; skip_heat=0
+flow_weak_meshes=""
+
 while [ $# -gt 0 ]; do
   case "$1" in
     --ranks) ranks="$2"; shift 2 ;;
@@ -46,6 +52,7 @@ while [ $# -gt 0 ]; do
     --transient) transient="$2"; shift 2 ;;
     --flow-refine) flow_refine="$2"; shift 2 ;;
     --flow-mesh) flow_mesh="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+    --flow-weak-meshes) flow_weak_meshes="$2"; shift 2 ;;
     --flow-steps) flow_steps="$2"; shift 2 ;;
     --flow-dt) flow_dt="$2"; shift 2 ;;
     --skip-heat) skip_heat=1; shift ;;
@@ -97,16 +104,17 @@ import json, sys
 rows = [json.load(open(f)) for f in sys.argv[1:]]
 base = rows[0]
 t1 = base["seconds_per_step"]["total"]
-print(f"\nflow ({base['backend']}, {base['device']}): {base['mesh']['cells']} cells, {base['steps_this_run']} steps")
+print(f"\nflow ({base['backend']}, {base['device']}): {base['mesh']['cells']} cells on the first row, {base['steps_this_run']} steps")
 print("s/step: a step without the outputs (flow.json seconds_per_step.total); output: the final state's gather and write, per step")
-print(f"{'ranks':>5} {'s/step':>8} {'output':>8} {'momentum':>8} {'pressure':>8} {'p it':>6} {'speed-up':>8} {'efficiency':>10} {'trips/step':>10} "
+per_rank_rate = lambda r: r["mesh"]["cells"] / r["ranks"] / r["seconds_per_step"]["total"]
+print(f"{'ranks':>5} {'cells/rank':>10} {'s/step':>8} {'output':>8} {'momentum':>8} {'pressure':>8} {'p it':>6} {'speed-up':>8} {'efficiency':>10} {'trips/step':>10} "
       f"{'overlapped':>10} {'halo s/step':>11} {'read-back':>9} {'MPI':>6} {'upload':>6}")
 for r in rows:
     n, s, steps = r["ranks"], r["seconds_per_step"], max(r["steps_this_run"], 1)
     slowest = max(r["per_rank"], key=lambda p: p["halo_seconds"])
     part = lambda k: slowest.get(k, float("nan")) / steps
-    print(f"{n:>5} {s['total']:>8.3f} {s.get('output', float('nan')):>8.3f} {s['momentum']:>8.3f} {s['pressure']:>8.3f} {r['iterations']['pressure']['mean']:>6.1f} {t1 / s['total']:>8.2f} "
-          f"{100 * t1 * base['ranks'] / (n * s['total']):>9.1f}% {slowest['halo_exchanges'] / steps:>10.0f} "
+    print(f"{n:>5} {r['mesh']['cells'] // n:>10} {s['total']:>8.3f} {s.get('output', float('nan')):>8.3f} {s['momentum']:>8.3f} {s['pressure']:>8.3f} {r['iterations']['pressure']['mean']:>6.1f} {t1 / s['total']:>8.2f} "
+          f"{100 * per_rank_rate(r) / per_rank_rate(base):>9.1f}% {slowest['halo_exchanges'] / steps:>10.0f} "
           f"{part('halo_overlapped_exchanges'):>10.0f} {part('halo_seconds'):>11.3f} {part('halo_readback_seconds'):>9.3f} {part('halo_mpi_seconds'):>6.3f} "
           f"{part('halo_upload_seconds'):>6.3f}")
 PY
@@ -119,9 +127,19 @@ if [ -n "$flow_refine" ]; then
   [ -z "$flow_dt" ] || sed -i "s#^dt = .*#dt = $flow_dt#" "$flow_case"
   sed -i "s#^preconditioner = .*#preconditioner = \"$preconditioner\"#" "$flow_case"
   flow=()
+  read -r -a weak_meshes <<<"$flow_weak_meshes"
+  k=0
   for n in $ranks; do
-    run "flow_$n" "$n" "$flow_case" "$flow_refine" flow
+    case_n="$flow_case"
+    if [ -n "$flow_weak_meshes" ]; then
+      [ "$k" -lt "${#weak_meshes[@]}" ] || { echo "scaling.sh: --flow-weak-meshes has fewer meshes than --ranks" >&2; exit 2; }
+      mesh="$(cd "$(dirname "${weak_meshes[$k]}")" && pwd)/$(basename "${weak_meshes[$k]}")"
+      case_n="$out/cavity_scaling_$n.toml"
+      sed "s#^file = .*#file = \"$mesh\"#" "$flow_case" >"$case_n"
+    fi
+    run "flow_$n" "$n" "$case_n" "$flow_refine" flow
     flow+=("$out/flow_$n/flow.json")
+    k=$((k + 1))
   done
   flow_table "${flow[@]}"
 fi
