@@ -4,7 +4,7 @@
 #                    [--launch fragment|compute] [--build build] [--out /tmp/scaling] [--tolerance 1e-6]
 #                    [--skip-weak] [--preconditioner jacobi|multigrid] [--transient STEPS]
 #                    [--flow-refine K [--flow-mesh FILE | --flow-weak-meshes "FILE ..."] [--flow-steps 3]
-#                     [--flow-dt DT] [--skip-heat]]
+#                     [--flow-dt DT] [--flow-cg-variant textbook|single_sync] [--skip-heat]]
 # Case: tests/distributed/crank.toml (crankshaft, two journals fixed, flux into the pin; Jacobi), or
 # with --preconditioner multigrid tests/distributed/crank_multigrid.toml (the multigrid over the ranks).
 # --transient STEPS makes it transient (rho c = 3.6e3, dt = 5, STEPS backward-Euler steps): a
@@ -31,12 +31,13 @@
 # operator's pass) and the halo's components per step (read-back wait, MPI, upload), each the
 # slowest rank's. --flow-weak-meshes gives one mesh per rank count, in --ranks order (weak scaling:
 # meshes whose cells grow with the ranks, e.g. gmsh's lc divided by the cube root of the ranks).
+# --flow-cg-variant sets both flow solves' CG variant ([solver.*] variant; default textbook).
 # --skip-heat runs the flow table only.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 ranks="1 2 4"; strong_refine=5; weak_target=1000000; backend=gpu; launch=fragment; build="$here/build"; out=/tmp/scaling; skip_weak=0
 preconditioner=jacobi; transient=""; tolerance=""; flow_refine=""; flow_mesh="$here/meshes/cavity.msh"; flow_steps=3; flow_dt=""; skip_heat=0
-flow_weak_meshes=""
+flow_weak_meshes=""; flow_cg_variant=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -56,6 +57,7 @@ while [ $# -gt 0 ]; do
     --flow-weak-meshes) flow_weak_meshes="$2"; shift 2 ;;
     --flow-steps) flow_steps="$2"; shift 2 ;;
     --flow-dt) flow_dt="$2"; shift 2 ;;
+    --flow-cg-variant) flow_cg_variant="$2"; shift 2 ;;
     --skip-heat) skip_heat=1; shift ;;
     *) echo "scaling.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -141,6 +143,7 @@ if [ -n "$flow_refine" ]; then
     "$here/tests/distributed/cavity_flow.toml" >"$flow_case"
   [ -z "$flow_dt" ] || sed -i "s#^dt = .*#dt = $flow_dt#" "$flow_case"
   sed -i "s#^preconditioner = .*#preconditioner = \"$preconditioner\"#" "$flow_case"
+  [ -z "$flow_cg_variant" ] || sed -i "s#^tolerance = .*#&\nvariant = \"$flow_cg_variant\"#" "$flow_case"
   flow=()
   read -r -a weak_meshes <<<"$flow_weak_meshes"
   k=0

@@ -23,7 +23,7 @@ void require_size(const std::vector<double>& a, const std::vector<double>& b, co
 template <typename F>
 void for_each_index(std::vector<double>& z, F f) {
   const std::int64_t n = std::int64_t(z.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > kCpuParallelMin)
   for (std::int64_t i = 0; i < n; ++i) z[size_t(i)] = f(size_t(i));
 }
 
@@ -85,7 +85,7 @@ void CpuBackend::update_pair(double a, const Vector& p, const Vector& q, Vector&
   require_size(p, r, "update_pair");
   SS_REQUIRE(&x != &r, "update_pair: x and r must be different vectors");
   const std::int64_t n = std::int64_t(p.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > kCpuParallelMin)
   for (std::int64_t i = 0; i < n; ++i) {
     x[size_t(i)] += a * p[size_t(i)];
     r[size_t(i)] -= a * q[size_t(i)];
@@ -98,7 +98,7 @@ void CpuBackend::xpay_pair(double a, const Vector& u, const Vector& w, Vector& p
   require_size(u, s, "xpay_pair");
   SS_REQUIRE(&p != &s, "xpay_pair: p and s must be different vectors");
   const std::int64_t n = std::int64_t(u.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > kCpuParallelMin)
   for (std::int64_t i = 0; i < n; ++i) {
     p[size_t(i)] = u[size_t(i)] + a * p[size_t(i)];
     s[size_t(i)] = w[size_t(i)] + a * s[size_t(i)];
@@ -120,7 +120,7 @@ std::vector<double> CpuBackend::dots(const std::vector<std::pair<const Vector*, 
   const std::int64_t size = std::int64_t(pairs[0].first->size());
   SS_REQUIRE(count <= size, "dots: " << count << " elements asked of vectors of " << size);
   const std::int64_t n = count < 0 ? size : count;
-#pragma omp parallel for reduction(+ : s0, s1, s2, s3) schedule(static)
+#pragma omp parallel for reduction(+ : s0, s1, s2, s3) schedule(static) if (n > kCpuParallelMin)
   for (std::int64_t i = 0; i < n; ++i) {
     const size_t j = size_t(i);
     s0 += (*a[0])[j] * (*b[0])[j];
@@ -135,7 +135,7 @@ std::vector<double> CpuBackend::dots(const std::vector<std::pair<const Vector*, 
 double CpuBackend::sum(const Vector& x) {
   double s = 0.0;
   const std::int64_t n = std::int64_t(x.size());
-#pragma omp parallel for reduction(+ : s) schedule(static)
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n > kCpuParallelMin)
   for (std::int64_t i = 0; i < n; ++i) s += x[size_t(i)];
   return s;
 }
@@ -144,7 +144,7 @@ double CpuBackend::dot(const Vector& x, const Vector& y) {
   require_size(x, y, "dot");
   double s = 0.0;
   const std::int64_t n = std::int64_t(x.size());
-#pragma omp parallel for reduction(+ : s) schedule(static)
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n > kCpuParallelMin)
   for (std::int64_t i = 0; i < n; ++i) s += x[size_t(i)] * y[size_t(i)];
   return s;
 }
@@ -154,7 +154,7 @@ double CpuBackend::norm2(const Vector& x) { return dot(x, x); }
 double CpuBackend::min(const Vector& x) {
   double m = std::numeric_limits<double>::infinity();
   const std::int64_t n = std::int64_t(x.size());
-#pragma omp parallel for reduction(min : m) schedule(static)
+#pragma omp parallel for reduction(min : m) schedule(static) if (n > kCpuParallelMin)
   for (std::int64_t i = 0; i < n; ++i) m = std::min(m, x[size_t(i)]);
   return m;
 }
@@ -162,7 +162,7 @@ double CpuBackend::min(const Vector& x) {
 double CpuBackend::max(const Vector& x) {
   double m = -std::numeric_limits<double>::infinity();
   const std::int64_t n = std::int64_t(x.size());
-#pragma omp parallel for reduction(max : m) schedule(static)
+#pragma omp parallel for reduction(max : m) schedule(static) if (n > kCpuParallelMin)
   for (std::int64_t i = 0; i < n; ++i) m = std::max(m, x[size_t(i)]);
   return m;
 }
@@ -170,7 +170,7 @@ double CpuBackend::max(const Vector& x) {
 std::int64_t CpuBackend::count_nonfinite(const Vector& x) {
   std::int64_t count = 0;
   const std::int64_t n = std::int64_t(x.size());
-#pragma omp parallel for reduction(+ : count) schedule(static)
+#pragma omp parallel for reduction(+ : count) schedule(static) if (n > kCpuParallelMin)
   for (std::int64_t i = 0; i < n; ++i) count += std::isfinite(x[size_t(i)]) ? 0 : 1;
   return count;
 }

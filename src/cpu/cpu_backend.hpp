@@ -10,6 +10,11 @@
 
 namespace ss {
 
+// Loops over at most this many entries run on one thread: waking the OpenMP team costs more than
+// the work (the coarse multigrid levels solved on the host each V-cycle), and on several ranks of
+// one host the woken threads compete with the other ranks' driver and MPI threads.
+inline constexpr std::int64_t kCpuParallelMin = 20000;
+
 // "CPU reference (double, N threads)": the device line of a run on this backend.
 std::string cpu_device_name();
 

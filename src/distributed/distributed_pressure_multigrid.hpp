@@ -3,8 +3,9 @@
 // refinement's cell levels (pressure_piece_multigrid_setup.hpp says what each level holds). This
 // class is the cycle's hierarchy, level 0 the finest; its steps:
 //
-//     coarsest:    x = A_l⁻¹ b               (owned b gathered whole on every rank and solved there
-//                                            by the serial algebraic multigrid)
+//     coarsest:    x = A_l⁻¹ b               (owned b gathered whole on every rank and solved there,
+//                                            on the rank's own device, by the serial algebraic
+//                                            multigrid, whose coarsest is a dense inverse there)
 //     smoothing:   x = S_l(b, from 0), x += S_l(b − A_l x)   (Chebyshev of D⁻¹A; each A_l x one
 //                                            halo round trip)
 //     restriction: b_{l+1} = R (b − A_l x)   (children summed: no message; the finest level's A_l x
@@ -15,6 +16,7 @@
 // its vectors are right on their ghosts (the flow's convention), so after the correction one halo
 // update brings x's ghosts (the cycle's after_correction). Coarser vectors keep their ghost entries
 // 0 (DistributedTransfer's convention: a ghost's value travels with the operator's exchange).
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -109,14 +111,24 @@ public:
       levels_[k].prolongation.emplace(backend_, p);
       levels_[k].restriction.emplace(backend_, r);
     }
-    // The coarsest level whole on every rank: its owned rows by global id, the serial solver.
+    // The coarsest level whole on every rank: its owned rows by global id, the serial solver on
+    // the device, and where each local cell finds its value in the whole answer.
     CellLevel& last = cells.back();
     std::vector<std::int64_t> owned_global;
     for (std::int32_t i : levels_.back().owned) owned_global.push_back(last.global[size_t(i)]);
     whole_.emplace(owned_global, comm_);
-    coarsest_global_ = last.global;
-    coarse_ = std::make_unique<Multigrid<CpuBackend>>(host_, whole_matrix(last), constant_null_space,
-                                                      typename Multigrid<CpuBackend>::LevelApply{}, options_);
+    coarse_ = std::make_unique<Multigrid<Backend>>(backend_, whole_matrix(last), constant_null_space,
+                                                   typename Multigrid<Backend>::LevelApply{}, replicated_options(options_));
+    whole_b_ = backend_.make_vector(whole_->size());
+    whole_x_ = backend_.make_vector(whole_->size());
+    const bool single_level = levels_.size() == 1;  // the finest is the coarsest: ghosts from the answer too
+    std::vector<std::int32_t> from_whole(last.global.size());
+    std::vector<double> owned_marker(last.global.size(), single_level ? 1.0 : 0.0);
+    for (size_t i = 0; i < from_whole.size(); ++i) from_whole[i] = std::int32_t(last.global[i]);
+    for (std::int32_t i : levels_.back().owned) owned_marker[size_t(i)] = 1.0;
+    from_whole_ = backend_.upload_indices(from_whole);
+    coarsest_owned_ = backend_.upload(owned_marker);
+    from_whole_values_ = backend_.make_vector(std::int64_t(from_whole.size()));
     {  // one V-cycle of zeros: the kernels' first use (shader compilation) belongs to the set-up
       Vector zero = backend_.make_vector(levels_[0].size), z = backend_.make_vector(levels_[0].size);
       backend_.fill(zero, 0.0);
@@ -133,7 +145,8 @@ public:
   int num_levels() const { return int(levels_.size()); }
   std::int32_t coarsest_size() const { return whole_->size(); }
   double setup_seconds() const { return setup_seconds_; }
-  // Host time of the coarsest solves (download, gather, solve, upload) and of the coarser levels' halos.
+  // Host time of the coarsest solves (download, gather, upload, the cycle's passes queued) and of
+  // the coarser levels' halos.
   double coarsest_seconds() const { return coarsest_seconds_; }
   double coarser_halo_seconds() const {
     double t = 0;
@@ -162,6 +175,17 @@ private:
     Vector inverse_diagonal, b, x, ax, d;
     double theta = 1, delta = 0;
   };
+
+  // The serial multigrid of the coarsest level, solved whole on every rank's device: down to at most
+  // kReplicatedDirect cells, whose solve is a dense inverse applied there as one sparse product (no
+  // read-back inside the cycle; at most kReplicatedDirect² entries, made at set-up from as many
+  // direct solves).
+  static constexpr std::int32_t kReplicatedDirect = 500;
+  static MultigridOptions replicated_options(MultigridOptions o) {
+    o.coarse_size = std::min(o.coarse_size, kReplicatedDirect);
+    o.coarsest_inverse_on_backend = o.coarse_size;
+    return o;
+  }
 
   // The finest level's vectors are right on their ghosts: so is its D⁻¹.
   std::vector<double> ghosts_from_owners(const CellLevel& c, std::vector<double> v) {
@@ -228,23 +252,18 @@ private:
   }
 
   // x = A_coarsest⁻¹ b: the owned values gathered whole, solved on every rank; x gets its owned
-  // entries (and, on the finest level, its ghosts) from the whole answer.
+  // entries (and, on the finest level, its ghosts) from the whole answer: x_i = answer[global(i)],
+  // times the owned marker (a coarser level's ghosts stay 0).
   void coarsest_solve(size_t k, const Vector& b, Vector& x) {
     const auto t0 = std::chrono::steady_clock::now();
     const Level& v = levels_[k];
     const std::vector<double> local = backend_.download(b);
     std::vector<double> owned(v.owned.size());
     for (size_t i = 0; i < v.owned.size(); ++i) owned[i] = local[size_t(v.owned[i])];
-    const std::vector<double> whole = whole_->gather(owned);
-    std::vector<double> answer(whole.size(), 0.0);
-    (*coarse_)(whole, answer);
-    std::vector<double> mine(size_t(v.size), 0.0);
-    if (k == 0) {
-      for (size_t i = 0; i < mine.size(); ++i) mine[i] = answer[size_t(coarsest_global_[i])];
-    } else {
-      for (std::int32_t i : v.owned) mine[size_t(i)] = answer[size_t(coarsest_global_[size_t(i)])];
-    }
-    set_values(backend_, x, mine);
+    set_values(backend_, whole_b_, whole_->gather(owned));
+    (*coarse_)(whole_b_, whole_x_);
+    backend_.gather(whole_x_, *from_whole_, from_whole_values_);
+    backend_.multiply(coarsest_owned_, from_whole_values_, x);
     coarsest_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
@@ -255,9 +274,10 @@ private:
   Apply finest_apply_, finest_owned_apply_;
   std::vector<Level> levels_;
   std::optional<WholeGather> whole_;
-  std::vector<std::int64_t> coarsest_global_;  // the coarsest level's local cells' global ids
-  CpuBackend host_;
-  std::unique_ptr<Multigrid<CpuBackend>> coarse_;
+  std::unique_ptr<Multigrid<Backend>> coarse_;
+  Vector whole_b_, whole_x_;                                 // the coarsest level whole
+  std::optional<typename Backend::IndexVector> from_whole_;  // per local coarsest cell: its global id
+  Vector coarsest_owned_, from_whole_values_;                // 1 on owned cells (all on a single level)
   double setup_seconds_ = 0, coarsest_seconds_ = 0;
 };
 

@@ -2,6 +2,7 @@
 // mg_sparse_chebyshev.glsl and mg_chebyshev.glsl.
 #include "operators/sparse_kernels.hpp"
 
+#include "cpu/cpu_backend.hpp"
 #include "util/error.hpp"
 
 namespace ss {
@@ -21,7 +22,7 @@ void CpuSparseMatrix::apply(const Vector& x, Vector& y, const Vector* sub, const
   Vector scratch;
   Vector& out = aliased ? scratch : y;
   out.resize(size_t(n));
-#pragma omp parallel for schedule(static) if (n > 20000)
+#pragma omp parallel for schedule(static) if (n > kCpuParallelMin)
   for (std::int32_t i = 0; i < n; ++i) {
     double s = 0;
     for (std::int32_t k = m_.offsets[size_t(i)]; k < m_.offsets[size_t(i) + 1]; ++k) {
@@ -70,7 +71,7 @@ void chebyshev_step(CpuBackend&, const std::vector<double>& b, const std::vector
     x.assign(size_t(n), 0.0);
     d.assign(size_t(n), 0.0);
   }
-#pragma omp parallel for schedule(static) if (n > 20000)
+#pragma omp parallel for schedule(static) if (n > kCpuParallelMin)
   for (std::int64_t i = 0; i < n; ++i) {
     const double r = ax ? b[size_t(i)] - (*ax)[size_t(i)] : b[size_t(i)];
     const double dn = c_d * d[size_t(i)] + c_r * inverse_diagonal[size_t(i)] * r;
