@@ -106,10 +106,16 @@ public:
     dist_.update_ghosts(d);
     return d;
   }
+  // Pointwise over the faces: right on the ghosts when its inputs are (checked once, on first use;
+  // collective, as every rank makes the same calls).
   void momentum_rhs(double inv_dt, double s, const Vector& U, const Vector& TF, const Vector& Gp, const Vector& Y,
                     const Vector& Ub, Vector& out) {
+    if (!momentum_rhs_needs_exchange_)
+      momentum_rhs_needs_exchange_ = !dist_.ghosts_exact_without_exchange(
+          std::int64_t(U.size()), std::int64_t(U.size()),
+          [&](const Vector& x, Vector& y) { ops_.momentum_rhs(inv_dt, s, x, x, x, x, x, y); });
     ops_.momentum_rhs(inv_dt, s, U, TF, Gp, Y, Ub, out);
-    dist_.update_ghosts(out);
+    if (*momentum_rhs_needs_exchange_) dist_.update_ghosts(out);
   }
   void pressure_apply(const Vector& x, Vector& y) {
     dist_.overlapped_update({&y}, [&](const std::vector<Vector*>& send) { ops_.pressure_rows(cell_sends_, x, *send[0]); },
@@ -153,6 +159,7 @@ private:
   typename Backend::IndexVector cell_sends_;  // the cell halo's send entries (pressure_rows)
   VCycle pressure_v_cycle_;
   StreamfunctionSetup streamfunction_setup_;
+  std::optional<bool> momentum_rhs_needs_exchange_;  // known after the first call
 };
 
 // A sparse matrix over a piece (the curl–curl viscous term): the local matrix's rows, outputs
