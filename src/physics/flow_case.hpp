@@ -29,7 +29,7 @@
 //                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" (the
 //                 momentum default) | "none"; variant = "textbook" (default) | "single_sync" (one
 //                 reduction per CG iteration); streamfunction only: preconditioner = "automatic" (default: ams
-//                 on one process, jacobi over MPI ranks) | "ams" | "jacobi" | "none", gauge = "grad_div" (default) | "none";
+//                 with the grad_div gauge, else jacobi) | "ams" | "jacobi" | "none", gauge = "grad_div" (default) | "none";
 //                 momentum only: system = "automatic" (default) | "flux" | "vorticity" (FlowProblem's MomentumSystem)
 //   [[force]]     group = "cylinder" | 3, reference_velocity = U, reference_area = A — the force on
 //                 that boundary group at every output step (forces.csv, flow.json); with U and A, the
