@@ -10,7 +10,7 @@ import sys
 
 # Lowest first. A layer may include its own headers and those of every layer listed before it.
 LAYERS = ["util", "mesh", "gl", "field", "kernels", "cpu", "operators", "solver", "multigrid", "render",
-          "parallel", "physics", "distributed", "run", "app"]
+          "parallel", "cases", "problems", "physics", "postprocess", "distributed", "run", "app"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 

@@ -1,6 +1,7 @@
 // `streamsolve bench refine --mesh FILE --refine K [--formats R32F,RGBA32F] [--json FILE]`
-// The finest level's refinement, cell geometry and heat tables (issue 13, item 4): level K - 1 is
-// loaded on the host as `heat`/`flow` load it, then level K is made
+// The finest level's refinement, cell geometry and heat tables (docs/performance.md, *The finest
+// level made on the GPU (default)*): level K - 1 is loaded on the host as `heat`/`flow` load it,
+// then level K is made
 //   - on the host: refine_once + the cells' volumes and centroids in double (the CPU twin), and the
 //     heat tables as `heat` makes them: the fine level's topology and geometry, then
 //     assemble_heat_operator;

@@ -1,4 +1,4 @@
-#include "physics/case_reading.hpp"
+#include "cases/case_reading.hpp"
 
 #include <climits>
 #include <cmath>

@@ -19,7 +19,7 @@
 #include <toml++/toml.h>
 
 #include "mesh/boundary_surface.hpp"
-#include "physics/expression.hpp"
+#include "cases/expression.hpp"
 
 namespace ss {
 

@@ -1,4 +1,4 @@
-#include "physics/expression.hpp"
+#include "cases/expression.hpp"
 
 #include <algorithm>
 #include <cctype>

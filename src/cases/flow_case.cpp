@@ -1,11 +1,11 @@
-#include "physics/flow_case.hpp"
+#include "cases/flow_case.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <glm/geometric.hpp>
 
-#include "physics/case_reading.hpp"
+#include "cases/case_reading.hpp"
 #include "util/error.hpp"
 
 namespace ss {
@@ -295,7 +295,7 @@ FlowCase flow_case_from(const CaseFile& file) {
   }
   // The CFL target's ceiling: explicit convection is unstable beyond about 1 and the solver stops a
   // run past 10; implicit convection is stable beyond, its accuracy (and solver cost) sets the limit.
-  const double max_cfl = c.implicit_convection ? kMaxImplicitCflTarget : kMaxExplicitCflTarget;
+  const double max_cfl = max_cfl_target(c.implicit_convection);
   SS_REQUIRE(c.time.cfl <= max_cfl, c.where("time.cfl") << ": [time] cfl must be <= " << max_cfl << " with "
                                                         << (c.implicit_convection ? "implicit" : "explicit")
                                                         << " convection (got " << c.time.cfl << ")");

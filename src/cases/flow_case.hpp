@@ -33,7 +33,7 @@
 //                 momentum only: system = "automatic" (default) | "flux" | "vorticity" (FlowProblem's MomentumSystem)
 //   [[force]]     group = "cylinder" | 3, reference_velocity = U, reference_area = A — the force on
 //                 that boundary group at every output step (forces.csv, flow.json); with U and A, the
-//                 coefficients 2F/(U²A) too (physics/flow_forces.hpp)
+//                 coefficients 2F/(U²A) too (postprocess/flow_forces.hpp)
 //   [[probe]]     name = "dp", points = [[x, y, z], ...] | line = {from, to, samples}, fields = ["velocity",
 //                 "pressure"] — the node fields there at every output step (probes/<name>.csv, flow.json)
 //   [output]      directory = "out", every = 10, slice_origin = [x, y, z], slice_normal = [0, 1, 0],
@@ -50,7 +50,7 @@
 //                 body force −β (T − T_ref) g per unit mass; needs [heat].
 //   [solver.temperature]  tolerance = 1e-6, max_iterations = 5000, preconditioner = "jacobi" | "none"
 //
-// Velocities and pressures are numbers or expressions in x, y, z, t (src/physics/expression.hpp).
+// Velocities and pressures are numbers or expressions in x, y, z, t (src/cases/expression.hpp).
 // Every mistake is one ss::Error "<case file>:<line>: <what>" raised before any work starts; the
 // groups are resolved against the mesh later, by the flow problem builder.
 #include <map>
@@ -60,9 +60,10 @@
 
 #include <glm/vec3.hpp>
 
+#include "cases/expression.hpp"
+#include "cases/flow_cfl_limits.hpp"
+#include "cases/flow_probe_case.hpp"
 #include "mesh/boundary_surface.hpp"
-#include "physics/expression.hpp"
-#include "physics/flow_probe_case.hpp"
 
 namespace ss {
 
@@ -162,7 +163,7 @@ struct FlowCase {
   // The line of a table or key as written, for later errors: "mesh", "fluid", "fluid.viscosity",
   // "initial", "time", "time.dt", "scheme", "solver.pressure", "solver.momentum", "output", ...;
   // 0 when it was not written.
-  // [[probe]] name, points | line, fields: node fields sampled at points (physics/flow_probes.hpp samples them).
+  // [[probe]] name, points | line, fields: node fields sampled at points (postprocess/flow_probes.hpp samples them).
   std::vector<FlowProbeSpec> probes;
 
   std::map<std::string, int> lines;
@@ -170,11 +171,6 @@ struct FlowCase {
   // "<case file>:<line of key>" (just the case file when the key was not written).
   std::string where(const std::string& key) const;
 };
-
-// The largest [time] cfl a case may ask for (FlowSolver stops a run whose field exceeds kMaxCfl or
-// ten times the implicit target).
-inline constexpr double kMaxExplicitCflTarget = 10.0;
-inline constexpr double kMaxImplicitCflTarget = 100.0;
 
 FlowCase read_flow_case(const std::string& path);
 // The same from text (tests); `path` names it in messages and anchors relative paths.

@@ -1,10 +1,10 @@
-#include "physics/flow_probe_case.hpp"
+#include "cases/flow_probe_case.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <optional>
 
-#include "physics/case_reading.hpp"
+#include "cases/case_reading.hpp"
 #include "util/error.hpp"
 
 namespace ss {

@@ -1,5 +1,5 @@
 #pragma once
-// A [[probe]] table of the flow case file (physics/flow_probes.hpp samples it):
+// A [[probe]] table of the flow case file (postprocess/flow_probes.hpp samples it):
 //
 //   [[probe]]  name = "dp", points = [[x, y, z], ...] | line = {from = [x, y, z], to = [x, y, z], samples = N},
 //              fields = ["velocity", "pressure"] (the default; "temperature" too in a [heat] case)

@@ -1,8 +1,8 @@
-#include "physics/heat_case.hpp"
+#include "cases/heat_case.hpp"
 
 #include <algorithm>
 
-#include "physics/case_reading.hpp"
+#include "cases/case_reading.hpp"
 #include "util/error.hpp"
 
 namespace ss {

@@ -10,11 +10,11 @@
 //   [time]      dt, steps, theta = 1.0, initial = 0.0      — absent: steady
 //   [output]    directory = "out", every = 10
 //
-// source, value and initial are a number or an expression in x, y, z (src/physics/expression.hpp);
+// source, value and initial are a number or an expression in x, y, z (src/cases/expression.hpp);
 // heat's data do not depend on time, so an expression using t is an error.
 //
 // Every mistake (unknown key, wrong type, bad value or expression, missing mesh file) is one
-// ss::Error naming the case file and line, raised before any work starts (src/physics/case_reading.hpp).
+// ss::Error naming the case file and line, raised before any work starts (src/cases/case_reading.hpp).
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "mesh/boundary_surface.hpp"
-#include "physics/expression.hpp"
+#include "cases/expression.hpp"
 
 namespace ss {
 

@@ -17,7 +17,7 @@
 #include "parallel/message.hpp"
 #include "parallel/mpi_env.hpp"
 #include "parallel/piece_files.hpp"
-#include "physics/flow_case_problem.hpp"
+#include "problems/flow_case_problem.hpp"
 #include "util/error.hpp"
 
 namespace ss {
@@ -97,7 +97,7 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
   // A [heat] run's temperature on the piece: its operators complete their outputs over the node halo.
   std::optional<FlowTemperature<DistributedBackend<Backend>>> temperature;
   if (run.heat) temperature.emplace(dist, mesh, *run.heat, ghost_completion(piece.nodes));
-  FlowRunResult r = run_flow(dist, dops, problem, mesh, data, initial, hooks, "rank " + std::to_string(mpi::rank()),
+  FlowRunResult r = march_flow(dist, dops, problem, mesh, data, initial, hooks, "rank " + std::to_string(mpi::rank()),
                              temperature ? &*temperature : nullptr);
   if (pressure_multigrid) {
     figures.add("pressure_multigrid_coarsest_seconds", pressure_multigrid->coarsest_seconds());

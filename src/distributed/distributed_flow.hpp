@@ -21,10 +21,10 @@
 #include "parallel/halo.hpp"
 #include "parallel/rank_report.hpp"
 #include "parallel/refined_entity_piece.hpp"
-#include "physics/flow_fields.hpp"
-#include "physics/flow_heat_problem.hpp"
-#include "physics/flow_problem.hpp"
-#include "physics/flow_run.hpp"
+#include "postprocess/flow_fields.hpp"
+#include "problems/flow_heat_problem.hpp"
+#include "problems/flow_problem.hpp"
+#include "physics/flow_time_loop.hpp"
 #include "physics/flow_solver.hpp"
 
 namespace ss {
@@ -83,7 +83,7 @@ struct FlowPieceRun {
 };
 
 // The time loop on one rank's piece: halos of the entity kinds, the distributed backend and
-// operators, the unchanged run_flow; the halo and allreduce figures into `figures`. With
+// operators, the unchanged march_flow; the halo and allreduce figures into `figures`. With
 // problem.pressure.multigrid the pressure CG is preconditioned by the multigrid over the ranks
 // (distributed_pressure_multigrid.hpp) along the refinements; the exact method gets its boundary from
 // rank 0 (distributed_streamfunction.hpp) and a node halo for its gauge; a [heat] run carries its

@@ -8,9 +8,9 @@
 #include "mesh/load_mesh.hpp"
 #include "mesh/mesh_groups.hpp"
 #include "parallel/entity_partition.hpp"
-#include "physics/flow_case.hpp"
-#include "physics/flow_heat_flux.hpp"
-#include "physics/flow_heat_problem.hpp"
+#include "cases/flow_case.hpp"
+#include "postprocess/flow_heat_flux.hpp"
+#include "problems/flow_heat_problem.hpp"
 
 namespace ss {
 

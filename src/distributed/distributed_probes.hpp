@@ -1,5 +1,5 @@
 #pragma once
-// Probes over MPI ranks (physics/flow_probes.hpp samples them serially): each point is answered by
+// Probes over MPI ranks (postprocess/flow_probes.hpp samples them serially): each point is answered by
 // the one rank whose owned cells hold it deepest (ghost cells never answer; equally deep: the lowest
 // rank), which interpolates its node fields there; rank 0 gathers the values and gets what the
 // serial FlowProbes would sample.
@@ -8,8 +8,8 @@
 
 #include "mesh/load_mesh.hpp"
 #include "parallel/entity_partition.hpp"
-#include "physics/flow_fields.hpp"
-#include "physics/flow_probes.hpp"
+#include "postprocess/flow_fields.hpp"
+#include "postprocess/flow_probes.hpp"
 
 namespace ss {
 

@@ -10,7 +10,7 @@
 // incidence (the curl of an edge function is exactly a face function: Stokes' theorem). So
 //   K = F M_e⁻¹ B,   B = Cᵀ M_f (edges × faces),   F = −Bᵀ = −M_f C (faces × edges),
 // symmetric negative semi-definite, takes the two-point operator's place in H/Δt − νθK. Unlike the
-// two-point form it converges on tetrahedra whose dual is made of centroids (README, *Flow*).
+// two-point form it converges on tetrahedra whose dual is made of centroids (docs/validation.md, *The viscous term*).
 // M_e⁻¹ is applied as a fixed Chebyshev polynomial of D_e⁻¹M_e on the interval measured at setup
 // (CG-Lanczos, widened): a symmetric positive operator, so K stays symmetric and CG-solvable.
 // Boundary conditions:

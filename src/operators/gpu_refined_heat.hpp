@@ -3,7 +3,7 @@
 // edges as node pairs, each edge's stiffness K_ab and each fine node's lumped mass, computed by
 // kernels that read only the coarse level's tables (shaders/refine_fine_edges.glsl): the fine mesh,
 // its topology and its geometry need not exist on the host. The CPU twin is assemble_heat_operator
-// on refine_once's mesh (physics/heat_problem.hpp's assemble_heat_system), with each child taking
+// on refine_once's mesh (problems/heat_problem.hpp's assemble_heat_system), with each child taking
 // its parent's conductivity and heat capacity.
 //   - edges: the same set as the fine Topology's, numbered by the coarse entity they come from
 //     (2 per coarse edge, 3 per coarse face, 1 per coarse cell: refine_fine_edges.glsl);

@@ -22,7 +22,7 @@ namespace ss {
 // longest with weight 0 on the row's last column (column 0 for an empty row), so a padded entry adds
 // an exact 0 for finite x. Neighbouring rows' k-th entries are neighbouring elements: the gather
 // reads its tables in consecutive texels, where CSR has every row walk its own stretch (measured on
-// the curl–curl edge mass in `bench operators`, README *Mesh operators*).
+// the curl–curl edge mass in `bench operators`, docs/performance.md, *Mesh operators*).
 class GpuSparseMatrix {
 public:
   using Vector = GpuBackend::Vector;

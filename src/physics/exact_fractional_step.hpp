@@ -19,8 +19,8 @@
 // Â is only semi-definite: C vanishes on node gradients (C G = 0). The right-hand side lies in
 // the range of Cᵀ, but rounding puts a little of it in the kernel, where CG cannot reduce it and,
 // in float32, then diverges; the grad–div gauge (build_gauge, default) adds G W Gᵀ on the kernel
-// so the operator is definite; the gradient part of s it leaves does not change U = C s (README,
-// *Flow: the exact method*, has the measured iterations and drift).
+// so the operator is definite; the gradient part of s it leaves does not change U = C s
+// (docs/validation.md, *The exact method*, has the measured iterations and the drift without it).
 #include <algorithm>
 #include <array>
 #include <chrono>

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "physics/flow_problem.hpp"
+#include "problems/flow_problem.hpp"
 
 namespace ss {
 

@@ -24,7 +24,7 @@
 // off it, so the advection keeps T bounded at any Δt, without a Courant limit; nonsymmetric, it is
 // solved by BiCGStab (the implicit momentum's solver) with the Jacobi diagonal a_i/Δt + θK_ii + ρc q_i.
 // Both steps share their steady state −K T + ρc R(U; T) + b = 0. The step then reports the relative
-// change ||Tⁿ⁺¹ − Tⁿ|| / ||Tⁿ⁺¹|| for steady mode's stop (flow_run.hpp).
+// change ||Tⁿ⁺¹ − Tⁿ|| / ||Tⁿ⁺¹|| for steady mode's stop (flow_time_loop.hpp).
 // Buoyancy (FlowBuoyancy): the cell force −β (T_c − T_ref) g per unit mass, T_c the mean of the
 // cell's four nodes, for the flow's momentum right-hand side (FlowSolver::set_body_force).
 // Over MPI ranks (Backend = DistributedBackend, distributed/distributed_flow_temperature.hpp) the
@@ -42,7 +42,7 @@
 #include "operators/heat_advection.hpp"
 #include "operators/heat_operator.hpp"
 #include "operators/sparse_kernels.hpp"
-#include "physics/flow_heat_problem.hpp"
+#include "problems/flow_heat_problem.hpp"
 #include "solver/bicgstab.hpp"
 #include "solver/cg.hpp"
 #include "util/error.hpp"

@@ -45,7 +45,7 @@ struct NoFlowTemperature {};
 // step's new fluxes (physics/flow_temperature.hpp), its buoyancy in the next flow step's momentum
 // right-hand side, and T in every state handed out.
 template <class Backend, class FlowOps, class Temperature = NoFlowTemperature>
-FlowRunResult run_flow(Backend& backend, FlowOps& ops, const FlowProblem& problem, const LoadedMesh& mesh,
+FlowRunResult march_flow(Backend& backend, FlowOps& ops, const FlowProblem& problem, const LoadedMesh& mesh,
                        const FlowOperatorData& data, const FlowState* initial, const FlowRunHooks& hooks,
                        const std::string& label, Temperature* temperature = nullptr) {
   constexpr bool kHeat = !std::is_same_v<Temperature, NoFlowTemperature>;

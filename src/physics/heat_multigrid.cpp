@@ -1,6 +1,6 @@
 #include "physics/heat_multigrid.hpp"
 
-#include "physics/heat_problem.hpp"
+#include "problems/heat_problem.hpp"
 
 namespace ss {
 namespace {

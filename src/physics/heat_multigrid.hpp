@@ -4,7 +4,7 @@
 // each level's fixed nodes are its nodes on the same Dirichlet groups).
 #include "mesh/mesh_hierarchy.hpp"
 #include "multigrid/multigrid_setup.hpp"
-#include "physics/heat_case.hpp"
+#include "cases/heat_case.hpp"
 
 namespace ss {
 

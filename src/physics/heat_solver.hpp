@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "physics/heat_problem.hpp"
+#include "problems/heat_problem.hpp"
 #include "solver/cg.hpp"
 #include "solver/refinement.hpp"
 #include "util/error.hpp"

@@ -9,6 +9,7 @@
 // ω here is exact up to the CG tolerance where the face form applies M_e⁻¹ as a Chebyshev
 // polynomial (1e-3). The start vector is the extrapolation of the last two steps' ω (the first
 // step: the polynomial M̃_e⁻¹ applied to the right-hand side; the second: ωⁿ).
+// EdgeVorticityMomentumSolve (below) is this solve as the flow solver's momentum part (momentum_solve.hpp).
 #include <memory>
 #include <utility>
 #include <vector>
@@ -16,6 +17,9 @@
 #include "operators/curl_curl_viscous.hpp"
 #include "operators/momentum_vorticity_system.hpp"
 #include "operators/sparse_kernels.hpp"
+#include "physics/distributed_traits.hpp"
+#include "physics/momentum_operator.hpp"
+#include "physics/momentum_solve.hpp"
 #include "solver/cg.hpp"
 
 namespace ss {
@@ -108,6 +112,48 @@ private:
   Vector inverse_diagonal_, b_, edges_, omega_, omega_previous_, w_, faces_, scale_;
   double dt_ = -1, nu_theta_ = -1;
   int steps_ = 0;  // solves since the history began (the extrapolation needs two)
+};
+
+// The momentum part (momentum_solve.hpp) on the edge vorticity: the right-hand side without viscous
+// terms and fixed columns (the edge equation takes them), then MomentumVorticitySolve. Over MPI ranks
+// the per-entity arrays are right on the ghosts too, as its pointwise steps read them.
+template <class Backend, class FlowOps>
+class EdgeVorticityMomentumSolve : public MomentumSolve<Backend> {
+public:
+  using Vector = typename Backend::Vector;
+
+  EdgeVorticityMomentumSolve(Backend& backend, FlowOps& ops, const FlowProblem& problem, const FlowOperatorData& data,
+                             MomentumOperator<Backend, FlowOps>& momentum)
+      : ops_(ops), problem_(problem), A_(momentum) {
+    std::vector<double> face_mass = data.face_mass;
+    complete_ghosts<Backend>(ops, face_mass);
+    MomentumVorticitySystem system = build_momentum_vorticity_system(momentum.curl_curl_data(), face_mass, data.free_mask);
+    for (std::vector<double>* v : {&system.mass_diagonal, &system.coupling_diagonal, &system.free_edges})
+      complete_ghosts<Backend>(ops, *v);
+    solve_ = std::make_unique<MomentumVorticitySolve<Backend>>(backend, system);
+  }
+
+  void right_hand_side(const MomentumTerms<Vector>& t, Vector& rhs) override {
+    ops_.momentum_rhs(1.0 / t.dt, 0.0, t.flux, t.integrated, t.pressure_gradient, A_.fixed_columns(), t.boundary_flux, rhs);
+  }
+  CgResult solve(const MomentumTerms<Vector>& t, const Vector& rhs, Vector& U) override {
+    return solve_->solve(t.dt, t.previous_dt, problem_.viscosity, problem_.theta, rhs, t.flux, A_.g_bar(), U,
+                         *A_.curl_curl(), cg_options(problem_.momentum));
+  }
+
+  void forget_history() override { solve_->forget_history(); }
+  void history(std::vector<double>& omega, std::vector<double>& omega_previous) override {
+    solve_->history(omega, omega_previous);
+  }
+  void restore_history(const std::vector<double>& omega, const std::vector<double>& omega_previous) override {
+    solve_->restore_history(omega, omega_previous);
+  }
+
+private:
+  FlowOps& ops_;
+  const FlowProblem& problem_;
+  MomentumOperator<Backend, FlowOps>& A_;
+  std::unique_ptr<MomentumVorticitySolve<Backend>> solve_;
 };
 
 }  // namespace ss

@@ -29,7 +29,7 @@
 
 #include "mesh/load_mesh.hpp"
 #include "operators/sparse_matrix.hpp"
-#include "physics/flow_problem.hpp"
+#include "problems/flow_problem.hpp"
 
 namespace ss {
 

@@ -1,4 +1,4 @@
-#include "physics/flow_fields.hpp"
+#include "postprocess/flow_fields.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <glm/geometric.hpp>
 
 #include "mesh/vtu.hpp"
-#include "physics/flow_node_values.hpp"
+#include "postprocess/flow_node_values.hpp"
 #include "util/error.hpp"
 
 namespace ss {

@@ -6,7 +6,7 @@
 //   node velocity   volume-weighted mean of u_c over the tets around the node; at a node of a
 //                   velocity face (wall, moving wall, inlet) the prescribed velocity there
 //   node pressure   volume-weighted mean of the cell pressures around the node; at a node of an
-//                   outlet face the prescribed pressure there (physics/flow_node_values.hpp: which
+//                   outlet face the prescribed pressure there (postprocess/flow_node_values.hpp: which
 //                   condition wins where several meet)
 //   divergence      (D U)_c / V_c
 //   vorticity       ω_c = (1/V_c) Σ_f A_f n_f,out × u_f (Gauss), u_f = ½(u_c + u_nb) inside, the wall
@@ -21,8 +21,8 @@
 #include "mesh/load_mesh.hpp"
 #include "mesh/vtu.hpp"
 #include "operators/mesh_operators.hpp"
-#include "physics/flow_problem.hpp"
-#include "physics/flow_solver.hpp"
+#include "problems/flow_problem.hpp"
+#include "physics/flow_state.hpp"
 
 namespace ss {
 

@@ -1,4 +1,4 @@
-#include "physics/flow_forces.hpp"
+#include "postprocess/flow_forces.hpp"
 
 #include <cmath>
 

@@ -18,8 +18,8 @@
 
 #include "mesh/load_mesh.hpp"
 #include "operators/curl_curl_viscous.hpp"
-#include "physics/flow_problem.hpp"
-#include "physics/flow_solver.hpp"
+#include "problems/flow_problem.hpp"
+#include "physics/flow_state.hpp"
 
 namespace ss {
 

@@ -1,4 +1,4 @@
-#include "physics/flow_heat_flux.hpp"
+#include "postprocess/flow_heat_flux.hpp"
 
 #include "util/error.hpp"
 

@@ -21,8 +21,8 @@
 #include "mesh/load_mesh.hpp"
 #include "operators/heat_advection.hpp"
 #include "operators/heat_operator.hpp"
-#include "physics/flow_heat_problem.hpp"
-#include "physics/flow_solver.hpp"
+#include "problems/flow_heat_problem.hpp"
+#include "physics/flow_state.hpp"
 
 namespace ss {
 

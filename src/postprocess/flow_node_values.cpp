@@ -1,4 +1,4 @@
-#include "physics/flow_node_values.hpp"
+#include "postprocess/flow_node_values.hpp"
 
 #include <algorithm>
 #include <cmath>

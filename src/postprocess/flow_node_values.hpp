@@ -1,5 +1,5 @@
 #pragma once
-// Node values where the boundary prescribes them (physics/flow_fields.hpp reconstructs the rest):
+// Node values where the boundary prescribes them (postprocess/flow_fields.hpp reconstructs the rest):
 // a node of a boundary face with a prescribed velocity (wall, moving wall, inlet) reads that
 // velocity, evaluated at the node; a node of an outlet face reads the outlet pressure there.
 //
@@ -12,7 +12,7 @@
 #include <glm/vec3.hpp>
 
 #include "mesh/load_mesh.hpp"
-#include "physics/flow_problem.hpp"
+#include "problems/flow_problem.hpp"
 
 namespace ss {
 

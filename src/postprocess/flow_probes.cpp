@@ -1,4 +1,4 @@
-#include "physics/flow_probes.hpp"
+#include "postprocess/flow_probes.hpp"
 
 #include <algorithm>
 #include <cmath>

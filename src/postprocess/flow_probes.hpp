@@ -1,6 +1,6 @@
 #pragma once
-// Probes: the node fields (physics/flow_fields.hpp) sampled at points of the mesh.
-// The [[probe]] table: physics/flow_probe_case.hpp.
+// Probes: the node fields (postprocess/flow_fields.hpp) sampled at points of the mesh.
+// The [[probe]] table: cases/flow_probe_case.hpp.
 //
 // A point is located in the tet that holds it (the one it lies deepest in, for a point on a face,
 // edge or node) and sampled by linear (barycentric) interpolation of the node values there, so a
@@ -16,8 +16,8 @@
 #include <glm/vec4.hpp>
 
 #include "mesh/load_mesh.hpp"
-#include "physics/flow_fields.hpp"
-#include "physics/flow_probe_case.hpp"
+#include "postprocess/flow_fields.hpp"
+#include "cases/flow_probe_case.hpp"
 
 namespace ss {
 

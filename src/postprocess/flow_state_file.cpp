@@ -1,4 +1,4 @@
-#include "physics/flow_state_file.hpp"
+#include "postprocess/flow_state_file.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "physics/flow_solver.hpp"
+#include "physics/flow_state.hpp"
 
 namespace ss {
 

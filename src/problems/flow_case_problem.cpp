@@ -1,4 +1,4 @@
-#include "physics/flow_case_problem.hpp"
+#include "problems/flow_case_problem.hpp"
 
 #include <cmath>
 #include <map>

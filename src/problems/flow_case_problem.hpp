@@ -1,11 +1,11 @@
 #pragma once
-// The flow case file (physics/flow_case.hpp) turned into numbers on a mesh (physics/flow_problem.hpp).
+// The flow case file (cases/flow_case.hpp) turned into numbers on a mesh (problems/flow_problem.hpp).
 #include <vector>
 
 #include "mesh/load_mesh.hpp"
 #include "mesh/mesh_groups.hpp"
-#include "physics/flow_case.hpp"
-#include "physics/flow_problem.hpp"
+#include "cases/flow_case.hpp"
+#include "problems/flow_problem.hpp"
 
 namespace ss {
 

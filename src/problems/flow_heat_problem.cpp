@@ -1,4 +1,4 @@
-#include "physics/flow_heat_problem.hpp"
+#include "problems/flow_heat_problem.hpp"
 
 #include "mesh/mesh_groups.hpp"
 #include "util/error.hpp"

@@ -14,10 +14,10 @@
 #include "mesh/load_mesh.hpp"
 #include "mesh/mesh_groups.hpp"
 #include "operators/sparse_matrix.hpp"
-#include "physics/flow_case.hpp"
-#include "physics/flow_problem.hpp"
-#include "physics/heat_case.hpp"
-#include "physics/heat_problem.hpp"
+#include "cases/flow_case.hpp"
+#include "problems/flow_problem.hpp"
+#include "cases/heat_case.hpp"
+#include "problems/heat_problem.hpp"
 
 namespace ss {
 

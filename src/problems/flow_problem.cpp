@@ -1,4 +1,4 @@
-#include "physics/flow_problem.hpp"
+#include "problems/flow_problem.hpp"
 
 #include <glm/geometric.hpp>
 

@@ -35,6 +35,15 @@ struct FlowLinearSolver {
   CgVariant variant = CgVariant::textbook;  // single_sync: one reduction (one MPI_Allreduce) per iteration
 };
 
+// The Krylov options of one of the flow's linear solves.
+inline CgOptions cg_options(const FlowLinearSolver& s) {
+  CgOptions options;
+  options.tolerance = s.tolerance;
+  options.max_iterations = s.max_iterations;
+  options.variant = s.variant;
+  return options;
+}
+
 struct FlowTimeSettings {
   double dt = 0;          // fixed step, or the first one with a CFL target
   int steps = 0;          // stop after this many steps (0: use end_time)
@@ -53,7 +62,7 @@ struct FlowSteadySettings {
                                            // grow faster than the steps shrink (Re 100 cavity)
 };
 
-// A boundary group whose force the flow command reports (physics/flow_forces.hpp).
+// A boundary group whose force the flow command reports (postprocess/flow_forces.hpp).
 struct FlowForceGroup {
   std::int32_t group = 0;
   std::string label;               // the group's name, for reports

@@ -1,4 +1,4 @@
-#include "physics/heat_problem.hpp"
+#include "problems/heat_problem.hpp"
 
 #include <algorithm>
 #include <cmath>

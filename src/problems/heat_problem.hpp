@@ -19,7 +19,7 @@
 #include "mesh/mesh_groups.hpp"  // resolve_volume_group, resolve_surface_group
 #include "mesh/refine.hpp"
 #include "operators/heat_operator.hpp"
-#include "physics/heat_case.hpp"
+#include "cases/heat_case.hpp"
 #include "solver/cg.hpp"
 
 namespace ss {

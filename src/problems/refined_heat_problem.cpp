@@ -6,7 +6,7 @@
 
 #include <glm/geometric.hpp>
 
-#include "physics/heat_problem.hpp"
+#include "problems/heat_problem.hpp"
 #include "util/error.hpp"
 
 namespace ss {

@@ -1,7 +1,7 @@
 #pragma once
 // A flow run's files in its output directory: snapshots flow_NNNNNN.vtu (under MPI
 // flow_NNNNNN.pvtu over one piece per rank) with the index flow.pvd, beside each snapshot the
-// checkpoint flow_NNNNNN.state (physics/flow_state_file.hpp) that a restart continues from, and with
+// checkpoint flow_NNNNNN.state (postprocess/flow_state_file.hpp) that a restart continues from, and with
 // [[force]] groups the history forces.csv (one row per group and output step). Every file is written atomically, the state after its VTU and force rows,
 // so the last state is always the last complete output step.
 #include <functional>
@@ -11,9 +11,9 @@
 
 #include "run/outputs.hpp"
 #include "mesh/load_mesh.hpp"
-#include "physics/flow_fields.hpp"
-#include "physics/flow_forces.hpp"
-#include "physics/flow_state_file.hpp"
+#include "postprocess/flow_fields.hpp"
+#include "postprocess/flow_forces.hpp"
+#include "postprocess/flow_state_file.hpp"
 
 namespace ss {
 

@@ -1,13 +1,13 @@
 #pragma once
 // heat.csv of a [heat] flow run: each thermal group's heat at every output step (one row per group
-// and step, physics/flow_heat_flux.hpp), rewritten atomically before each checkpoint so that a
+// and step, postprocess/flow_heat_flux.hpp), rewritten atomically before each checkpoint so that a
 // restart finds the rows up to it — the shape of forces.csv.
 //   step,time,group,heat,area,heat_flux,nusselt      (nusselt empty without the [heat] references)
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "physics/flow_heat_flux.hpp"
+#include "postprocess/flow_heat_flux.hpp"
 
 namespace ss {
 

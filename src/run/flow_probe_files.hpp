@@ -1,6 +1,6 @@
 #pragma once
 // A flow run's probe histories: probes/<name>.csv in the output directory, header
-// "time,<column>..." (physics/flow_probes.hpp names the columns), one row per output step and one
+// "time,<column>..." (postprocess/flow_probes.hpp names the columns), one row per output step and one
 // for the end (unless the last output step was the end). Every write rewrites the file atomically,
 // before the step's checkpoint, so a restart finds the rows of every checkpoint and keeps those up
 // to the one it continues from.
@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "physics/flow_fields.hpp"
-#include "physics/flow_probes.hpp"
+#include "postprocess/flow_fields.hpp"
+#include "postprocess/flow_probes.hpp"
 
 namespace ss {
 

@@ -7,12 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "mesh/load_mesh.hpp"
-#include "physics/flow_case.hpp"
-#include "physics/flow_fields.hpp"
-#include "physics/flow_forces.hpp"
-#include "physics/flow_heat_flux.hpp"
-#include "physics/flow_heat_problem.hpp"
-#include "physics/flow_run.hpp"
+#include "cases/flow_case.hpp"
+#include "postprocess/flow_fields.hpp"
+#include "postprocess/flow_forces.hpp"
+#include "postprocess/flow_heat_flux.hpp"
+#include "problems/flow_heat_problem.hpp"
+#include "physics/flow_time_loop.hpp"
 #include "run/outputs.hpp"
 #include "run/run_flow.hpp"
 
@@ -41,7 +41,7 @@ FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_
 
 // flow.json "heat" of a [heat] run: each thermal group's heat into the fluid, mean wall heat flux and
 // (with the references) Nusselt number at the end of runs[0] (`measured`: FlowHeatMeter's on that
-// state, physics/flow_heat_flux.hpp), the temperature range, the temperature steps' totals; with
+// state, postprocess/flow_heat_flux.hpp), the temperature range, the temperature steps' totals; with
 // --compare the largest node temperature difference between the two runs.
 nlohmann::json heat_summary_json(const FlowHeatProblem& heat, const std::vector<FlowGroupHeat>& measured,
                                  const std::vector<BackendFlowRun>& runs);

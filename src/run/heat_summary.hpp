@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/gpu_backend.hpp"
-#include "physics/heat_case.hpp"
-#include "physics/heat_problem.hpp"
+#include "cases/heat_case.hpp"
+#include "problems/heat_problem.hpp"
 #include "physics/heat_solver.hpp"
 #include "run/outputs.hpp"
 

@@ -14,13 +14,13 @@
 #include "mesh/load_mesh.hpp"
 #include "operators/flow_operators.hpp"
 #include "parallel/mpi_env.hpp"
-#include "physics/flow_case.hpp"
-#include "physics/flow_case_problem.hpp"
-#include "physics/flow_fields.hpp"
-#include "physics/flow_forces.hpp"
-#include "physics/flow_heat_flux.hpp"
-#include "physics/flow_heat_problem.hpp"
-#include "physics/flow_run.hpp"
+#include "cases/flow_case.hpp"
+#include "problems/flow_case_problem.hpp"
+#include "postprocess/flow_fields.hpp"
+#include "postprocess/flow_forces.hpp"
+#include "postprocess/flow_heat_flux.hpp"
+#include "problems/flow_heat_problem.hpp"
+#include "physics/flow_time_loop.hpp"
 #include "run/flow_checkpoints.hpp"
 #include "run/flow_heat_history.hpp"
 #include "run/flow_probe_files.hpp"
@@ -124,7 +124,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     std::optional<FlowTemperature<GpuBackend>> temperature;
     if (heat) temperature.emplace(gpu, mesh, *heat);
     BackendFlowRun run{"gpu", context->info().renderer,
-                       run_flow(gpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "gpu",
+                       march_flow(gpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "gpu",
                                 temperature ? &*temperature : nullptr),
                        {}};
     if (stages) stages->add_since("solve", t);
@@ -140,7 +140,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     std::optional<FlowTemperature<CpuBackend>> temperature;
     if (heat) temperature.emplace(cpu, mesh, *heat);
     BackendFlowRun run{"cpu", cpu_device_name(),
-                       run_flow(cpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "cpu",
+                       march_flow(cpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "cpu",
                                 temperature ? &*temperature : nullptr),
                        {}};
     if (stages) stages->add_since("solve", t);

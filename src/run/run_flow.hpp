@@ -9,7 +9,7 @@
 //   run_flow_serial        the whole mesh in one process.
 //   run_flow_distributed   partition, then refine: every rank runs its piece (run_flow_distributed.cpp).
 //
-// (physics/flow_run.hpp's run_flow template is the time loop over one backend these call; its
+// (physics/flow_time_loop.hpp's march_flow template is the time loop over one backend these call; its
 // FlowRunResult, the loop's outcome, is FlowRunOutcome::run here.)
 //
 // Every mistake in the case, and a checkpoint a restart cannot continue, throws ss::Error before the
@@ -21,9 +21,9 @@
 #include <glm/vec3.hpp>
 #include <nlohmann/json.hpp>
 
-#include "physics/flow_case.hpp"
-#include "physics/flow_fields.hpp"
-#include "physics/flow_run.hpp"
+#include "cases/flow_case.hpp"
+#include "postprocess/flow_fields.hpp"
+#include "physics/flow_time_loop.hpp"
 #include "run/run_options.hpp"
 
 namespace ss {

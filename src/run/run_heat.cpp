@@ -19,7 +19,7 @@
 #include "operators/heat_operator.hpp"
 #include "parallel/mpi_env.hpp"
 #include "physics/heat_multigrid.hpp"
-#include "physics/heat_problem.hpp"
+#include "problems/heat_problem.hpp"
 #include "render/render_surface.hpp"
 #include "render/surface_viewer.hpp"
 #include "run/heat_summary.hpp"

@@ -21,7 +21,7 @@
 #include <glm/vec3.hpp>
 #include <nlohmann/json.hpp>
 
-#include "physics/heat_case.hpp"
+#include "cases/heat_case.hpp"
 #include "physics/heat_solver.hpp"
 #include "run/run_options.hpp"
 

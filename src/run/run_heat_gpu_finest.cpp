@@ -30,7 +30,7 @@
 #include "multigrid/refined_level_multigrid.hpp"
 #include "operators/gpu_refined_heat.hpp"
 #include "physics/heat_multigrid.hpp"
-#include "physics/heat_problem.hpp"
+#include "problems/heat_problem.hpp"
 #include "render/render_surface.hpp"
 #include "run/heat_summary.hpp"
 #include "run/outputs.hpp"

@@ -39,7 +39,7 @@ struct CgOptions {
   // is more than 10× the recursive one and above the tolerance (the recurrences drifted apart: in
   // float32, a tolerance below what the working precision reaches), r is replaced by it and the
   // iteration restarts from it, at most this many times; then the solve fails as "drifted apart"
-  // (the stability guard). The textbook variant stops on its recursive residual (README, CG variants).
+  // (the stability guard). The textbook variant stops on its recursive residual (docs/architecture.md, *CG*).
   int max_replacements = 3;
   // Called every iteration with (iteration, relative residual, elapsed seconds); the caller decides
   // how often to print.

@@ -307,7 +307,7 @@ def scenario_memory():
     # with LP_NUM_THREADS=0 (llvmpipe draws on the calling thread): its rasterizer threads reserve
     # address space of their own, so that at a given limit the outcome varied run to run, and at some
     # limits LLVM's shader JIT in the driver was the first to fail and aborted the program
-    # (README, Reliability) - outside what this program can catch.
+    # (docs/reliability.md, *Runs that die or run out of room*) - outside what this program can catch.
     # The heat runs take the host's finest level (--finest-level host) on both backends: these limits
     # are that path's. The GPU-made level moves the shader compiles after the host's allocations, so
     # that at some limits llvmpipe's JIT is what runs out (the abort above).

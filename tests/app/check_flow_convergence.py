@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""tools/flow_convergence.py end to end on the CPU reference (the cases it writes are the ones the README's
-GPU tables come from, so their exact solutions must be right):
+"""tools/flow_convergence.py end to end on the CPU reference (the cases it writes are the ones
+docs/validation.md's GPU tables, *Ethier–Steinman* and *The duct on the GPU*, come from, so their exact solutions must be right):
 
   duct             refine 0, both methods: the steady L2 error of u_x against the series is that of a
                    first-order cell velocity (< 0.2; a wrong series or sign gives ~1), the two methods

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "physics/expression.hpp"
+#include "cases/expression.hpp"
 #include "util/error.hpp"
 
 namespace ss {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "physics/flow_case.hpp"
+#include "cases/flow_case.hpp"
 #include "util/error.hpp"
 
 namespace ss {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "mesh/load_mesh.hpp"
-#include "physics/heat_case.hpp"
+#include "cases/heat_case.hpp"
 #include "util/error.hpp"
 
 namespace ss {

@@ -34,8 +34,8 @@
 #include "parallel/distributed_backend.hpp"
 #include "parallel/mpi_env.hpp"
 #include "parallel/piece_assignment.hpp"
-#include "physics/flow_case.hpp"
-#include "physics/flow_case_problem.hpp"
+#include "cases/flow_case.hpp"
+#include "problems/flow_case_problem.hpp"
 #include "solver/cg.hpp"
 
 namespace ss {

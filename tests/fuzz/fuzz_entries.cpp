@@ -10,8 +10,8 @@
 
 #include "mesh/load_mesh.hpp"
 #include "mesh/read_mesh.hpp"
-#include "physics/flow_case.hpp"
-#include "physics/heat_case.hpp"
+#include "cases/flow_case.hpp"
+#include "cases/heat_case.hpp"
 #include "util/error.hpp"
 
 namespace ss::fuzz {

@@ -6,9 +6,9 @@
 
 #include "mesh/mesh_hierarchy.hpp"
 #include "multigrid/multigrid_setup.hpp"
-#include "physics/heat_case.hpp"
+#include "cases/heat_case.hpp"
 #include "physics/heat_multigrid.hpp"
-#include "physics/heat_problem.hpp"
+#include "problems/heat_problem.hpp"
 
 namespace ss::test {
 

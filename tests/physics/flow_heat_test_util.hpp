@@ -6,10 +6,10 @@
 #include "operators/cpu_mesh_operators.hpp"
 #include "operators/flow_operators.hpp"
 #include "operators/gpu_mesh_operators.hpp"
-#include "physics/flow_case.hpp"
-#include "physics/flow_case_problem.hpp"
-#include "physics/flow_heat_problem.hpp"
-#include "physics/flow_run.hpp"
+#include "cases/flow_case.hpp"
+#include "problems/flow_case_problem.hpp"
+#include "problems/flow_heat_problem.hpp"
+#include "physics/flow_time_loop.hpp"
 
 namespace ss::test {
 
@@ -27,7 +27,7 @@ inline FlowRunResult run_heat_flow_on_cpu(const FlowCase& c, const LoadedMesh& m
       build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p.boundary_kinds());
   CpuFlowOperators ops(mesh_ops, data);
   FlowTemperature<CpuBackend> temperature(cpu, m, h);
-  return run_flow(cpu, ops, p, m, data, nullptr, FlowRunHooks{}, "cpu", &temperature);
+  return march_flow(cpu, ops, p, m, data, nullptr, FlowRunHooks{}, "cpu", &temperature);
 }
 
 inline FlowRunResult run_heat_flow_on_gpu(GpuBackend& gpu, const FlowCase& c, const LoadedMesh& m) {
@@ -38,7 +38,7 @@ inline FlowRunResult run_heat_flow_on_gpu(GpuBackend& gpu, const FlowCase& c, co
       build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p.boundary_kinds());
   GpuFlowOperators ops(gpu, mesh_ops, data);
   FlowTemperature<GpuBackend> temperature(gpu, m, h);
-  return run_flow(gpu, ops, p, m, data, nullptr, FlowRunHooks{}, "gpu", &temperature);
+  return march_flow(gpu, ops, p, m, data, nullptr, FlowRunHooks{}, "gpu", &temperature);
 }
 
 }  // namespace ss::test

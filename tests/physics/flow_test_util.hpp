@@ -12,7 +12,7 @@
 #include "cpu/cpu_backend.hpp"
 #include "mesh/load_mesh.hpp"
 #include "operators/cpu_mesh_operators.hpp"
-#include "physics/flow_problem.hpp"
+#include "problems/flow_problem.hpp"
 #include "physics/flow_solver.hpp"
 #include "support/project_mesh.hpp"
 #include "util/error.hpp"

@@ -8,19 +8,19 @@
 // 2006; the benchmark's accepted range is 6.05–6.25), the lift against 0.009401 and the pressure
 // difference Δp (the sample's probe "dp") against 0.171737, for both methods.
 // (The exact method from rest to t = 3 gives the same drag, 6.0486 against 6.0502, but takes 9x the
-// classical run: 10 minutes on one core; the README's table has it on finer meshes, from the GPU machine.)
-// The printed lines are the README's table.
+// classical run: 10 minutes on one core; docs/validation.md's table (*The DFG cylinder benchmark*) has it on finer meshes, from the GPU machine.)
+// The printed lines are docs/validation.md's table.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "physics/flow_case.hpp"
-#include "physics/flow_case_problem.hpp"
-#include "physics/flow_fields.hpp"
-#include "physics/flow_probes.hpp"
-#include "physics/flow_forces.hpp"
+#include "cases/flow_case.hpp"
+#include "problems/flow_case_problem.hpp"
+#include "postprocess/flow_fields.hpp"
+#include "postprocess/flow_probes.hpp"
+#include "postprocess/flow_forces.hpp"
 #include "physics/flow_test_util.hpp"
 
 namespace ss::test {

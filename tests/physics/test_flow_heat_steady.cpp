@@ -1,4 +1,4 @@
-// Steady mode carrying a temperature (physics/flow_run.hpp, physics/flow_temperature.hpp): a duct
+// Steady mode carrying a temperature (physics/flow_time_loop.hpp, physics/flow_temperature.hpp): a duct
 // (2 × 0.5 × 0.5, no-slip walls at T = 1) fed at speed 1 with fluid at T = 0, Re 10, Pe 5. The
 // pseudo-time march takes the temperature's upwind advection implicitly, at steps whose thermal
 // Courant number is far above the explicit bound of 1, and stops when both the flow's and the

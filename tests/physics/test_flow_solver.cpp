@@ -30,7 +30,7 @@ FlowProblem cavity_problem(const LoadedMesh& m) {
 }
 
 template <class Backend, class MeshOps, class FlowOps>
-std::vector<double> run_flow(Backend& backend, const LoadedMesh& m, const FlowProblem& p) {
+std::vector<double> run_cavity(Backend& backend, const LoadedMesh& m, const FlowProblem& p) {
   MeshOps mesh_ops(backend, m);
   const FlowOperatorData data = build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry),
                                                          p.boundary_kinds());
@@ -68,8 +68,8 @@ class FlowSolverGpu : public GlTest {};
 // speed (which must reach `min_speed`: the run did move the fluid).
 void expect_gpu_run_equals_cpu(const LoadedMesh& m, const FlowProblem& p, GpuBackend& gpu, double min_speed = 0.05) {
   CpuBackend cpu;
-  const std::vector<double> reference = run_flow<CpuBackend, CpuMesh, CpuFlow>(cpu, m, p);
-  const std::vector<double> flux = run_flow<GpuBackend, GpuMeshOperators, GpuFlowOperators>(gpu, m, p);
+  const std::vector<double> reference = run_cavity<CpuBackend, CpuMesh, CpuFlow>(cpu, m, p);
+  const std::vector<double> flux = run_cavity<GpuBackend, GpuMeshOperators, GpuFlowOperators>(gpu, m, p);
   // Cell velocities of both, compared relative to the max speed.
   CpuMeshOperators ops(m);
   std::vector<double> rx, ry, rz, gx, gy, gz;
@@ -106,8 +106,8 @@ TEST_F(FlowSolverGpu, CavitySingleSyncIsEquivalentToRef) {
   FlowProblem textbook = p;
   textbook.momentum.variant = textbook.pressure.variant = CgVariant::textbook;
   CpuBackend cpu;
-  const std::vector<double> a = run_flow<CpuBackend, CpuMesh, CpuFlow>(cpu, m, p);
-  const std::vector<double> b = run_flow<CpuBackend, CpuMesh, CpuFlow>(cpu, m, textbook);
+  const std::vector<double> a = run_cavity<CpuBackend, CpuMesh, CpuFlow>(cpu, m, p);
+  const std::vector<double> b = run_cavity<CpuBackend, CpuMesh, CpuFlow>(cpu, m, textbook);
   const double change = largest_change(b, a);
   EXPECT_LE(change, 1e-4);
   ::testing::Test::RecordProperty("max_flux_change_from_textbook", ::testing::PrintToString(change));

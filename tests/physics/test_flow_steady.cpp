@@ -1,4 +1,4 @@
-// Steady mode (physics/flow_steady.hpp, physics/flow_run.hpp) on the lid-driven cavity at Re 100:
+// Steady mode (physics/flow_steady.hpp, physics/flow_time_loop.hpp) on the lid-driven cavity at Re 100:
 // pseudo-time marching with implicit convection and a growing CFL number reaches the state a long
 // explicit time-marched run settles to; the controller's rules; a restarted march goes on.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "physics/flow_run.hpp"
+#include "physics/flow_time_loop.hpp"
 #include "physics/flow_test_util.hpp"
 
 namespace ss::test {
@@ -28,7 +28,7 @@ FlowProblem steady_cavity(const LoadedMesh& m) {
 
 FlowRunResult run_steady(const LoadedMesh& m, const FlowProblem& p, const FlowState* initial = nullptr) {
   CpuFlowRun run(m, p);
-  return run_flow(run.cpu, run.ops, p, m, run.data, initial, FlowRunHooks{}, "cpu");
+  return march_flow(run.cpu, run.ops, p, m, run.data, initial, FlowRunHooks{}, "cpu");
 }
 
 // The explicit scheme's steady kinetic energy on this mesh (test_flow_implicit.cpp: CFL 0.5 to t = 20).

@@ -1,11 +1,11 @@
 // The flow solver against exact solutions, on the CPU reference (double) and on structured boxes
-// small enough for CI to afford two refinements (the larger runs are in the README):
+// small enough for CI to afford two refinements (the larger runs are in docs/validation.md, *Ethier–Steinman* and *The duct on the GPU*):
 //  - developed laminar flow in a rectangular duct (the exact series), driven by a pressure drop and
 //    by its own profile at the inlet: flow rate and centre-line velocity converge with h;
 //  - Ethier & Steinman's unsteady 3D solution of the Navier–Stokes equations (1994) with the exact
 //    velocity on the boundary and as the start: the velocity error at t = 0.1 falls with h and Δt.
 // Each for both methods (classical and exact fractional step); the exact method's errors are the
-// classical one's or smaller (the printed lines are the README's table). The GPU path (float32
+// classical one's or smaller (the printed lines are docs/validation.md's *Convergence in CI* table). The GPU path (float32
 // kernels, llvmpipe in CI) runs the finer duct and Ethier–Steinman box once each against the same
 // references, its bounds set just above what it measures, so a regression of the GPU kernels fails.
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 #include <cstdio>
 
 #include "mesh/box_mesh.hpp"
-#include "physics/flow_fields.hpp"
+#include "postprocess/flow_fields.hpp"
 #include "operators/gpu_mesh_operators.hpp"
 #include "physics/flow_gpu_test_util.hpp"
 #include "support/gl_fixture.hpp"

@@ -19,8 +19,8 @@
 #include "support/gl_fixture.hpp"
 #include "mesh/box_mesh.hpp"
 #include "mesh/load_mesh.hpp"
-#include "physics/heat_case.hpp"
-#include "physics/heat_problem.hpp"
+#include "cases/heat_case.hpp"
+#include "problems/heat_problem.hpp"
 #include "physics/heat_solver.hpp"
 #include "util/error.hpp"
 

@@ -1,4 +1,4 @@
-// Forces on boundary groups (physics/flow_forces.hpp) from states with a known traction:
+// Forces on boundary groups (postprocess/flow_forces.hpp) from states with a known traction:
 //  - simple shear u = (γ z, 0, 0) at a uniform pressure p0 between a wall at rest (z = 0) and one
 //    sliding at γ (z = 1): the fluid drags the bottom wall by ν γ A along x and presses on it with
 //    p0 A along −z; the top wall feels the opposite shear and +z pressure;
@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "mesh/box_mesh.hpp"
-#include "physics/flow_forces.hpp"
+#include "postprocess/flow_forces.hpp"
 #include "physics/flow_test_util.hpp"
 
 namespace ss::test {
@@ -81,7 +81,7 @@ TEST(FlowForces, ShearFlowDragsTheWallsByViscosityTimesShearRate) {
 // The shear of a discrete steady state: u = (γ z, 0, 0) held on the inlet and outlet (x = 0, 1),
 // slip on y = 0, 1, the bottom at rest and the top sliding at γ. The solver's own solution gives
 // the wall shear within 3 % (+2.4 % at n = 4, +2.5 % at n = 8: with RT0 velocities, the Nédélec
-// trace of ω on the wall carries an error of this size that does not fall with h; README, *Forces*).
+// trace of ω on the wall carries an error of this size that does not fall with h; docs/validation.md, *Forces on walls*).
 TEST(FlowForces, SteadyCouetteFlowGivesTheWallShear) {
   for (int n : {4, 8}) {
     SCOPED_TRACE("n = " + std::to_string(n));

@@ -1,4 +1,4 @@
-// Wall-exact node values (physics/flow_node_values.hpp): on the lid-driven cavity the nodes of the
+// Wall-exact node values (postprocess/flow_node_values.hpp): on the lid-driven cavity the nodes of the
 // lid read the lid velocity exactly, every wall node (the lid's edge too: a wall at rest wins) reads
 // 0, and the interior nodes keep the volume-weighted mean of the cells around them; an outlet's
 // nodes read the outlet pressure at the node; the GPU run's node fields equal the CPU reference's.
@@ -9,7 +9,7 @@
 
 #include <glm/geometric.hpp>
 
-#include "physics/flow_fields.hpp"
+#include "postprocess/flow_fields.hpp"
 #include "operators/gpu_mesh_operators.hpp"
 #include "physics/flow_gpu_test_util.hpp"
 #include "support/gl_fixture.hpp"

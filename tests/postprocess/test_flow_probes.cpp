@@ -1,4 +1,4 @@
-// Probes (physics/flow_probes.hpp): [[probe]] tables parse (points, a line, fields) and every mistake
+// Probes (postprocess/flow_probes.hpp): [[probe]] tables parse (points, a line, fields) and every mistake
 // is one error naming the case file's line; a point is found in its tet and a field linear in x is
 // sampled exactly (barycentric interpolation), at interior points and on faces, edges and nodes; a
 // point outside the mesh is one error naming the probe and the point.
@@ -7,8 +7,8 @@
 #include <cmath>
 #include <string>
 
-#include "physics/flow_case.hpp"
-#include "physics/flow_probes.hpp"
+#include "cases/flow_case.hpp"
+#include "postprocess/flow_probes.hpp"
 #include "support/project_mesh.hpp"
 #include "util/error.hpp"
 

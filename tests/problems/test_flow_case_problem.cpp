@@ -11,9 +11,9 @@
 
 #include <glm/geometric.hpp>
 
-#include "physics/flow_case_problem.hpp"
-#include "physics/flow_fields.hpp"
-#include "physics/flow_state_file.hpp"
+#include "problems/flow_case_problem.hpp"
+#include "postprocess/flow_fields.hpp"
+#include "postprocess/flow_state_file.hpp"
 #include "physics/flow_test_util.hpp"
 
 namespace ss::test {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "mesh/load_mesh.hpp"
-#include "physics/heat_case.hpp"
-#include "physics/heat_problem.hpp"
+#include "cases/heat_case.hpp"
+#include "problems/heat_problem.hpp"
 
 namespace ss::test {
 namespace {

@@ -8,7 +8,7 @@ import zlib
 
 
 def read_state(path):
-    """A flow_NNNNNN.state (version 6, src/physics/flow_state_file.hpp) and its expected size."""
+    """A flow_NNNNNN.state (version 6, src/postprocess/flow_state_file.hpp) and its expected size."""
     data = open(path, "rb").read()
     assert data[:8] == b"SSFLOWST", path
     (version, step, t, dt, faces, cells, previous, edges, base_levels, vorticity,

@@ -1,0 +1,55 @@
+#pragma once
+// What a flow run hands out, apart from the solver that makes it: the report of each step
+// (FlowStepInfo), the totals of a run's steps (FlowTotals) and the host copy of the state that a
+// checkpoint holds (FlowState). Output code includes this, not the solver.
+#include <vector>
+
+namespace ss {
+
+// What the loop reports after each step.
+struct FlowStepInfo {
+  int step = 0;
+  double time = 0, dt = 0;
+  double cfl = 0;             // Δt · max_c (1/2V_c) Σ|U_f| of the new field
+  double kinetic_energy = 0;  // ½ Σ_f H_f U_f² (the energy the scheme's convection conserves)
+  double max_divergence = 0;  // max_c |D U|_c / max_f |U_f|
+  int momentum_iterations = 0, pressure_iterations = 0;
+  int streamfunction_iterations = 0;  // exact method
+  double thermal_courant = 0;         // a [heat] run: Δt max_i q_i/V_i of the temperature step (flow_temperature.hpp)
+  int temperature_iterations = 0;
+  // Steady mode (flow_time_loop.hpp): the relative changes per unit pseudo-time of the flow and (a
+  // [heat] run) of the temperature; −1 where there is none.
+  double steady_change = -1, temperature_change = -1;
+};
+
+struct FlowTotals {
+  int steps = 0;
+  long momentum_iterations = 0, pressure_iterations = 0;
+  int max_momentum_iterations = 0, max_pressure_iterations = 0;
+  long streamfunction_iterations = 0;  // exact method (pressure: the recoveries at output steps)
+  int max_streamfunction_iterations = 0;
+  double convection_seconds = 0, momentum_seconds = 0, pressure_seconds = 0, projection_seconds = 0;
+  double streamfunction_seconds = 0;
+  int streamfunction_preconditioner_setups = 0;  // exact method, ams: set-ups (included in streamfunction_seconds)
+  double streamfunction_preconditioner_setup_seconds = 0;
+  double diagnostics_seconds = 0;
+};
+
+// Host copy of the state (what a checkpoint holds).
+struct FlowState {
+  int step = 0;
+  double time = 0, dt = 0;
+  std::vector<double> flux;      // U_f per face
+  std::vector<double> pressure;  // p per cell
+  std::vector<double> previous_flux;  // Uⁿ⁻¹ per face (empty at the start: no previous step)
+  std::vector<double> streamfunction;  // s per edge (exact method; empty otherwise)
+  // The vorticity momentum system's last two ω per edge (ωⁿ, ωⁿ⁻¹; its next start vector
+  // extrapolates them, so a restarted run continues as the uninterrupted one): empty otherwise.
+  std::vector<double> vorticity, previous_vorticity;
+  std::vector<double> temperature;  // T per node (a [heat] run, physics/flow_temperature.hpp); empty otherwise
+  // Whose ids the arrays use (checkpoints): -1 the serial run's mesh; k >= 0 the partition-then-refine
+  // ids of MPI runs (parallel/refined_entity_piece.hpp) over the file's mesh refined k times.
+  int base_levels = -1;
+};
+
+}  // namespace ss

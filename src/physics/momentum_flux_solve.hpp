@@ -1,0 +1,107 @@
+#pragma once
+// The momentum solves on the face fluxes (momentum_solve.hpp).
+//   FaceFluxMomentumSolve: explicit convection,
+//     rhs = H Uⁿ/Δt + T f − G pⁿ + νθ K U_b,   (H/Δt − νθ K) U* = rhs   (CG + Jacobi)
+//   ImplicitConvectionMomentumSolve: Picard linearisation, the convecting flux Uⁿ, the convected
+//     velocity I U* at the new level, C x = T N(Uⁿ; I x, u_b = 0) its linear part:
+//       H (U* − Uⁿ)/Δt + T N(Uⁿ; I U*, u_b) = …  ⇔  (H/Δt + C − νθ K) U* = rhs + m C(Uⁿ − U_b)
+//     (rhs as above, whose −T N(Uⁿ; I Uⁿ, u_b) the added term turns into the implicit one; U_b is 0
+//     on free faces); nonsymmetric: BiCGStab with the Jacobi of H/Δt − νθ K. One rank only.
+// Both hold U* = U_b on prescribed faces.
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "physics/distributed_traits.hpp"
+#include "physics/momentum_operator.hpp"
+#include "physics/momentum_solve.hpp"
+#include "solver/bicgstab.hpp"
+#include "solver/cg.hpp"
+#include "util/error.hpp"
+
+namespace ss {
+
+template <class Backend, class FlowOps>
+class FaceFluxMomentumSolve : public MomentumSolve<Backend> {
+public:
+  using Vector = typename Backend::Vector;
+
+  FaceFluxMomentumSolve(Backend& backend, FlowOps& ops, const FlowProblem& problem,
+                        MomentumOperator<Backend, FlowOps>& momentum)
+      : backend_(backend), ops_(ops), problem_(problem), A_(momentum) {}
+
+  void right_hand_side(const MomentumTerms<Vector>& t, Vector& rhs) override {
+    ops_.momentum_rhs(1.0 / t.dt, nu_theta(), t.flux, t.integrated, t.pressure_gradient, A_.fixed_columns(),
+                      t.boundary_flux, rhs);
+  }
+
+  CgResult solve(const MomentumTerms<Vector>& t, const Vector& rhs, Vector& U) override {
+    const auto apply = [&](const Vector& x, Vector& y) { A_.apply(1.0 / t.dt, nu_theta(), x, y); };
+    return conjugate_gradient(backend_, apply, rhs, U, jacobi(t.dt), cg_options(problem_.momentum));
+  }
+
+protected:
+  double nu_theta() const { return problem_.viscosity * problem_.theta; }
+  const Vector* jacobi(double dt) { return problem_.momentum.jacobi ? &A_.inverse_diagonal(dt) : nullptr; }
+
+  Backend& backend_;
+  FlowOps& ops_;
+  const FlowProblem& problem_;
+  MomentumOperator<Backend, FlowOps>& A_;
+};
+
+template <class Backend, class FlowOps>
+class ImplicitConvectionMomentumSolve : public FaceFluxMomentumSolve<Backend, FlowOps> {
+  using Base = FaceFluxMomentumSolve<Backend, FlowOps>;
+
+public:
+  using Vector = typename Backend::Vector;
+
+  ImplicitConvectionMomentumSolve(Backend& backend, FlowOps& ops, const FlowProblem& problem, const FlowOperatorData& data,
+                                  MomentumOperator<Backend, FlowOps>& momentum)
+      : Base(backend, ops, problem, momentum) {
+    SS_REQUIRE(!IsDistributedBackend<Backend>::value, "implicit convection runs on one rank (not over MPI ranks yet)");
+    SS_REQUIRE(problem.convection != Convection::none, "implicit convection needs convection (central or upwind)");
+    boundary_zero_ = backend.make_vector(std::max<std::int64_t>(1, data.num_boundary_faces));
+    backend.fill(boundary_zero_, 0.0);
+    const std::int64_t nf = std::int64_t(data.face_mass.size());
+    convection_x_ = backend.make_vector(nf), convection_y_ = backend.make_vector(nf);
+  }
+
+  // rhs += m C(Uⁿ − U_b)
+  void right_hand_side(const MomentumTerms<Vector>& t, Vector& rhs) override {
+    Base::right_hand_side(t, rhs);
+    this->backend_.axpy(-1.0, t.boundary_flux, t.flux, convection_x_);
+    linear_convection(t.flux, convection_x_, convection_y_);
+    this->backend_.axpy(1.0, convection_y_, rhs, rhs);
+  }
+
+  CgResult solve(const MomentumTerms<Vector>& t, const Vector& rhs, Vector& U) override {
+    Backend& backend = this->backend_;
+    // y = A x + m C(m x): the symmetric part as for CG, then the linearised convection
+    const auto apply = [&](const Vector& x, Vector& y) {
+      this->A_.apply(1.0 / t.dt, this->nu_theta(), x, y);
+      backend.multiply(this->A_.free_mask(), x, convection_x_);
+      linear_convection(t.flux, convection_x_, convection_y_);
+      backend.axpy(1.0, convection_y_, y, y);
+    };
+    return bicgstab(backend, apply, rhs, U, this->jacobi(t.dt), cg_options(this->problem_.momentum));
+  }
+
+private:
+  // y = m C x, C x = T N(Uⁿ; I x, u_b = 0): the linear part of the convection −T N with the flux Uⁿ
+  // convecting (cell_terms gives −N; boundary velocities 0, zero-gradient faces u_c).
+  void linear_convection(const Vector& flux, const Vector& x, Vector& y) {
+    auto& mesh_ops = this->ops_.mesh();
+    mesh_ops.interpolate(x, cux_, cuy_, cuz_);
+    this->ops_.cell_terms(this->problem_.convection, 0.0, 0.0, flux, cux_, cuy_, cuz_, boundary_zero_, boundary_zero_,
+                          boundary_zero_, cfx_, cfy_, cfz_);
+    mesh_ops.integrate(cfx_, cfy_, cfz_, integrated_);
+    this->backend_.multiply(this->A_.free_mask(), integrated_, y);
+    this->backend_.scale(-1.0, y, y);
+  }
+
+  Vector boundary_zero_, convection_x_, convection_y_, integrated_, cux_, cuy_, cuz_, cfx_, cfy_, cfz_;
+};
+
+}  // namespace ss
