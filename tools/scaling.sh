@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Strong and weak scaling of the parallel heat CG (`mpiexec -n N streamsolve heat`, one GPU per rank).
 #   tools/scaling.sh [--ranks "1 2 4"] [--strong-refine 5] [--weak-target 1000000] [--backend gpu|cpu]
-#                    [--launch fragment|compute] [--build build] [--out /tmp/scaling] [--tolerance 1e-6]
+#                    [--launch auto|fragment|compute] [--build build] [--out /tmp/scaling] [--tolerance 1e-6]
 #                    [--skip-weak] [--preconditioner jacobi|multigrid] [--transient STEPS]
 #                    [--flow-refine K [--flow-mesh FILE | --flow-weak-meshes "FILE ..."] [--flow-steps 3]
 #                     [--flow-dt DT] [--flow-cg-variant textbook|single_sync] [--skip-heat]]
@@ -35,7 +35,7 @@
 # --skip-heat runs the flow table only.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-ranks="1 2 4"; strong_refine=5; weak_target=1000000; backend=gpu; launch=fragment; build="$here/build"; out=/tmp/scaling; skip_weak=0
+ranks="1 2 4"; strong_refine=5; weak_target=1000000; backend=gpu; launch=auto; build="$here/build"; out=/tmp/scaling; skip_weak=0
 preconditioner=jacobi; transient=""; tolerance=""; flow_refine=""; flow_mesh="$here/meshes/cavity.msh"; flow_steps=3; flow_dt=""; skip_heat=0
 flow_weak_meshes=""; flow_cg_variant=""
 

@@ -44,7 +44,8 @@ void run_kernel_bench(const KernelBenchOptions& o, const GlobalOptions& globals)
   report["gl_device"] = context.info().device;
   report["layout_policy"] = o.layout;
   report["reduction_fold"] = o.reduction_fold;
-  report["launch"] = globals.launch;  // launch paths timed, in order (each result row names its own)
+  const std::vector<LaunchChoice> launches = globals.launch_choices(context);
+  describe_launches(report, launches);  // launch paths timed, in order (each result row names its own)
   report["local_size"] = {globals.local_size_x, globals.local_size_y};
   report["cpu_threads"] = std::thread::hardware_concurrency();
   report["results"] = nlohmann::json::array();
@@ -75,7 +76,8 @@ void run_kernel_bench(const KernelBenchOptions& o, const GlobalOptions& globals)
       lo.policy = parse_layout_policy(o.layout);
       lo.packing = parse_packing(format);
       std::map<std::string, double> fragment_seconds;  // this size and format, when fragment ran first
-      for (const GpuOptions& path : globals.gpu_options_list()) {
+      for (const LaunchChoice& choice : launches) {
+        const GpuOptions& path = choice.options;
         const std::string launch = to_string(path.launch);
         GpuBackend gpu(context, lo, path);
         gpu.set_reduction_fold(o.reduction_fold);

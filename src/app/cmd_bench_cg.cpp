@@ -3,7 +3,7 @@
 //
 // One steady heat problem solved by preconditioned CG (each --preconditioner: jacobi, multigrid, none;
 // multigrid's setup seconds reported apart) on the GPU (float32; on each launch path the global
-// --launch names, fragment by default, e.g. --launch fragment,compute; each --formats packing; each
+// --launch names, auto by default, e.g. --launch fragment,compute; each --formats packing; each
 // --variants CG variant, textbook and single_sync; each --precisions: float = one fp32 CG to
 // --tolerance on its recursive residual, mixed = defect correction to a TRUE residual of
 // --mixed-tolerance) and on the CPU reference (double, OpenMP, textbook, to --tolerance):
@@ -363,11 +363,16 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
   std::vector<CgRun> runs;
   nlohmann::json residual_means = nlohmann::json::array();
   std::optional<GlContext> context;
+  std::vector<LaunchChoice> launches;  // --launch's paths on this device (when the GPU runs)
   for (const std::string& b : o.backends) {
     if (b == "gpu") {
-      if (!context) context.emplace(globals.gl);
+      if (!context) {
+        context.emplace(globals.gl);
+        launches = globals.launch_choices(*context);
+      }
       for (const std::string& format : o.formats) {
-        for (const GpuOptions& path : globals.gpu_options_list()) {  // --launch fragment|compute
+        for (const LaunchChoice& choice : launches) {  // --launch auto|fragment|compute, or a list
+          const GpuOptions& path = choice.options;
           LayoutOptions layout;
           layout.packing = parse_packing(format);
           GpuBackend gpu(*context, layout, path);
@@ -427,6 +432,7 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
                                          "||b~ - K~x|| / ||b~|| (double) <= mixed_tolerance by defect correction; "
                                          "x0 = b~ on fixed rows, 0 elsewhere"}};
   report["residual_means"] = residual_means;
+  if (context) describe_launches(report, launches);
   report["unknowns"] = n;
   report["free_unknowns"] = n - fixed;
   report["matrix"] = matrix_info;

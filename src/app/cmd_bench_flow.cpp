@@ -134,7 +134,7 @@ void print_row(const std::string& name, const nlohmann::json& r) {
   std::fflush(stdout);
 }
 
-void bench_method(const FlowBenchOptions& o, const GlobalOptions& globals, GlContext& context,
+void bench_method(const FlowBenchOptions& o, const std::vector<LaunchChoice>& launches, GlContext& context,
                   const std::string& method, const FlowProblem& problem, const LoadedMesh& mesh,
                   const MeshOperatorTables& tables, const FlowOperatorData& data, std::optional<FlowState>& developed,
                   nlohmann::json& report);
@@ -185,6 +185,8 @@ void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
 
   GlContext context(globals.gl);
   report["device"] = context.info().renderer;
+  const std::vector<LaunchChoice> launches = globals.launch_choices(context);
+  describe_launches(report, launches);
   std::optional<FlowState> developed;
   const FlowProblem as_read = problem;
   for (const std::string& method : o.methods) {
@@ -194,21 +196,22 @@ void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
     if (method == "exact-jacobi") problem.streamfunction_preconditioner = StreamfunctionPreconditioner::jacobi;
     problem.implicit_convection = method == "classical-implicit";
     problem.momentum_system = method == "classical-flux" ? MomentumSystem::flux : MomentumSystem::automatic;
-    bench_method(o, globals, context, method, problem, mesh, tables, data, developed, report);
+    bench_method(o, launches, context, method, problem, mesh, tables, data, developed, report);
   }
   if (!o.json.empty()) write_file_atomically(o.json, report.dump(2) + "\n");
 }
 
 // One method: the GPU once per launch path (the first run of all also steps from rest to the
 // developed state), then the CPU reference from the same state.
-void bench_method(const FlowBenchOptions& o, const GlobalOptions& globals, GlContext& context,
+void bench_method(const FlowBenchOptions& o, const std::vector<LaunchChoice>& launches, GlContext& context,
                   const std::string& method, const FlowProblem& problem, const LoadedMesh& mesh,
                   const MeshOperatorTables& tables, const FlowOperatorData& data, std::optional<FlowState>& developed,
                   nlohmann::json& report) {
   using Clock = std::chrono::steady_clock;
   const auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
   std::map<std::string, double> gpu_seconds;
-  for (const GpuOptions& path : globals.gpu_options_list()) {
+  for (const LaunchChoice& choice : launches) {
+    const GpuOptions& path = choice.options;
     const auto t0 = Clock::now();
     GpuBackend gpu(context, LayoutOptions{}, path);
     GpuMeshOperators mesh_ops(gpu, tables);

@@ -238,6 +238,7 @@ void run_operator_bench(const OperatorBenchOptions& o, const GlobalOptions& glob
   const Topology& topo = mesh.topology;
 
   GlContext context(globals.gl);
+  const std::vector<LaunchChoice> launches = globals.launch_choices(context);
   nlohmann::json report;
   report["device"] = context.info().renderer;
   report["gl_version"] = context.info().version;
@@ -262,7 +263,8 @@ void run_operator_bench(const OperatorBenchOptions& o, const GlobalOptions& glob
       mesh, std::vector<FlowBoundaryKind>(topo.boundary_faces.size(), FlowBoundaryKind::velocity));
   std::map<std::string, double> cpu_seconds;  // the CPU twin's time does not depend on the format
   for (const std::string& format : o.formats) {
-    for (const GpuOptions& path : globals.gpu_options_list()) {
+    for (const LaunchChoice& choice : launches) {
+      const GpuOptions& path = choice.options;
       const std::string launch = to_string(path.launch);
       LayoutOptions lo;
       lo.packing = parse_packing(format);
@@ -318,7 +320,7 @@ void run_operator_bench(const OperatorBenchOptions& o, const GlobalOptions& glob
   report["copy_ceiling_gbps"] = copy_ceiling;
   report["copy_ceiling_gbps_by_format"] = copy_by_format;
   report["copy_gbps_by_launch"] = copy_by_launch;
-  report["launch"] = globals.launch;
+  describe_launches(report, launches);
   report["gpu_over_cpu_note"] = "cpu_seconds / gpu_seconds (CPU reference in double, all threads)";
   if (!o.json.empty()) write_file_atomically(o.json, report.dump(2) + "\n");
 }

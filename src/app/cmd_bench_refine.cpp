@@ -77,8 +77,10 @@ void run_refine_bench(const RefineBenchOptions& o, const GlobalOptions& globals)
                                   HeatTables::operator_only);
   });
   GlContext context(globals.gl);
+  const std::vector<LaunchChoice> launches = globals.launch_choices(context);
   nlohmann::json report;
   report["device"] = context.info().renderer;
+  describe_launches(report, launches);
   report["cpu_threads"] = std::thread::hardware_concurrency();
   report["mesh"] = {{"file", o.mesh}, {"refine", o.refine}, {"coarse_nodes", topo.num_nodes}, {"coarse_tets", topo.num_cells},
                     {"fine_nodes", fine.nodes.size()}, {"fine_tets", fine.tets.size()}};
@@ -102,7 +104,8 @@ void run_refine_bench(const RefineBenchOptions& o, const GlobalOptions& globals)
               "wrong_corners", "coords", "volumes", "centroids", "heat_s", "cpu/gpu", "wrong_edges", "K_ab", "mass", "K·T");
   bool all_identical = true;
   for (const std::string& format : o.formats) {
-    for (const GpuOptions& path : globals.gpu_options_list()) {
+    for (const LaunchChoice& choice : launches) {
+      const GpuOptions& path = choice.options;
       LayoutOptions layout;
       layout.packing = parse_packing(format);
       GpuBackend gpu(context, layout, path);

@@ -18,22 +18,36 @@
 
 namespace ss {
 
-std::vector<GpuOptions> GlobalOptions::gpu_options_list() const {
-  std::vector<GpuOptions> list;
+std::vector<LaunchChoice> GlobalOptions::launch_choices(const GlContext& context) const {
+  SS_REQUIRE(!launch.empty(), "--launch names no launch path");
+  std::vector<LaunchChoice> list;
   for (const std::string& name : launch) {
+    const LaunchRequest request = parse_launch_request(name);
     GpuOptions o;
-    o.launch = parse_launch_path(name);
-    o.local_size_x = local_size_x, o.local_size_y = local_size_y;
-    list.push_back(o);
+    o.launch = request.path, o.local_size_x = local_size_x, o.local_size_y = local_size_y;
+    LaunchChoice c = resolve_launch(context, o, request.automatic, launch_settings_from_environment(gl.verbose));
+    const bool again = std::any_of(list.begin(), list.end(), [&](const LaunchChoice& e) { return e.path() == c.path(); });
+    if (!again) list.push_back(std::move(c));
   }
-  SS_REQUIRE(!list.empty(), "--launch names no launch path");
   return list;
 }
 
-GpuOptions GlobalOptions::gpu_options() const {
-  const std::vector<GpuOptions> list = gpu_options_list();
-  SS_REQUIRE(list.size() == 1, "this command runs one launch path; --launch names " << list.size());
-  return list[0];
+GpuOptions GlobalOptions::gpu_options(bool* automatic) const {
+  SS_REQUIRE(launch.size() == 1, "this command runs one launch path; --launch names " << launch.size());
+  const LaunchRequest request = parse_launch_request(launch[0]);
+  GpuOptions o;
+  o.launch = request.path, o.local_size_x = local_size_x, o.local_size_y = local_size_y;
+  *automatic = request.automatic;
+  return o;
+}
+
+void describe_launches(nlohmann::json& report, const std::vector<LaunchChoice>& choices) {
+  report["launch"] = nlohmann::json::array();
+  report["launch_choices"] = nlohmann::json::array();
+  for (const LaunchChoice& c : choices) {
+    report["launch"].push_back(to_string(c.path()));
+    report["launch_choices"].push_back(launch_choice_json(c));
+  }
 }
 
 // The one line a failed allocation gets: what limit the process ran under, and what to change.
@@ -81,12 +95,13 @@ int main(int argc, char** argv) {
                            ->check(CLI::NonNegativeNumber);
   gl->add_flag("--window", globals.gl.window, "open a visible GLFW window instead of headless EGL");
   gl->add_flag("--glfw", globals.gl.use_glfw, "use a hidden GLFW window instead of headless EGL");
-  gl->add_flag("-v,--verbose", globals.gl.verbose, "print GL vendor, renderer, version and the chosen device");
+  gl->add_flag("-v,--verbose", globals.gl.verbose, "print GL vendor, renderer, version, the chosen device and launch path");
   gl->add_option("--launch", globals.launch,
-                 "how GPU kernels run: fragment (draws, default) or compute (dispatches with image stores); "
-                 "bench kernels/operators take a list, e.g. fragment,compute")
+                 "how GPU kernels run: auto (default: the faster path on this device, probed once and cached), "
+                 "fragment (draws) or compute (dispatches with image stores); the bench commands take a list, "
+                 "e.g. fragment,compute")
       ->delimiter(',')
-      ->check(CLI::IsMember({"fragment", "compute"}));
+      ->check(CLI::IsMember({"auto", "fragment", "compute"}));
   gl->add_option_function<std::string>(
          "--local-size",
          [&globals](const std::string& value) {

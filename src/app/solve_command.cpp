@@ -25,7 +25,8 @@ void set_device_options(RunOptions& o, const GlobalOptions& globals) {
   o.gl = globals.gl;
   o.gpu_given = globals.gpu_option && globals.gpu_option->count() > 0;
   // --launch names one path for a run on the GPU (a list is an error); a CPU run never reads it.
-  if (o.backend == "gpu" || o.compare) o.gpu = globals.gpu_options();
+  // auto is resolved by the run once it has the device (RunOptions::launch_auto).
+  if (o.backend == "gpu" || o.compare) o.gpu = globals.gpu_options(&o.launch_auto);
 }
 
 }  // namespace ss

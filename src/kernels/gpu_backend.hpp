@@ -35,8 +35,9 @@
 // Outputs may alias inputs (z = y in axpy): the backend renders into a ping-pong partner and swaps.
 //
 // Every kernel (element-wise, reductions, and those of operators built on launch()) runs on the
-// launch path of GpuOptions: fragment shaders (default, the thesis' method) or compute shaders
-// with image stores, from the same kernel file. Scatter is a GL_POINTS draw on both paths.
+// launch path of GpuOptions: fragment shaders (GpuOptions' default, the thesis' method) or compute
+// shaders with image stores, from the same kernel file (`--launch auto` picks one per device:
+// kernels/launch_choice.hpp). Scatter is a GL_POINTS draw on both paths.
 #include <cstdint>
 #include <vector>
 

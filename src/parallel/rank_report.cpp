@@ -37,6 +37,17 @@ nlohmann::json RankFigures::gather(const std::string& device) const {
   mpi_check(MPI_Gather(my_device.data(), int(name_width), MPI_CHAR, devices.data(), int(name_width), MPI_CHAR, 0,
                        MPI_COMM_WORLD),
             "MPI_Gather");
+  int text_count = int(texts_.size()), least_texts = 0, most_texts = 0;
+  mpi_check(MPI_Allreduce(&text_count, &least_texts, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+  mpi_check(MPI_Allreduce(&text_count, &most_texts, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  SS_REQUIRE(least_texts == most_texts, "per-rank texts: ranks recorded " << least_texts << " to " << most_texts << " texts");
+  constexpr size_t text_width = 64;
+  std::vector<char> my_texts(text_width * texts_.size(), 0), texts(text_width * texts_.size() * size_t(ranks), 0);
+  for (size_t k = 0; k < texts_.size(); ++k)
+    std::copy_n(texts_[k].second.begin(), std::min(texts_[k].second.size(), text_width - 1), my_texts.begin() + text_width * k);
+  mpi_check(MPI_Gather(my_texts.data(), int(my_texts.size()), MPI_CHAR, texts.data(), int(my_texts.size()), MPI_CHAR, 0,
+                       MPI_COMM_WORLD),
+            "MPI_Gather");
   if (mpi::rank() != 0) return nullptr;
   nlohmann::json per_rank = nlohmann::json::array();
   for (int q = 0; q < ranks; ++q) {
@@ -46,6 +57,8 @@ nlohmann::json RankFigures::gather(const std::string& device) const {
       if (figures_[k].integer) r[figures_[k].name] = std::int64_t(v);
       else r[figures_[k].name] = v;
     }
+    for (size_t k = 0; k < texts_.size(); ++k)
+      r[texts_[k].first] = std::string(texts.data() + text_width * (texts_.size() * size_t(q) + k));
     per_rank.push_back(std::move(r));
   }
   return per_rank;

@@ -20,11 +20,13 @@ std::string open_rank_device(const std::string& backend, GlContextOptions gl, bo
                              std::optional<GlContext>& context);
 
 // One rank's named figures, in the order recorded (every rank records the same names in the same
-// order). Integers (counts, bytes) are written as JSON integers, the rest as numbers.
+// order). Integers (counts, bytes) are written as JSON integers, the rest as numbers; texts (short
+// words such as the rank's launch path, at most 63 bytes kept) as strings after them.
 class RankFigures {
 public:
   void add(std::string name, double value) { figures_.push_back({std::move(name), value, false}); }
   void add_count(std::string name, double value) { figures_.push_back({std::move(name), value, true}); }
+  void add_text(std::string name, std::string value) { texts_.push_back({std::move(name), std::move(value)}); }
 
   // Collective: at rank 0 the array [{"rank": q, "device": its device, <name>: <value>, ...}] over
   // all ranks; null on the others. Throws ss::Error when ranks recorded different figures.
@@ -37,6 +39,7 @@ private:
     bool integer = false;
   };
   std::vector<Figure> figures_;
+  std::vector<std::pair<std::string, std::string>> texts_;
 };
 
 // The largest value of figure `name` over the ranks of a gathered "per_rank" array.

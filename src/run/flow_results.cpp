@@ -168,7 +168,7 @@ FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_
   summary["mesh"] = {{"file", flow_case.mesh_file},           {"nodes", mesh.mesh.nodes.size()},
                      {"cells", mesh.topology.num_cells},       {"faces", mesh.topology.num_faces},
                      {"boundary_faces", mesh.topology.boundary_faces.size()}, {"refine", flow_case.refine}};
-  describe_backend(summary, primary.backend, primary.device, o.gpu);
+  describe_backend(summary, primary.backend, primary.device, primary.launch);
   const auto solver_json = [](const FlowLinearSolver& s) {
     return nlohmann::json{{"preconditioner", s.multigrid ? "multigrid" : s.jacobi ? "jacobi" : "none"},
                           {"variant", to_string(s.variant)},

@@ -1,6 +1,7 @@
 #pragma once
 // What the serial flow run (run_flow.cpp) and the run over MPI ranks (run_flow_distributed.cpp)
 // share: progress lines, and the results written at the end.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct BackendFlowRun {
   std::string backend, device;
   FlowRunResult result;
   FlowFields fields;
+  std::optional<LaunchChoice> launch;  // the GPU's launch path and why (none on the CPU)
 };
 
 // Progress on stderr at most four lines a second: "streamsolve: flow: <label> step 12/400, ...".

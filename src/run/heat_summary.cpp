@@ -20,13 +20,13 @@ void add_heat_solve_report(nlohmann::json& summary, const HeatSolveReport& repor
 }
 
 nlohmann::json heat_summary(const HeatCase& heat_case, std::size_t nodes, std::size_t tets, const std::string& backend,
-                            const std::string& device, const GpuOptions& gpu, const HeatProblem& problem,
+                            const std::string& device, const std::optional<LaunchChoice>& launch, const HeatProblem& problem,
                             const HeatSolveReport& report, double true_residual) {
   nlohmann::json summary;
   summary["problem"] = "heat";
   summary["case"] = heat_case.path;
   summary["mesh"] = {{"file", heat_case.mesh_file}, {"nodes", nodes}, {"tets", tets}, {"refine", heat_case.refine}};
-  describe_backend(summary, backend, device, gpu);
+  describe_backend(summary, backend, device, launch);
   add_heat_solve_report(summary, report, true_residual, problem.mixed, problem.variant);
   summary["solve_seconds"] = report.solve_seconds;
   summary["seconds_per_iteration"] = report.iterations ? report.solve_seconds / report.iterations : 0.0;

@@ -1,6 +1,7 @@
 #pragma once
 // heat.json's parts every heat path shares, and the files a heat run leaves under their default names.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,10 @@ inline const std::vector<std::string> kHeatFinalFiles = {"heat.json", "heat.png"
 // precision, variant, convergence (every heat path, the MPI one too).
 void add_heat_solve_report(nlohmann::json& summary, const HeatSolveReport& report, double true_residual, bool mixed,
                            CgVariant variant);
-// heat.json's common part: case, mesh counts, backend and device (`gpu`: its launch path),
+// heat.json's common part: case, mesh counts, backend and device (`gpu`: its launch path and why),
 // add_heat_solve_report, solve times (the serial heat paths).
 nlohmann::json heat_summary(const HeatCase& heat_case, std::size_t nodes, std::size_t tets, const std::string& backend,
-                            const std::string& device, const GpuOptions& gpu, const HeatProblem& problem,
+                            const std::string& device, const std::optional<LaunchChoice>& launch, const HeatProblem& problem,
                             const HeatSolveReport& report, double true_residual);
 
 // Adds the timings and the peak host memory to `summary`, prints the timings when `verbose`, writes

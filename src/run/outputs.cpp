@@ -37,10 +37,18 @@ std::string output_path(const std::string& option, const std::string& out_dir, c
 }
 
 void describe_backend(nlohmann::json& summary, const std::string& backend, const std::string& device,
-                      const GpuOptions& gpu) {
+                      const std::optional<LaunchChoice>& launch) {
   summary["backend"] = backend;
   summary["device"] = device;
-  if (backend == "gpu") summary["launch"] = to_string(gpu.launch);
+  if (backend == "gpu") {
+    SS_REQUIRE(launch, "a GPU run's summary without its launch path");
+    summary["launch"] = to_string(launch->path());
+    summary["launch_choice"] = launch_choice_json(*launch);
+  }
+}
+
+LaunchChoice resolve_run_launch(const GlContext& context, const RunOptions& o) {
+  return resolve_launch(context, o.gpu, o.launch_auto, launch_settings_from_environment(o.gl.verbose));
 }
 
 void StageTimings::add(const std::string& stage, double seconds) {

@@ -12,8 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/gpu_backend.hpp"
+#include "kernels/launch_choice.hpp"
 #include "mesh/load_mesh.hpp"
 #include "mesh/vtu.hpp"
+#include "run/run_options.hpp"
 #include "util/progress_throttle.hpp"
 
 namespace ss {
@@ -25,9 +27,14 @@ void remove_left_file(const std::string& path);
 // `option` if given, else <out_dir>/<default_name>.
 std::string output_path(const std::string& option, const std::string& out_dir, const std::string& default_name);
 
-// summary["backend"], ["device"] and, for the GPU, ["launch"] (gpu.launch).
+// summary["backend"], ["device"] and, for the GPU, ["launch"] (the resolved path: "fragment" or
+// "compute") and ["launch_choice"] (what was asked and why this path: launch_choice_json).
 void describe_backend(nlohmann::json& summary, const std::string& backend, const std::string& device,
-                      const GpuOptions& gpu);
+                      const std::optional<LaunchChoice>& launch);
+
+// The launch path of a run's GPU backend on `context`: o.gpu, or with o.launch_auto the device's
+// own choice (its -v line on stderr with o.gl.verbose). Every MPI rank resolves for its own device.
+LaunchChoice resolve_run_launch(const GlContext& context, const RunOptions& o);
 
 // CG progress on stderr at most four times a second (over all solves of a run):
 // "streamsolve: LABEL: CG iteration K, relative residual R, S s".

@@ -114,9 +114,10 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   const auto run_gpu = [&](FlowRunHooks hooks) {
     auto t = StageTimings::now();
     if (!context) context.emplace(o.gl);
+    const LaunchChoice launch = resolve_run_launch(*context, o);  // a probe's time counts as the context's
     if (stages) stages->add_since("gl_context", t);
     t = StageTimings::now();
-    GpuBackend gpu(*context, LayoutOptions{}, o.gpu);
+    GpuBackend gpu(*context, LayoutOptions{}, launch.options);
     GpuMeshOperators mesh_ops(gpu, tables);
     GpuFlowOperators ops(gpu, mesh_ops, data);
     if (stages) stages->add_since("upload", t);
@@ -126,7 +127,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     BackendFlowRun run{"gpu", context->info().renderer,
                        march_flow(gpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "gpu",
                                 temperature ? &*temperature : nullptr),
-                       {}};
+                       {}, launch};
     if (stages) stages->add_since("solve", t);
     return run;
   };
@@ -142,7 +143,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     BackendFlowRun run{"cpu", cpu_device_name(),
                        march_flow(cpu, ops, problem, mesh, data, initial ? &*initial : nullptr, hooks, "cpu",
                                 temperature ? &*temperature : nullptr),
-                       {}};
+                       {}, std::nullopt};
     if (stages) stages->add_since("solve", t);
     return run;
   };

@@ -260,6 +260,8 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
   std::optional<GlContext> context;
   const std::string device =
       open_rank_device(o.backend, o.gl, o.gpu_given, context);
+  std::optional<LaunchChoice> launch;  // each rank's own device's path
+  if (context) launch = resolve_run_launch(*context, o);
 
   // 2. Rank 0 reads, checks, partitions and sends; the others receive their base piece.
   std::optional<Root> root;
@@ -360,7 +362,8 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
   const FlowPieceRun run{a.levels, root && root->streamfunction ? &*root->streamfunction : nullptr,
                          heat ? &*heat : nullptr};
   if (o.backend == "gpu") {
-    GpuBackend gpu(*context, LayoutOptions{}, o.gpu);
+    GpuBackend gpu(*context, LayoutOptions{}, launch->options);
+    figures.add_text("launch", to_string(launch->path()));
     GpuMeshOperators mesh_ops(gpu, *tables);
     tables.reset();  // on the device now
     GpuFlowOperators ops(gpu, mesh_ops, data);
@@ -410,7 +413,7 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
   }
 
   std::vector<BackendFlowRun> runs;
-  runs.push_back({o.backend, device, std::move(result), {}});
+  runs.push_back({o.backend, device, std::move(result), {}, launch});  // rank 0's launch path (per_rank: every rank's)
   const LoadedMesh* picture = &root->base;  // flow.png's mesh
   if (root->whole) {
     t0 = StageTimings::now();

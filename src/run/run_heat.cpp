@@ -39,6 +39,7 @@ struct BackendRun {
   // Wall times of this run's stages: GL context (GPU, when this run made it), operator upload, solve
   // (multigrid set-up, transient snapshots and the final download included), the double true residual.
   double context_seconds = 0, upload_seconds = 0, solve_wall_seconds = 0, true_residual_seconds = 0;
+  std::optional<LaunchChoice> launch;  // the GPU's launch path and why
 };
 
 // Solves with one backend; transient snapshots go to `snapshot` (only for the primary run).
@@ -181,10 +182,11 @@ HeatRunResult run_heat_host(const HeatRunOptions& o) {
   const auto run_gpu = [&](const HeatSolveHooks& hooks) {
     auto t_context = StageTimings::now();
     if (!context) context.emplace(o.gl);
+    const LaunchChoice launch = resolve_run_launch(*context, o);  // fragment or compute launches
     const double context_seconds = std::chrono::duration<double>(StageTimings::now() - t_context).count();
     LayoutOptions layout;
     layout.packing = parse_packing(o.format);
-    GpuBackend gpu(*context, layout, o.gpu);  // fragment or compute launches
+    GpuBackend gpu(*context, layout, launch.options);
     auto t_upload = StageTimings::now();
     GpuHeatOperator op(gpu, data, problem.dirichlet_nodes);  // eliminated once, here
     const double upload_seconds = std::chrono::duration<double>(StageTimings::now() - t_upload).count();
@@ -192,6 +194,7 @@ HeatRunResult run_heat_host(const HeatRunOptions& o) {
     run.upload_seconds = upload_seconds;
     run.context_seconds = context_seconds;
     run.device = context->info().renderer;
+    run.launch = launch;
     return run;
   };
   const auto run_cpu = [&](const HeatSolveHooks& hooks) {
@@ -229,7 +232,7 @@ HeatRunResult run_heat_host(const HeatRunOptions& o) {
   result.true_residual = primary.true_residual;
   result.out_dir = out_dir;
   nlohmann::json summary = heat_summary(heat_case, mesh.mesh.nodes.size(), mesh.mesh.tets.size(), primary.backend,
-                                        primary.device, o.gpu, problem, primary.report, primary.true_residual);
+                                        primary.device, primary.launch, problem, primary.report, primary.true_residual);
   summary["finest_level"] = "host";
   const auto [t_min, t_max] = std::minmax_element(primary.temperature.begin(), primary.temperature.end());
   result.t_min = *t_min, result.t_max = *t_max;

@@ -134,6 +134,10 @@ HeatRunResult run_heat_distributed(const HeatRunOptions& o) {
   // 1. Every rank opens its device first: a rank that cannot start stops the job before any work.
   std::optional<GlContext> context;
   const std::string device = open_rank_device(o.backend, o.gl, o.gpu_given, context);
+  // Each rank's launch path for its own device (ranks on one kind of device agree; the cache makes
+  // the probe a first run's cost only).
+  std::optional<LaunchChoice> launch;
+  if (context) launch = resolve_run_launch(*context, o);
 
   // 2. Rank 0 reads and partitions the base mesh and sends; the others receive their assignment.
   std::optional<Root> root;
@@ -186,10 +190,11 @@ HeatRunResult run_heat_distributed(const HeatRunOptions& o) {
   if (o.backend == "gpu") {
     LayoutOptions layout;
     layout.packing = parse_packing(o.format);
-    GpuBackend gpu(*context, layout, o.gpu);
+    GpuBackend gpu(*context, layout, launch->options);
     GpuHeatOperator op(gpu, shared, eliminated);
     setup_seconds = since(t_start);
     run = solve_heat_piece(gpu, op, h, *shared, snapshot);
+    run.figures.add_text("launch", to_string(launch->path()));
   } else {
     CpuBackend cpu;
     CpuHeatOperator op(shared, eliminated);
@@ -275,8 +280,7 @@ HeatRunResult run_heat_distributed(const HeatRunOptions& o) {
   summary["mesh"] = {{"file", root->heat_case.mesh_file}, {"nodes", root->fine_nodes}, {"tets", root->fine_tets},
                      {"refine", root->heat_case.refine}, {"base_nodes", root->base.mesh.nodes.size()},
                      {"base_tets", root->base.mesh.tets.size()}, {"refined_on_ranks", root->levels_on_ranks}};
-  summary["backend"] = o.backend;
-  summary["device"] = device;
+  describe_backend(summary, o.backend, device, launch);  // rank 0's launch path (per_rank: every rank's)
   summary["ranks"] = ranks;
   add_heat_solve_report(summary, report, true_residual, h.settings.mixed, h.settings.variant);
   summary["preconditioner"] = h.coarser ? "multigrid" : h.settings.jacobi ? "jacobi" : "none";

@@ -115,10 +115,11 @@ HeatRunResult run_heat_gpu_finest(const HeatRunOptions& o) {
   // 4. The GPU: level K's operator from level K − 1's tables, its fixed nodes eliminated.
   t0 = StageTimings::now();
   GlContext context(o.gl);
+  const LaunchChoice launch = resolve_run_launch(context, o);  // a probe's time counts as the context's
   timings.add_since("gl_context", t0);
   LayoutOptions layout;
   layout.packing = parse_packing(o.format);
-  GpuBackend gpu(context, layout, o.gpu);
+  GpuBackend gpu(context, layout, launch.options);
   t0 = StageTimings::now();
   const GpuRefinedHeatTables tables = gpu_refine_heat_tables(gpu, coarse, problem.conductivity, problem.heat_capacity);
   GpuRefinedHeatSystem system(gpu, tables, problem.dirichlet_nodes, problem.dirichlet_values);
@@ -162,7 +163,7 @@ HeatRunResult run_heat_gpu_finest(const HeatRunOptions& o) {
   timings.add_since("download", t0);
 
   // 6. Outputs: the JSON always, the fields only when converged (as `heat`).
-  nlohmann::json summary = heat_summary(heat_case, nodes, tets, "gpu", context.info().renderer, o.gpu, problem, report,
+  nlohmann::json summary = heat_summary(heat_case, nodes, tets, "gpu", context.info().renderer, launch, problem, report,
                                         report.relative_residual);
   summary["finest_level"] = "gpu";  // the true residual is the GPU-made operator's
   const auto [t_min, t_max] = std::minmax_element(temperature.begin(), temperature.end());

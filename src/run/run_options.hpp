@@ -32,6 +32,10 @@ struct RunOptions {
   GlContextOptions gl;
   bool gpu_given = false;
   GpuOptions gpu;  // how GPU kernels run (fragment or compute launches)
+  // Choose gpu.launch per device once the GL context exists (--launch auto, the command line's
+  // default; resolve_launch in kernels/launch_choice.hpp): gpu.launch is then not read. Off, as a
+  // program that fills these options itself gets it, gpu.launch is taken as it is.
+  bool launch_auto = false;
 
   // The result keeps the final fields and where they live (HeatRunResult::temperature and nodes,
   // FlowRunOutcome::fields and cell_centroids): for tests and programs that use the solution; off,

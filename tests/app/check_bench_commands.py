@@ -50,8 +50,12 @@ for x in report["results"]:
     for key in ["gpu_seconds", "gpu_gbps", "cpu_seconds", "cpu_gbps"]:
         check(f"{x['op']} {x['n']} {key} > 0", x[key] > 0)
 check("-v prints the renderer", "streamsolve: GL " in r.stderr)
-check("default launch is fragment", report.get("launch") == ["fragment"] and
+check("default launch auto is fragment on llvmpipe", report.get("launch") == ["fragment"] and
       all(x.get("launch") == "fragment" for x in report["results"]))
+choices = report.get("launch_choices", [{}])
+check(f"launch_choices: auto, decided by the renderer: {choices}", len(choices) == 1 and
+      choices[0].get("requested") == "auto" and choices[0].get("source") == "renderer" and "llvmpipe" in choices[0].get("reason", ""))
+check("-v prints the launch path and why", "streamsolve: launch: fragment (auto: renderer 'llvmpipe" in r.stderr)
 
 # --launch fragment,compute: both launch paths of every kernel side by side in one run.
 out = f"{work}/kernels_both.json"
@@ -67,6 +71,17 @@ if r.returncode == 0:
             x = rows.get((op, fmt, "compute"))
             check(f"result {op} {fmt} compute beside fragment",
                   x is not None and x["gpu_gbps"] > 0 and x.get("speedup_over_fragment", 0) > 0)
+    check("forced paths recorded as such", [c.get("source") for c in report.get("launch_choices", [])] == ["option", "option"])
+# auto in a list resolves to one path; a path met again runs once.
+out = f"{work}/kernels_auto_list.json"
+r = run("--launch", "auto,fragment,compute", "bench", "kernels", "--sizes", "4099", "--formats", "R32F",
+        "--min-seconds", "0.01", "--json", out)
+check(f"bench kernels --launch auto,fragment,compute exit {r.returncode} {r.stderr.strip()}", r.returncode == 0)
+if r.returncode == 0:
+    report = json.load(open(out))
+    check(f"auto (fragment here) then compute: {report.get('launch')}", report.get("launch") == ["fragment", "compute"] and
+          [c.get("requested") for c in report.get("launch_choices", [])] == ["auto", "compute"])
+    check("each path's rows once", sorted(x["launch"] for x in report["results"] if x["op"] == "axpy") == ["compute", "fragment"])
 r = run("--launch", "vertex", "bench", "kernels", "--sizes", "10")
 check(f"--launch vertex is refused: {r.stderr.strip()}", r.returncode != 0 and "launch" in r.stderr)
 

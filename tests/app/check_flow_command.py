@@ -280,6 +280,9 @@ def scenario_compare():
     check(f"compare keys {sorted(cmp)}", {"backend", "max_velocity_diff", "max_pressure_diff", "runs"} <= set(cmp))
     check(f"backend gpu vs {cmp.get('backend')}, launch {j.get('launch')}", j["backend"] == "gpu"
           and cmp.get("backend") == "cpu" and j.get("launch") == "fragment")
+    choice = j.get("launch_choice", {})
+    check(f"launch auto (the default) resolved by the renderer on llvmpipe: {choice}",
+          choice.get("requested") == "auto" and choice.get("source") == "renderer" and "llvmpipe" in choice.get("reason", ""))
     check(f"max_velocity_diff {cmp.get('max_velocity_diff', 1):.2e} <= 1e-4", cmp.get("max_velocity_diff", 1) <= 1e-4)
     check(f"max_pressure_diff {cmp.get('max_pressure_diff', 1):.2e} <= 1e-3", cmp.get("max_pressure_diff", 1) <= 1e-3)
     runs = cmp.get("runs", {})

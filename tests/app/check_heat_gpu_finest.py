@@ -10,6 +10,8 @@ usage: check_heat_gpu_finest.py STREAMSOLVE SOURCE_DIR OUTDIR
   for the transient run the PVD series; with multigrid the host path's level list and CG iterations (±1 per step).
 - The default (auto): the GPU's level for a refined GPU run; the host's at refine 0, with --compare
   and with --backend cpu.
+- --launch auto (the default) and --launch compute: heat.json's "launch" and "launch_choice" and the
+  -v line; a --launch list is one error line for heat.
 - One-line errors, exit 1, nothing written: --finest-level gpu with --compare, with --backend cpu,
   at refine 0.
 """
@@ -35,7 +37,9 @@ def check(what, ok):
 
 
 def run(*args):
-    env = dict(os.environ, OMP_NUM_THREADS="1")
+    # The launch cache (written only where a run probes: not on llvmpipe) under the test's folder
+    # (Mesa keeps its shader cache there too).
+    env = dict(os.environ, OMP_NUM_THREADS="1", XDG_CACHE_HOME=os.path.join(work, "cache"))
     return subprocess.run([exe, *args], capture_output=True, text=True, env=env, timeout=600)
 
 
@@ -111,6 +115,28 @@ for what, args, level in [("refine 1", ["--refine", "1"], "gpu"), ("refine 0", [
     r = run("heat", crank, *args, "--no-vtu", "--no-png", "--out", out)
     j = json.load(open(os.path.join(out, "heat.json"))) if r.returncode == 0 else {}
     check(f"default, {what}: finest_level {level} ({j.get('finest_level')})", j.get("finest_level") == level)
+
+# --launch: auto (the default) resolved on the device (llvmpipe: fragment, by the renderer), its path
+# and reason in heat.json and in one -v line; a forced path taken as it is; a list refused.
+for what, args, launch, requested, source in [("default", [], "fragment", "auto", "renderer"),
+                                              ("auto", ["--launch", "auto"], "fragment", "auto", "renderer"),
+                                              ("compute", ["--launch", "compute"], "compute", "compute", "option")]:
+    out = os.path.join(work, "launch_" + what)
+    r = run("-v", *args, "heat", crank, "--refine", "1", "--no-vtu", "--no-png", "--out", out)
+    j = json.load(open(os.path.join(out, "heat.json"))) if r.returncode == 0 else {}
+    c = j.get("launch_choice", {})
+    check(f"launch {what}: heat.json launch {j.get('launch')}, launch_choice {c}",
+          j.get("launch") == launch and c.get("requested") == requested and c.get("source") == source and
+          c.get("reason", "") != "" and j.get("converged") is True)
+    lines = [l for l in r.stderr.splitlines() if l.startswith("streamsolve: launch: ")]
+    check(f"launch {what}: one -v line: {lines}",
+          len(lines) == 1 and lines[0] == f"streamsolve: launch: {launch} ({requested}: {c.get('reason')})")
+check("launch: nothing probed or cached on llvmpipe", not os.path.exists(os.path.join(work, "cache", "streamsolve")))
+for value in ["fragment,compute", "auto,compute"]:
+    r = run("--launch", value, "heat", crank, "--refine", "1", "--out", os.path.join(work, "launch_list"))
+    lines = r.stderr.strip().splitlines()
+    check(f"--launch {value} heat: one error line: {r.stderr.strip()}", r.returncode == 1 and len(lines) == 1 and
+          lines[0].startswith("streamsolve: error: this command runs one launch path"))
 
 # Refusals: one line naming what is missing, exit 1, no output folder.
 for what, args, needle in [("--compare", ["--compare"], "--compare"), ("--backend cpu", ["--backend", "cpu"], "GPU alone"),

@@ -167,6 +167,18 @@ def main():
         if extra > allowed:
             print(f"{n} ranks: {summary['iterations']} iterations but {extra} more allreduces (allowed {allowed}): FAIL")
             failures.append(f"{n} allreduces")
+        # GPU ranks: each chose the launch path for its own device (--launch auto, the default); the
+        # summary's is rank 0's.
+        if a.backend == "gpu":
+            paths = [r.get("launch") for r in summary["per_rank"]]
+            choice = summary.get("launch_choice", {})
+            if not all(p in ("fragment", "compute") for p in paths) or summary.get("launch") != paths[0] or \
+                    choice.get("requested") != "auto" or not choice.get("reason"):
+                print(f"{n} ranks: launch {summary.get('launch')}, per rank {paths}, launch_choice {choice}: FAIL")
+                failures.append(f"{n} launch")
+        elif "launch" in summary or any("launch" in r for r in summary["per_rank"]):
+            print(f"{n} ranks: a CPU run records a launch path: FAIL")
+            failures.append(f"{n} launch")
         ok = len(T) == len(T0) and diff <= 1e-4 and abs(di) <= 2 and summary["ranks"] == n and \
             summary["preconditioner"] == a.preconditioner and \
             0 <= summary["communication_share"] <= 1 and \

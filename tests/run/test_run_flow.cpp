@@ -80,6 +80,8 @@ TEST(RunFlow, CavityCpuAndGpuAgree) {
   EXPECT_EQ(cpu.backend, "cpu");
   EXPECT_EQ(gpu.backend, "gpu");
   EXPECT_EQ(gpu.summary["launch"], "fragment");
+  EXPECT_EQ(gpu.summary["launch_choice"]["source"], "option");  // RunOptions' gpu.launch, as it is
+  EXPECT_FALSE(cpu.summary.contains("launch_choice"));
   for (const FlowRunOutcome* r : {&cpu, &gpu}) {
     EXPECT_EQ(r->run.state.step, 3);
     EXPECT_NEAR(r->run.state.time, 0.03, 1e-12);

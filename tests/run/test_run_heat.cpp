@@ -12,7 +12,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "run/run_heat.hpp"
 #include "run_test_util.hpp"
@@ -108,6 +111,8 @@ TEST(RunHeat, SteadyLinearOnTheCubeGpu) {
   expect_outputs(r, dir + "/out", true);
   EXPECT_EQ(r.backend, "gpu");
   EXPECT_EQ(r.summary["launch"], "fragment");
+  EXPECT_EQ(r.summary["launch_choice"]["requested"], "fragment");  // RunOptions' gpu.launch, as it is
+  EXPECT_EQ(r.summary["launch_choice"]["source"], "option");
   // Mixed precision: float CG inside, the correction's residual in double, to a true residual of
   // 1e-10 (3e-10 measured on llvmpipe).
   EXPECT_LE(linear_error(r), 5e-9);
@@ -224,6 +229,57 @@ TEST(RunHeat, GpuMadeFinestLevelEqualsTheHostPath) {
   // and against the exact field.
   EXPECT_LE(diff / 80.0, 1e-7);
   EXPECT_LE(linear_error(gpu), 1e-7);
+}
+
+// launch_auto (the command line's default): each path resolves the launch on its device and records
+// the path and why in heat.json; the MPI path records every rank's path in per_rank too.
+TEST(RunHeat, AutoLaunchIsResolvedOnTheDeviceAndRecorded) {
+  const std::string dir = fresh_test_dir();
+  // The cache (written only where the run probes: not on llvmpipe) in the test's folder.
+  const char* old_cache = std::getenv("XDG_CACHE_HOME");
+  const std::string kept = old_cache ? old_cache : "";
+  setenv("XDG_CACHE_HOME", (dir + "/cache").c_str(), 1);
+  HeatRunOptions o = options_for(linear_case(dir), "gpu");
+  o.launch_auto = true;
+  o.gpu.launch = LaunchPath::compute;  // not read with launch_auto
+  o.no_png = true;
+  o.no_vtu = true;
+  std::vector<std::pair<std::string, nlohmann::json>> summaries;
+  o.out = dir + "/host";
+  summaries.emplace_back("host", run_heat(o).summary);
+  o.refine = 1;  // the finest level made on the GPU
+  o.out = dir + "/gpu";
+  summaries.emplace_back("gpu", run_heat(o).summary);
+  o.refine.reset();
+  o.distributed = true;
+  o.out = dir + "/ranks";
+  const HeatRunResult ranks = run_heat(o);
+  summaries.emplace_back("distributed", ranks.summary);
+  if (old_cache) setenv("XDG_CACHE_HOME", kept.c_str(), 1);
+  else unsetenv("XDG_CACHE_HOME");
+
+  for (const auto& [path, j] : summaries) {
+    SCOPED_TRACE(path);
+    if (path != "distributed") {
+      EXPECT_EQ(j["finest_level"], path);
+    }
+    ASSERT_TRUE(j.contains("launch_choice")) << j.dump(2);
+    const nlohmann::json& c = j["launch_choice"];
+    EXPECT_EQ(c["requested"], "auto");
+    EXPECT_FALSE(c["reason"].get<std::string>().empty());
+    const std::string device = j["device"];
+    if (device.find("llvmpipe") != std::string::npos) {  // CI: the renderer decides, fragment
+      EXPECT_EQ(j["launch"], "fragment");
+      EXPECT_EQ(c["source"], "renderer");
+      EXPECT_NE(c["reason"].get<std::string>().find("llvmpipe"), std::string::npos) << c["reason"];
+    } else {  // a GPU: measured (or read from this test's cache)
+      EXPECT_TRUE(j["launch"] == "fragment" || j["launch"] == "compute") << j["launch"];
+      EXPECT_TRUE(c["source"] == "probe" || c["source"] == "cache") << c["source"];
+      EXPECT_TRUE(c.contains("probe"));
+    }
+  }
+  ASSERT_EQ(ranks.summary["per_rank"].size(), 1u);
+  EXPECT_EQ(ranks.summary["per_rank"][0]["launch"], ranks.summary["launch"]);
 }
 
 TEST(RunHeat, DistributedOnOneRankEqualsSerial) {
