@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "kernels/launch_choice.hpp"
+#include "support/temp_folder.hpp"
 #include "util/error.hpp"
 
 namespace ss::test {
@@ -34,25 +35,6 @@ LaunchProbe hopper_like_probe() {
 LaunchCacheKey h200_key() {
   return {"NVIDIA Corporation", "NVIDIA H200/PCIe/SSE2", "4.5.0 NVIDIA 580.159", 16, 16};
 }
-
-// A fresh folder under the system's temporary folder, removed with the test.
-class TempFolder {
-public:
-  TempFolder() {
-    std::string pattern = (fs::temp_directory_path() / "ss_launch_cache_XXXXXX").string();
-    const char* made = mkdtemp(pattern.data());
-    EXPECT_NE(made, nullptr) << "cannot make a temporary folder";
-    path_ = pattern;
-  }
-  ~TempFolder() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string path() const { return path_; }
-
-private:
-  std::string path_;
-};
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
@@ -163,7 +145,7 @@ TEST(LaunchFromProbe, FragmentWhenComputeFailed) {
 }
 
 TEST(LaunchCache, WritesAndReadsBackOneFilePerDevice) {
-  TempFolder tmp;
+  TempFolder tmp("ss_launch_cache");
   const std::string dir = tmp.path() + "/new/streamsolve";  // made on write
   const LaunchCacheKey key = h200_key();
   EXPECT_FALSE(read_launch_cache(dir, key));  // nothing yet (the folder does not exist either)
@@ -199,7 +181,7 @@ TEST(LaunchCache, WritesAndReadsBackOneFilePerDevice) {
 }
 
 TEST(LaunchCache, AFileOfAnotherKeyUnderThisNameIsNotUsed) {
-  TempFolder tmp;
+  TempFolder tmp("ss_launch_cache");
   const LaunchCacheKey key = h200_key();
   LaunchCacheKey other = key;
   other.renderer = "NVIDIA H100 80GB HBM3/PCIe/SSE2";
@@ -210,7 +192,7 @@ TEST(LaunchCache, AFileOfAnotherKeyUnderThisNameIsNotUsed) {
 }
 
 TEST(LaunchCache, CorruptOrForeignFilesAreIgnoredAndReplaced) {
-  TempFolder tmp;
+  TempFolder tmp("ss_launch_cache");
   const LaunchCacheKey key = h200_key();
   const std::string file = launch_cache_path(tmp.path(), key);
   ASSERT_TRUE(write_launch_cache(tmp.path(), key, hopper_like_probe()));
@@ -244,7 +226,7 @@ TEST(LaunchCache, CorruptOrForeignFilesAreIgnoredAndReplaced) {
 }
 
 TEST(LaunchCache, AFolderThatCannotBeMadeIsReportedNotThrown) {
-  TempFolder tmp;
+  TempFolder tmp("ss_launch_cache");
   write_text(tmp.path() + "/a_file", "x");
   const std::string dir = tmp.path() + "/a_file/streamsolve";  // under a regular file (fails as root too)
   std::string why;

@@ -13,29 +13,13 @@
 
 #include "gl/context.hpp"
 #include "kernels/launch_choice.hpp"
+#include "support/temp_folder.hpp"
 #include "support/gl_fixture.hpp"
 
 namespace ss::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempFolder {
-public:
-  TempFolder() {
-    std::string pattern = (fs::temp_directory_path() / "ss_launch_probe_XXXXXX").string();
-    EXPECT_NE(mkdtemp(pattern.data()), nullptr) << "cannot make a temporary folder";
-    path_ = pattern;
-  }
-  ~TempFolder() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string path() const { return path_; }
-
-private:
-  std::string path_;
-};
 
 bool is_software(const std::string& renderer) {
   std::string r = renderer;
@@ -75,7 +59,7 @@ TEST_F(LaunchProbeTest, AComputeGroupTheDeviceRefusesFallsBackToFragment) {
 }
 
 TEST_F(LaunchProbeTest, AForcedPathIsTakenAsItIs) {
-  TempFolder tmp;
+  TempFolder tmp("ss_launch_probe");
   for (LaunchPath path : {LaunchPath::fragment, LaunchPath::compute}) {
     GpuOptions gpu;
     gpu.launch = path;
@@ -90,7 +74,7 @@ TEST_F(LaunchProbeTest, AForcedPathIsTakenAsItIs) {
 }
 
 TEST_F(LaunchProbeTest, AutoResolvesOnThisDevice) {
-  TempFolder tmp;
+  TempFolder tmp("ss_launch_probe");
   const GlInfo& info = shared_gl_context().info();
   const LaunchChoice c = resolve_launch(shared_gl_context(), GpuOptions{}, true, small_probe(tmp.path()));
   EXPECT_EQ(c.requested, "auto");
@@ -109,7 +93,7 @@ TEST_F(LaunchProbeTest, AutoResolvesOnThisDevice) {
 }
 
 TEST_F(LaunchProbeTest, ProbesOnceThenReadsTheCache) {
-  TempFolder tmp;
+  TempFolder tmp("ss_launch_probe");
   LaunchResolveSettings s = small_probe(tmp.path() + "/streamsolve");
   s.renderer_rule = false;  // measure even on llvmpipe
   const GlContext& context = shared_gl_context();
@@ -159,7 +143,7 @@ TEST_F(LaunchProbeTest, ProbesOnceThenReadsTheCache) {
 }
 
 TEST_F(LaunchProbeTest, AnUnwritableCacheNeverFailsTheRun) {
-  TempFolder tmp;
+  TempFolder tmp("ss_launch_probe");
   { std::ofstream(tmp.path() + "/file") << "x"; }
   LaunchResolveSettings s = small_probe(tmp.path() + "/file/streamsolve");  // a folder under a file
   s.renderer_rule = false;
