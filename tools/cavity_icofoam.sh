@@ -41,16 +41,9 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-for tool in gmsh icoFoam gmshToFoam foamToVTK postProcess; do
-  command -v "$tool" >/dev/null || { echo "cavity_icofoam.sh: $tool not found (apt install openfoam gmsh)" >&2; exit 1; }
-done
-foam_env=/usr/share/openfoam/etc/bashrc
-[[ -f "$foam_env" ]] || { echo "cavity_icofoam.sh: $foam_env missing (Debian openfoam package)" >&2; exit 1; }
-# The OpenFOAM bashrc reads unset variables; source it outside `set -u`.
-set +u
-# shellcheck disable=SC1090
-source "$foam_env" >/dev/null 2>&1 || true
-set -u
+# shellcheck source=tools/foam_cavity_common.sh
+source "$root/tools/foam_cavity_common.sh"
+foam_cavity_setup cavity_icofoam.sh icoFoam
 py=/usr/bin/python3
 
 mkdir -p "$out"
@@ -62,16 +55,7 @@ log="$out/logs"
 mkdir -p "$log"
 
 # ---- mesh: MSH 4.1 binary -> (refined) MSH 2.2 ASCII -> polyMesh ----
-# gmsh -refine splits each tetrahedron into 8 once per call (a repeated flag does not refine again).
-cp "$mesh" "$out/mesh_in.msh"
-for ((i = 0; i < refine; i++)); do
-  gmsh "$out/mesh_in.msh" -refine -format msh22 -o "$out/mesh_ref.msh" > "$log/gmsh_refine$i.log" 2>&1 \
-    || { cat "$log/gmsh_refine$i.log" >&2; exit 1; }
-  mv "$out/mesh_ref.msh" "$out/mesh_in.msh"
-done
-gmsh "$out/mesh_in.msh" -format msh22 -save -o "$out/mesh22.msh" > "$log/gmsh.log" 2>&1 \
-  || { cat "$log/gmsh.log" >&2; exit 1; }
-rm -f "$out/mesh_in.msh"
+foam_cavity_msh22 cavity_icofoam.sh "$mesh" "$refine" "$out" "$log"
 
 # Time directories are written every 0.5 time units (and at the end), so the steadiness check can compare
 # the last profile with the one 0.5 earlier.
@@ -169,14 +153,7 @@ boundaryField
 }
 EOF
 
-(cd "$case_dir" && gmshToFoam "$out/mesh22.msh" > "$log/gmshToFoam.log" 2>&1) \
-  || { cat "$log/gmshToFoam.log" >&2; exit 1; }
-# gmshToFoam makes generic patches; lid and walls are walls.
-sed -i -e 's/^\(\s*type\s*\)patch;/\1wall;/' -e '/physicalType/d' "$case_dir/constant/polyMesh/boundary"
-grep -q '^\s*lid$' "$case_dir/constant/polyMesh/boundary" && grep -q '^\s*walls$' "$case_dir/constant/polyMesh/boundary" \
-  || { echo "cavity_icofoam.sh: mesh lacks the physical surfaces lid/walls" >&2; exit 1; }
-(cd "$case_dir" && checkMesh > "$log/checkMesh.log" 2>&1) || true
-cells=$(sed -n 's/^\s*cells:\s*\([0-9]*\).*/\1/p' "$log/checkMesh.log" | head -1)
+foam_cavity_polymesh cavity_icofoam.sh "$case_dir" "$out" "$log"
 
 # ---- run ----
 t0=$(date +%s.%N)

@@ -4,8 +4,9 @@
 #   tools/install_deps.sh          build + run (headless GL through Mesa or the NVIDIA driver)
 #   tools/install_deps.sh --test   also what the tests need (python3-meshio for the VTU read-back,
 #                                  xvfb for the GLFW-window path)
-#   tools/install_deps.sh --tools  also gmsh (tools/make_meshes.sh, tools/bench_mesh_read.sh) and
-#                                  petsc4py (tools/cg_petsc.py, tools/compare_cg.sh)
+#   tools/install_deps.sh --tools  also gmsh (tools/make_meshes.sh, tools/bench_mesh_read.sh),
+#                                  petsc4py (tools/cg_petsc.py, tools/compare_cg.sh) and openfoam
+#                                  (tools/cavity_icofoam.sh, tools/cavity_simplefoam.sh)
 #   tools/install_deps.sh --fuzz   also clang 14 with libFuzzer (libclang-rt-14-dev holds
 #                                  libclang_rt.fuzzer) and its OpenMP (libomp-14-dev), for
 #                                  tools/run_fuzz.sh (cmake -DSS_FUZZ=ON)
@@ -17,7 +18,7 @@ packages=(cmake g++ make libglew-dev libglfw3-dev libglm-dev libegl-dev libgl-de
 for arg in "$@"; do
   case "$arg" in
     --test) packages+=(python3 python3-meshio python3-numpy xvfb xauth) ;;
-    --tools) packages+=(gmsh python3 python3-meshio python3-numpy time python3-petsc4py) ;;
+    --tools) packages+=(gmsh python3 python3-meshio python3-numpy time python3-petsc4py openfoam) ;;
     --fuzz) packages+=(clang-14 libclang-rt-14-dev libomp-14-dev) ;;
     *) echo "install_deps.sh: unknown option '$arg' (--test, --tools, --fuzz)" >&2; exit 2 ;;
   esac
