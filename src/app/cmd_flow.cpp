@@ -3,10 +3,12 @@
 // checkpoints (--restart continues from the last), a slice PNG and a JSON summary (run/run_flow.hpp
 // runs it and writes its files; this file parses the options and prints the summary).
 #include <cstdio>
+#include <optional>
 
 #include "app/commands.hpp"
 #include "app/solve_command.hpp"
 #include "run/run_flow.hpp"
+#include "util/error.hpp"
 
 namespace ss {
 namespace {
@@ -62,7 +64,18 @@ void add_flow_command(CLI::App& app, GlobalOptions& globals) {
   flow->add_flag("--restart", o.restart, "continue from the last checkpoint (flow_NNNNNN.state) in the output directory");
   flow->callback([&globals] {
     set_device_options(o, globals);
-    print_flow_summary(run_flow(o));
+    const FlowRunOutcome outcome = run_flow(o);
+    print_flow_summary(outcome);
+    // A steady march that stopped short of its tolerance: its outputs, JSON and last checkpoint are
+    // written (--restart continues it), and the run fails.
+    const std::optional<FlowSteadyReport>& steady = outcome.run.steady;
+    SS_REQUIRE(!steady || steady->stop_reason == "converged",
+               "steady mode did not converge: " << steady->stop_reason << " after " << outcome.run.totals.steps
+                                                << " steps, relative change "
+                                                << (steady->residuals.empty() ? 0.0 : steady->residuals.back())
+                                                << " per unit pseudo-time (tolerance " << steady->tolerance
+                                                << "); its last state is in " << outcome.out_dir
+                                                << " (--restart continues the march)");
   });
 }
 

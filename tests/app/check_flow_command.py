@@ -12,7 +12,9 @@ dt = 0.01 unless said otherwise). One scenario per call, so each is its own ctes
             under final names; --restart finishes it and matches the straight run to 1e-12.
   errors    one-line errors naming the case line: an unknown group, a boundary group without a
             condition, --restart without a checkpoint; a diverging run (CFL blow-up) exits non-zero
-            without flow.vtu / flow.json / flow.png and leaves no temporaries.
+            without flow.vtu / flow.json / flow.png and leaves no temporaries; a steady march that
+            stops at max_steps exits 1 with one line saying so, after writing flow.json (its stop
+            reason) and its last checkpoint.
   forces    CPU: [[force]] on the lid (with reference values) and the walls: forces.csv rows at steps
             0, 4, 8 per group, flow.json's forces and the stdout lines; the lid is dragged against its
             motion (fx < 0), the walls along it; after the last checkpoint is removed, --restart
@@ -269,6 +271,21 @@ def scenario_errors():
     check(f"no final outputs, no temporaries: {left}",
           not any(n in left for n in ("flow.vtu", "flow.json", "flow.png")) and temporaries(out) == [])
     check("only complete files", complete_files(out))
+    # A steady march stopped by max_steps: exit 1 with one line that says why, after writing its
+    # outputs, the JSON's stop reason and the last checkpoint (--restart continues it).
+    c = case("unconverged", every=100, extra="\n[steady]\ntolerance = 1e-8\nmax_steps = 3\n")
+    text = open(c).read().replace("steps = 5\n", "", 1)
+    with open(c, "w") as f:
+        f.write(text)
+    r = run("flow", c, "--backend", "cpu", "--no-png")
+    line = error_line(r)
+    check(f"steady run at max_steps: {line}", "steady mode did not converge: max_steps after 3 steps" in line
+          and "--restart" in line)
+    out = os.path.join(work, "out_unconverged")
+    summary = json.load(open(os.path.join(out, "flow.json"))) if os.path.exists(os.path.join(out, "flow.json")) else {}
+    check(f"its flow.json says why: {summary.get('steady', {}).get('stop_reason')}",
+          summary.get("steady", {}).get("stop_reason") == "max_steps")
+    check("its last checkpoint is kept", os.path.exists(os.path.join(out, "flow_000003.state")))
 
 
 def scenario_compare():
