@@ -1,7 +1,8 @@
 #pragma once
 // What a flow run hands out, apart from the solver that makes it: the report of each step
 // (FlowStepInfo), the totals of a run's steps (FlowTotals) and the host copy of the state that a
-// checkpoint holds (FlowState). Output code includes this, not the solver.
+// checkpoint holds (FlowState); a [heat] run's temperature step report and totals. Output code
+// includes this (and flow_run_result.hpp), not the solver.
 #include <vector>
 
 namespace ss {
@@ -50,6 +51,20 @@ struct FlowState {
   // Whose ids the arrays use (checkpoints): -1 the serial run's mesh; k >= 0 the partition-then-refine
   // ids of MPI runs (parallel/refined_entity_piece.hpp) over the file's mesh refined k times.
   int base_levels = -1;
+};
+
+// What one temperature step of a [heat] run reports (physics/flow_temperature.hpp), and their totals.
+struct FlowHeatStepInfo {
+  double courant = 0;  // Δt max_i q_i / V_i
+  int iterations = 0;
+  double relative_change = 0;  // implicit advection: ||Tⁿ⁺¹ − Tⁿ|| / ||Tⁿ⁺¹|| (else 0)
+};
+
+struct FlowHeatTotals {
+  long iterations = 0;
+  int max_iterations = 0;
+  double max_courant = 0;
+  double seconds = 0;
 };
 
 }  // namespace ss

@@ -42,6 +42,7 @@
 #include "operators/heat_advection.hpp"
 #include "operators/heat_operator.hpp"
 #include "operators/sparse_kernels.hpp"
+#include "physics/flow_state.hpp"
 #include "problems/flow_heat_problem.hpp"
 #include "solver/bicgstab.hpp"
 #include "solver/cg.hpp"
@@ -63,20 +64,6 @@ template <> struct HeatOperatorOn<CpuBackend> {
                                     const std::vector<std::int32_t>& fixed) {
     return std::make_unique<type>(std::move(data), fixed);
   }
-};
-
-// What one temperature step reports.
-struct FlowHeatStepInfo {
-  double courant = 0;  // Δt max_i q_i / V_i
-  int iterations = 0;
-  double relative_change = 0;  // implicit advection: ||Tⁿ⁺¹ − Tⁿ|| / ||Tⁿ⁺¹|| (else 0)
-};
-
-struct FlowHeatTotals {
-  long iterations = 0;
-  int max_iterations = 0;
-  double max_courant = 0;
-  double seconds = 0;
 };
 
 template <class Backend>

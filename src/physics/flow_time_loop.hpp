@@ -12,30 +12,13 @@
 #include <string>
 #include <type_traits>
 
+#include "physics/flow_run_result.hpp"
 #include "physics/flow_solver.hpp"
-#include "physics/flow_temperature.hpp"
 #include "physics/flow_steady.hpp"
+#include "physics/flow_temperature.hpp"
 #include "util/error.hpp"
 
 namespace ss {
-
-struct FlowRunHooks {
-  int every = 0;  // snapshot every `every` steps, at the start of a fresh run and at the last step (0: none)
-  std::function<void(const FlowStepInfo& info, double seconds, bool last)> progress;
-  std::function<void(const FlowState& state)> snapshot;
-};
-
-struct FlowRunResult {
-  FlowState state;       // at the end
-  FlowStepInfo last;     // the last step's report (the start's diagnostics when no step ran)
-  FlowTotals totals;     // of the steps this run took
-  int first_step = 0;    // the step it started from (0, or the checkpoint's)
-  double seconds = 0;    // wall time of start and steps
-  double start_seconds = 0;  // of which the start (or restore)
-  double output_seconds = 0;  // and the outputs: progress lines, snapshots (the initial one too) and checkpoints, the final state
-  std::optional<FlowSteadyReport> steady;  // steady mode: residual history and why it stopped
-  std::optional<FlowHeatTotals> heat;      // a [heat] run: the temperature steps' totals
-};
 
 // The temperature a run carries: none (NoFlowTemperature), or a FlowTemperature on the run's backend.
 struct NoFlowTemperature {};

@@ -13,7 +13,7 @@
 #include "postprocess/flow_forces.hpp"
 #include "postprocess/flow_heat_flux.hpp"
 #include "problems/flow_heat_problem.hpp"
-#include "physics/flow_time_loop.hpp"
+#include "physics/flow_run_result.hpp"
 #include "run/outputs.hpp"
 #include "run/run_flow.hpp"
 

@@ -23,7 +23,7 @@
 
 #include "cases/flow_case.hpp"
 #include "postprocess/flow_fields.hpp"
-#include "physics/flow_time_loop.hpp"
+#include "physics/flow_run_result.hpp"
 #include "run/run_options.hpp"
 
 namespace ss {
