@@ -165,27 +165,7 @@ FoamFile { version 2.0; format ascii; class dictionary; object turbulencePropert
 simulationType  laminar;
 EOF
 
-cat > "$case_dir/0/U" <<'EOF'
-FoamFile { version 2.0; format ascii; class volVectorField; object U; }
-dimensions      [0 1 -1 0 0 0 0];
-internalField   uniform (0 0 0);
-boundaryField
-{
-    lid   { type fixedValue; value uniform (1 0 0); }
-    walls { type noSlip; }
-}
-EOF
-
-cat > "$case_dir/0/p" <<'EOF'
-FoamFile { version 2.0; format ascii; class volScalarField; object p; }
-dimensions      [0 2 -2 0 0 0 0];
-internalField   uniform 0;
-boundaryField
-{
-    lid   { type zeroGradient; }
-    walls { type zeroGradient; }
-}
-EOF
+foam_cavity_initial_fields "$case_dir"
 
 foam_cavity_polymesh cavity_simplefoam.sh "$case_dir" "$out" "$log"
 

@@ -10,6 +10,8 @@
 #   foam_cavity_polymesh NAME CASE OUT LOG        gmshToFoam OUT/mesh22.msh into CASE (needs CASE/system/
 #                                                 controlDict), lid and walls as wall patches, checkMesh
 #                                                 into LOG/checkMesh.log; sets `cells` (empty if unknown)
+#   foam_cavity_initial_fields CASE               CASE/0/U and CASE/0/p: the fluid at rest, the lid moving
+#                                                 with (1 0 0), no slip on the walls, zero-gradient pressure
 
 foam_cavity_setup() {
   local name=$1 solver=$2 tool
@@ -52,4 +54,29 @@ foam_cavity_polymesh() {
   (cd "$case_dir" && checkMesh > "$log/checkMesh.log" 2>&1) || true
   # shellcheck disable=SC2034  # read by the calling script
   cells=$(sed -n 's/^\s*cells:\s*\([0-9]*\).*/\1/p' "$log/checkMesh.log" | head -1)
+}
+
+# ---- the cavity's initial and boundary fields ----
+foam_cavity_initial_fields() {
+  cat > "$1/0/U" <<'EOF'
+FoamFile { version 2.0; format ascii; class volVectorField; object U; }
+dimensions      [0 1 -1 0 0 0 0];
+internalField   uniform (0 0 0);
+boundaryField
+{
+    lid   { type fixedValue; value uniform (1 0 0); }
+    walls { type noSlip; }
+}
+EOF
+
+  cat > "$1/0/p" <<'EOF'
+FoamFile { version 2.0; format ascii; class volScalarField; object p; }
+dimensions      [0 2 -2 0 0 0 0];
+internalField   uniform 0;
+boundaryField
+{
+    lid   { type zeroGradient; }
+    walls { type zeroGradient; }
+}
+EOF
 }
