@@ -140,19 +140,7 @@ relaxationFactors
 }
 EOF
 
-cat > "$case_dir/system/sampleLines" <<'EOF'
-FoamFile { version 2.0; format ascii; class dictionary; object sampleLines; }
-type            sets;
-libs            ("libsampling.so");
-interpolationScheme cellPoint;
-setFormat       csv;
-fields          (U);
-sets
-(
-    u_vs_z { type uniform; axis z; start (0.5 0.5 0); end (0.5 0.5 1); nPoints 101; }
-    w_vs_x { type uniform; axis x; start (0 0.5 0.5); end (1 0.5 0.5); nPoints 101; }
-);
-EOF
+foam_cavity_sample_lines "$case_dir"
 
 cat > "$case_dir/constant/transportProperties" <<EOF
 FoamFile { version 2.0; format ascii; class dictionary; object transportProperties; }

@@ -12,6 +12,8 @@
 #                                                 into LOG/checkMesh.log; sets `cells` (empty if unknown)
 #   foam_cavity_initial_fields CASE               CASE/0/U and CASE/0/p: the fluid at rest, the lid moving
 #                                                 with (1 0 0), no slip on the walls, zero-gradient pressure
+#   foam_cavity_sample_lines CASE                 CASE/system/sampleLines: U on the two centre lines
+#                                                 (x = y = 0.5 and y = z = 0.5, 101 points, cellPoint)
 
 foam_cavity_setup() {
   local name=$1 solver=$2 tool
@@ -78,5 +80,22 @@ boundaryField
     lid   { type zeroGradient; }
     walls { type zeroGradient; }
 }
+EOF
+}
+
+# ---- the centre lines the peers sample (postProcess -func sampleLines) ----
+foam_cavity_sample_lines() {
+  cat > "$1/system/sampleLines" <<'EOF'
+FoamFile { version 2.0; format ascii; class dictionary; object sampleLines; }
+type            sets;
+libs            ("libsampling.so");
+interpolationScheme cellPoint;
+setFormat       csv;
+fields          (U);
+sets
+(
+    u_vs_z { type uniform; axis z; start (0.5 0.5 0); end (0.5 0.5 1); nPoints 101; }
+    w_vs_x { type uniform; axis x; start (0 0.5 0.5); end (1 0.5 0.5); nPoints 101; }
+);
 EOF
 }
