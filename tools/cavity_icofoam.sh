@@ -135,10 +135,13 @@ prev=$($py -c "print('%g' % (float('$end') - $write_interval))")
   || { tail -20 "$log/sample.log" >&2; exit 1; }
 (cd "$case_dir" && foamToVTK -latestTime > "$log/foamToVTK.log" 2>&1) || { tail -20 "$log/foamToVTK.log" >&2; exit 1; }
 
-$py - "$case_dir" "$out" "$last" "$prev" "$cells" "$n_steps" "$t0" "$t1" "$nu" "$dt" "$end" "$refine" "$mesh" <<'EOF'
+FOAM_CAVITY_TOOLS="$root/tools" $py - "$case_dir" "$out" "$last" "$prev" "$cells" "$n_steps" "$t0" "$t1" "$nu" "$dt" "$end" "$refine" "$mesh" <<'EOF'
 import glob, json, os, socket, sys
 import numpy as np
 import meshio
+
+sys.path.insert(0, os.environ["FOAM_CAVITY_TOOLS"])  # tools/foam_cavity_vtu.py
+from foam_cavity_vtu import write_cavity_vtu  # noqa: E402
 
 case, out, last, prev, cells, steps, t0, t1, nu, dt, end, refine, mesh = sys.argv[1:]
 steps = int(steps)
@@ -163,21 +166,7 @@ write_csv(os.path.join(out, "icofoam_w_vs_x.csv"), "x,u_z", [wx_last[:, 0], wx_l
 change = max(float(np.max(np.abs(uz_last[:, 1] - uz_prev[:, 1]))),
              float(np.max(np.abs(wx_last[:, 3] - wx_prev[:, 3]))))
 
-# VTU with the layout streamsolve writes: point data `velocity`, `pressure`.
-vtus = sorted(glob.glob(os.path.join(case, "VTK", "**", "internal.vtu"), recursive=True)) or \
-       sorted(glob.glob(os.path.join(case, "VTK", "*.vtk")))
-if not vtus:
-    raise SystemExit("cavity_icofoam.sh: foamToVTK wrote nothing")
-m = meshio.read(vtus[-1])
-tets = [c for c in m.cells if c.type == "tetra"]
-point_data = {"velocity": np.asarray(m.point_data["U"], dtype=float)}
-if "p" in m.point_data:
-    point_data["pressure"] = np.asarray(m.point_data["p"], dtype=float)
-cell_data = {}
-if "U" in m.cell_data:
-    cell_data["velocity"] = [np.asarray(a, dtype=float) for a, c in zip(m.cell_data["U"], m.cells) if c.type == "tetra"]
-meshio.write(os.path.join(out, "icofoam.vtu"),
-             meshio.Mesh(m.points, tets, point_data=point_data, cell_data=cell_data))
+write_cavity_vtu(case, os.path.join(out, "icofoam.vtu"), "cavity_icofoam.sh")
 
 info = {
     "solver": "icoFoam (OpenFOAM v1912, Debian), PISO 2 correctors + 1 non-orthogonal, Euler, Gauss linear",

@@ -175,11 +175,14 @@ last=$(cd "$case_dir" && foamListTimes -latestTime 2>/dev/null | tail -1)
   || { tail -20 "$log/sample.log" >&2; exit 1; }
 (cd "$case_dir" && foamToVTK -latestTime > "$log/foamToVTK.log" 2>&1) || { tail -20 "$log/foamToVTK.log" >&2; exit 1; }
 
-$py - "$case_dir" "$out" "$last" "$cells" "$t0" "$t1" "$nu" "$tolerance" "$max_iter" "$refine" "$mesh" \
+FOAM_CAVITY_TOOLS="$root/tools" $py - "$case_dir" "$out" "$last" "$cells" "$t0" "$t1" "$nu" "$tolerance" "$max_iter" "$refine" "$mesh" \
       "$log/simpleFoam.log" <<'EOF'
 import glob, json, os, re, socket, sys
 import numpy as np
 import meshio
+
+sys.path.insert(0, os.environ["FOAM_CAVITY_TOOLS"])  # tools/foam_cavity_vtu.py
+from foam_cavity_vtu import write_cavity_vtu  # noqa: E402
 
 case, out, last, cells, t0, t1, nu, tol, max_iter, refine, mesh, log = sys.argv[1:]
 wall = float(t1) - float(t0)
@@ -220,21 +223,7 @@ uz, wx = read_set("u_vs_z"), read_set("w_vs_x")
 write_csv(os.path.join(out, "simplefoam_u_vs_z.csv"), "z,u_x", [uz[:, 0], uz[:, 1]])
 write_csv(os.path.join(out, "simplefoam_w_vs_x.csv"), "x,u_z", [wx[:, 0], wx[:, 3]])
 
-# VTU with the layout streamsolve writes: point data `velocity`, `pressure`.
-vtus = sorted(glob.glob(os.path.join(case, "VTK", "**", "internal.vtu"), recursive=True)) or \
-       sorted(glob.glob(os.path.join(case, "VTK", "*.vtk")))
-if not vtus:
-    raise SystemExit("cavity_simplefoam.sh: foamToVTK wrote nothing")
-m = meshio.read(vtus[-1])
-tets = [c for c in m.cells if c.type == "tetra"]
-point_data = {"velocity": np.asarray(m.point_data["U"], dtype=float)}
-if "p" in m.point_data:
-    point_data["pressure"] = np.asarray(m.point_data["p"], dtype=float)
-cell_data = {}
-if "U" in m.cell_data:
-    cell_data["velocity"] = [np.asarray(a, dtype=float) for a, c in zip(m.cell_data["U"], m.cells) if c.type == "tetra"]
-meshio.write(os.path.join(out, "simplefoam.vtu"),
-             meshio.Mesh(m.points, tets, point_data=point_data, cell_data=cell_data))
+write_cavity_vtu(case, os.path.join(out, "simplefoam.vtu"), "cavity_simplefoam.sh")
 
 info = {
     "solver": "simpleFoam (OpenFOAM v1912, Debian), laminar, SIMPLEC (consistent, U relaxed 0.9), no "
