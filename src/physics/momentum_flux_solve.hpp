@@ -6,7 +6,7 @@
 //     velocity I U* at the new level, C x = T N(Uⁿ; I x, u_b = 0) its linear part:
 //       H (U* − Uⁿ)/Δt + T N(Uⁿ; I U*, u_b) = …  ⇔  (H/Δt + C − νθ K) U* = rhs + m C(Uⁿ − U_b)
 //     (rhs as above, whose −T N(Uⁿ; I Uⁿ, u_b) the added term turns into the implicit one; U_b is 0
-//     on free faces); nonsymmetric: BiCGStab with the Jacobi of H/Δt − νθ K. One rank only.
+//     on free faces); nonsymmetric: BiCGStab with the Jacobi of H/Δt − νθ K.
 // Both hold U* = U_b on prescribed faces.
 #include <algorithm>
 #include <cstdint>
@@ -60,7 +60,6 @@ public:
   ImplicitConvectionMomentumSolve(Backend& backend, FlowOps& ops, const FlowProblem& problem, const FlowOperatorData& data,
                                   MomentumOperator<Backend, FlowOps>& momentum)
       : Base(backend, ops, problem, momentum) {
-    SS_REQUIRE(!IsDistributedBackend<Backend>::value, "implicit convection runs on one rank (not over MPI ranks yet)");
     SS_REQUIRE(problem.convection != Convection::none, "implicit convection needs convection (central or upwind)");
     boundary_zero_ = backend.make_vector(std::max<std::int64_t>(1, data.num_boundary_faces));
     backend.fill(boundary_zero_, 0.0);

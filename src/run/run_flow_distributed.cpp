@@ -148,11 +148,6 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
   const int ranks = mpi::size();
   root.flow_case = read_flow_case(o.case_file);
   FlowCase& c = root.flow_case;
-  // What runs on one process only is refused before any mesh work (steady mode marches with
-  // implicit convection).
-  SS_REQUIRE(!c.implicit_convection, c.where(c.steady.enabled ? "steady" : "scheme.convection_time")
-                                         << ": " << (c.steady.enabled ? "steady mode" : "implicit convection")
-                                         << " runs on one process, not over MPI ranks: run it without mpiexec");
   if (o.refine) c.refine = *o.refine;
   SS_REQUIRE(c.refine >= 0, "refinement level must be >= 0, got " << c.refine);
 

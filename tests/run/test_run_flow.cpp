@@ -146,33 +146,6 @@ TEST(RunFlow, UnknownBoundaryGroupThrowsBeforeAnyOutput) {
   }
 }
 
-// Steady mode and implicit convection run on one process: over MPI ranks (here the MPI path on one
-// rank) they are refused when the case is read, naming the case file's line, before any output.
-TEST(RunFlow, SteadyAndImplicitOverRanksAreRefusedWhenTheCaseIsRead) {
-  const std::string dir = fresh_test_dir();
-  const std::string cavity = "[mesh]\nfile = \"" + project_file("meshes/cavity.msh") +
-                             "\"\n[fluid]\nviscosity = 0.01\n"
-                             "[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\nvelocity = [1.0, 0.0, 0.0]\n"
-                             "[[boundary]]\ngroup = \"walls\"\ntype = \"wall\"\n"
-                             "[output]\ndirectory = \"out\"\n";
-  const std::pair<std::string, std::string> cases[] = {
-      {"[time]\ndt = 0.01\n[steady]\ntolerance = 1e-4\n", "steady mode"},
-      {"[time]\ndt = 0.01\nsteps = 2\n[scheme]\nconvection_time = \"implicit\"\n", "implicit convection"}};
-  for (const auto& [tables, what] : cases) {
-    FlowRunOptions o = options_for(write_text(dir + "/one_process.toml", cavity + tables), "cpu");
-    o.distributed = true;
-    try {
-      run_flow(o);
-      FAIL() << "no error for " << what << " over MPI ranks";
-    } catch (const Error& e) {
-      const std::string message = e.what();
-      EXPECT_NE(message.find("one_process.toml:"), std::string::npos) << message;
-      EXPECT_NE(message.find(what + " runs on one process"), std::string::npos) << message;
-    }
-    EXPECT_FALSE(fs::exists(dir + "/out")) << what;
-  }
-}
-
 TEST(RunFlow, DistributedOnOneRankEqualsSerial) {
   const std::string dir = fresh_test_dir();
   FlowRunOptions o = options_for(cavity_case(dir, 3, 100), "cpu");
