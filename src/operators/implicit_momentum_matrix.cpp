@@ -30,31 +30,28 @@ ImplicitMomentumMatrix::ImplicitMomentumMatrix(MeshOperatorTables tables, const 
   entries.reserve(size_t(nf) + size_t(nc) * kSlots * 16);
   for (std::int32_t f = 0; f < nf; ++f) entries.push_back({f, f, 0.0});
   for (std::int32_t c = 0; c < nc; ++c)
-    for (int slot = 0; slot < kSlots; ++slot) {
-      const std::int32_t other = slot == 0 ? c : neighbour(c, slot - 1);
-      if (other < 0) continue;
-      for (int k = 0; k < 4; ++k)
-        for (int l = 0; l < 4; ++l) {
-          const std::int32_t f = face_of(tables_, c, k), g = face_of(tables_, other, l);
-          if (data.free_mask[size_t(f)] > 0 && data.free_mask[size_t(g)] > 0) entries.push_back({f, g, 0.0});
-        }
-    }
+    for_each_free_pair(c, [&](size_t, std::int32_t f, std::int32_t g) { entries.push_back({f, g, 0.0}); });
   matrix_ = from_triplets(nf, nf, std::move(entries));
   diagonal_.resize(size_t(nf));
   for (std::int32_t f = 0; f < nf; ++f) diagonal_[size_t(f)] = position(matrix_, f, f);
   positions_.assign(size_t(nc) * kSlots * 16, -1);
 #pragma omp parallel for schedule(static)
   for (std::int32_t c = 0; c < nc; ++c)
-    for (int slot = 0; slot < kSlots; ++slot) {
-      const std::int32_t other = slot == 0 ? c : neighbour(c, slot - 1);
-      if (other < 0) continue;
-      for (int k = 0; k < 4; ++k)
-        for (int l = 0; l < 4; ++l) {
-          const std::int32_t f = face_of(tables_, c, k), g = face_of(tables_, other, l);
-          if (data.free_mask[size_t(f)] > 0 && data.free_mask[size_t(g)] > 0)
-            positions_[(size_t(c) * kSlots + size_t(slot)) * 16 + size_t(k * 4 + l)] = position(matrix_, f, g);
-        }
-    }
+    for_each_free_pair(c, [&](size_t at, std::int32_t f, std::int32_t g) { positions_[at] = position(matrix_, f, g); });
+}
+
+template <class Visit>
+void ImplicitMomentumMatrix::for_each_free_pair(std::int32_t c, Visit&& visit) const {
+  for (int slot = 0; slot < kSlots; ++slot) {
+    const std::int32_t other = slot == 0 ? c : neighbour(c, slot - 1);
+    if (other < 0) continue;
+    for (int k = 0; k < 4; ++k)
+      for (int l = 0; l < 4; ++l) {
+        const std::int32_t f = face_of(tables_, c, k), g = face_of(tables_, other, l);
+        if (data_.free_mask[size_t(f)] > 0 && data_.free_mask[size_t(g)] > 0)
+          visit((size_t(c) * kSlots + size_t(slot)) * 16 + size_t(k * 4 + l), f, g);
+      }
+  }
 }
 
 std::int32_t ImplicitMomentumMatrix::neighbour(std::int32_t c, int k) const {

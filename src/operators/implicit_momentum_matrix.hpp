@@ -34,6 +34,9 @@ private:
   static constexpr int kSlots = 5;
   double coupling(std::int32_t c, int slot, int k, int l) const;  // Σ_d T_d[f_k(c), c] I_d[c', g_l(c')]
   std::int32_t neighbour(std::int32_t c, int k) const;            // across local face k; < 0: boundary
+  // visit(index in positions_, f, g) for each slot and (k, l) of cell c whose faces are both free.
+  template <class Visit>
+  void for_each_free_pair(std::int32_t c, Visit&& visit) const;
 
   MeshOperatorTables tables_;
   const FlowOperatorData& data_;

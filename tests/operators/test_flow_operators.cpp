@@ -15,6 +15,7 @@
 #include <string>
 #include <tuple>
 
+#include "support/flow_boundary_kinds.hpp"
 #include "support/gl_fixture.hpp"
 #include "support/test_data.hpp"
 #include "mesh/load_mesh.hpp"
@@ -25,22 +26,9 @@
 namespace ss::test {
 namespace {
 
-// Boundary kinds: faces of the mesh's first surface group are outlets (with_outlet), slip on
-// every fifth face, the rest prescribe the velocity.
-std::vector<FlowBoundaryKind> kinds_for(const LoadedMesh& m, bool with_outlet) {
-  std::vector<FlowBoundaryKind> kinds;
-  const std::int32_t first = m.mesh.surface_group_names.begin()->first;
-  for (size_t k = 0; k < m.topology.boundary_faces.size(); ++k) {
-    const std::int32_t g = m.topology.face_groups[size_t(m.topology.boundary_faces[k])];
-    if (with_outlet && g == first) kinds.push_back(FlowBoundaryKind::pressure);
-    else kinds.push_back(k % 5 == 0 ? FlowBoundaryKind::slip : FlowBoundaryKind::velocity);
-  }
-  return kinds;
-}
-
 struct FlowSetup {
   explicit FlowSetup(const LoadedMesh& m, bool with_outlet)
-      : cpu_mesh(m), data(build_flow_operator_data(cpu_mesh.tables(), kinds_for(m, with_outlet))), cpu(cpu_mesh, data) {}
+      : cpu_mesh(m), data(build_flow_operator_data(cpu_mesh.tables(), mixed_boundary_kinds(m, with_outlet))), cpu(cpu_mesh, data) {}
   CpuMeshOperators cpu_mesh;
   FlowOperatorData data;
   CpuFlowOperators cpu;

@@ -6,24 +6,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <vector>
 
 #include "mesh/load_mesh.hpp"
 #include "operators/flow_operators.hpp"
 #include "operators/implicit_momentum_matrix.hpp"
+#include "support/flow_boundary_kinds.hpp"
 #include "support/project_mesh.hpp"
+#include "support/test_data.hpp"
 
 namespace ss::test {
 namespace {
-
-std::vector<double> random_vector(size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> v(n);
-  for (double& x : v) x = u(rng);
-  return v;
-}
 
 // (H/Δt − νθ K) x + m C(m x), C x = −T N(U; I x) with zero boundary velocities (the implicit
 // momentum solve's operator, physics/momentum_flux_solve.hpp).
@@ -44,22 +37,15 @@ std::vector<double> matrix_free(CpuMeshOperators& mesh_ops, CpuFlowOperators& op
 void expect_assembled_equals_matrix_free(const char* file, bool with_outlet) {
   const LoadedMesh& m = project_mesh(file);
   CpuMeshOperators mesh_ops(m);
-  std::vector<FlowBoundaryKind> kinds;
-  const std::int32_t first = m.mesh.surface_group_names.begin()->first;
-  for (size_t k = 0; k < m.topology.boundary_faces.size(); ++k) {
-    const std::int32_t g = m.topology.face_groups[size_t(m.topology.boundary_faces[k])];
-    if (with_outlet && g == first) kinds.push_back(FlowBoundaryKind::pressure);
-    else kinds.push_back(k % 5 == 0 ? FlowBoundaryKind::slip : FlowBoundaryKind::velocity);
-  }
-  const FlowOperatorData data = build_flow_operator_data(mesh_ops.tables(), kinds);
+  const FlowOperatorData data = build_flow_operator_data(mesh_ops.tables(), mixed_boundary_kinds(m, with_outlet));
   CpuFlowOperators ops(mesh_ops, data);
   ImplicitMomentumMatrix assembled(mesh_ops.tables(), data);
   const size_t nf = size_t(data.num_faces);
-  const std::vector<double> x = random_vector(nf, 7);
-  unsigned seed = 11;
+  const std::vector<double> x = mixed_values(std::int64_t(nf), 7);
+  std::uint64_t seed = 11;
   for (Convection convection : {Convection::central, Convection::upwind, Convection::none})
     for (double inv_dt : {100.0, 0.01}) {
-      const std::vector<double> U = random_vector(nf, seed++);
+      const std::vector<double> U = mixed_values(std::int64_t(nf), seed++);
       const double nu_theta = 0.003;
       std::vector<double> y;
       assembled.assemble(convection, U, inv_dt, nu_theta).multiply(x, y);
