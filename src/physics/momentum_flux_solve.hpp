@@ -10,9 +10,7 @@
 // Both hold U* = U_b on prescribed faces.
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
 
-#include "physics/distributed_traits.hpp"
 #include "physics/momentum_operator.hpp"
 #include "physics/momentum_solve.hpp"
 #include "solver/bicgstab.hpp"
