@@ -228,6 +228,7 @@ FlowCase flow_case_from(const CaseFile& file) {
     t.require_positive("cfl_start", s.cfl_start);
     s.cfl_max = t.number("cfl_max", s.cfl_max);
     t.require_in("cfl_max", s.cfl_max, s.cfl_start, kMaxImplicitCflTarget, "from cfl_start to the implicit limit");
+    s.local_time_steps = t.boolean("local_time_steps", s.local_time_steps);
   });
 
   const bool time = read_table(top, "time", "time", [&](TableReader& t) {

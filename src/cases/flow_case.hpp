@@ -120,6 +120,7 @@ struct FlowSteady {
   int max_steps = 1000;
   double cfl_start = 1.0, cfl_max = 10.0;  // beyond 10 the Jacobi-BiCGStab momentum solve's iterations
                                            // grow faster than the steps shrink (Re 100 cavity)
+  bool local_time_steps = true;  // each cell's pseudo-time step grows with its size
 };
 
 struct FlowSolverSettings {

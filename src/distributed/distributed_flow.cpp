@@ -125,7 +125,9 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
 // The piece's operator coefficients, right on its ghosts too (from their owners).
 FlowOperatorData piece_operator_data(const MeshOperatorTables& tables, const FlowProblem& problem,
                                      const EntityPiece& piece, std::int64_t global_cells) {
-  FlowOperatorData d = build_flow_operator_data(tables, problem.boundary_kinds());
+  double min_length = smallest_cell_length(tables);  // all ranks' (local pseudo-time steps)
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &min_length, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+  FlowOperatorData d = flow_operator_data(tables, problem, min_length);
   CpuBackend host;
   HaloExchange<CpuBackend> cells(host, piece.cells.links, MPI_COMM_WORLD);
   HaloExchange<CpuBackend> faces(host, piece.faces.links, MPI_COMM_WORLD);
@@ -133,6 +135,7 @@ FlowOperatorData piece_operator_data(const MeshOperatorTables& tables, const Flo
                                  &d.laplacian_diagonal})
     faces.update(*v);
   for (std::vector<double>* v : {&d.inverse_volume, &d.pressure_diagonal}) cells.update(*v);
+  if (!d.face_step_scale.empty()) faces.update(d.face_step_scale), cells.update(d.cell_step_scale);
   // An outlet anywhere makes P definite on every rank (cut faces are walls: they add none).
   int fixed = d.pressure_fixed ? 1 : 0, any = 0;
   mpi_check(MPI_Allreduce(&fixed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD), "MPI_Allreduce");

@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <cmath>
+
 #include <glm/geometric.hpp>
 
 #include "operators/flow_operators.hpp"
@@ -66,6 +69,33 @@ FlowOperatorData build_flow_operator_data(const MeshOperatorTables& t, const std
     d.laplacian_diagonal[f] = k;
   }
   return d;
+}
+
+double smallest_cell_length(const MeshOperatorTables& t) {
+  double v = INFINITY;
+  for (double volume : t.cell_volumes) v = std::min(v, volume);
+  return std::cbrt(v);
+}
+
+void use_local_pseudo_time_steps(FlowOperatorData& d, const MeshOperatorTables& t, double min_length) {
+  SS_REQUIRE(min_length > 0, "local pseudo-time steps: the smallest cell length " << min_length << " is not positive");
+  SS_REQUIRE(d.face_step_scale.empty(), "local pseudo-time steps: the operator data has them already");
+  const size_t nf = size_t(d.num_faces), nc = size_t(d.num_cells);
+  d.cell_step_scale.resize(nc);
+  for (size_t c = 0; c < nc; ++c)
+    d.cell_step_scale[c] = std::clamp(std::cbrt(t.cell_volumes[c]) / min_length, 1.0, kMaxLocalStepRatio);
+  d.face_step_scale.resize(nf);
+  for (size_t f = 0; f < nf; ++f) {
+    const std::int32_t c1 = t.face_cell1[f];
+    double s = d.cell_step_scale[size_t(t.face_cell0[f])];
+    if (c1 >= 0) s = std::min(s, d.cell_step_scale[size_t(c1)]);
+    d.face_step_scale[f] = s;
+    d.face_mass[f] /= s;
+    d.pressure_weight[f] *= s;
+  }
+  std::fill(d.pressure_diagonal.begin(), d.pressure_diagonal.end(), 0.0);
+  for (size_t c = 0; c < nc; ++c)
+    for (size_t k = 0; k < 4; ++k) d.pressure_diagonal[c] += d.pressure_weight[size_t(decode_index(t.cell_faces[k][c]))];
 }
 
 }  // namespace ss

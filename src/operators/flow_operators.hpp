@@ -63,6 +63,9 @@ struct FlowOperatorData {
   std::vector<double> laplacian_diagonal;  // per face: K_ff (≤ 0)
   std::vector<double> pressure_diagonal;   // per cell: P_cc = Σ_f W_f
   bool pressure_fixed = false;             // some boundary face is an outlet: P is SPD
+  // Local pseudo-time steps (steady mode, use_local_pseudo_time_steps): Δt_f = s_f Δt per face and
+  // s_c per cell; empty: one Δt everywhere. face_mass and pressure_weight then hold H/s and W s.
+  std::vector<double> face_step_scale, cell_step_scale;
   // Over MPI ranks: the edges of the whole mesh as a Lanczos space (eigen_estimate.hpp), so the
   // curl–curl viscous term's Chebyshev interval is the whole mesh's and every rank runs the serial
   // run's polynomial; none: estimated on this mesh.
@@ -71,6 +74,16 @@ struct FlowOperatorData {
 
 // `kinds` has one entry per boundary face (MeshOperatorTables::boundary_faces order).
 FlowOperatorData build_flow_operator_data(const MeshOperatorTables& tables, const std::vector<FlowBoundaryKind>& kinds);
+
+// Local pseudo-time steps for steady mode on graded meshes: each cell marches with
+//   Δt_c = s_c Δt,  s_c = min(h_c / h_min, kMaxLocalStepRatio),  h_c = V_c^(1/3),
+// and each face with s_f = the smaller of its cells'. The momentum system's H/Δt becomes H/(s Δt)
+// and the projection U = U* − Δt s W G φ (P = Gᵀ s W G), so the step stays a projection and its
+// steady state (Uⁿ⁺¹ = Uⁿ, φ = 0) is the one-Δt march's. `min_length` is h_min over the whole mesh
+// (over MPI ranks all ranks'). The scales depend on the mesh only: P and its multigrid are built once.
+constexpr double kMaxLocalStepRatio = 100.0;
+double smallest_cell_length(const MeshOperatorTables& tables);  // min V_c^(1/3)
+void use_local_pseudo_time_steps(FlowOperatorData& data, const MeshOperatorTables& tables, double min_length);
 
 // The interface both implementations have (Vector = the backend's Vector):
 //   cell_terms(conv, a, b, U, ux, uy, uz, bx, by, bz, fx, fy, fz)

@@ -6,6 +6,8 @@
 // CFL, energy, divergence) come back, and boundary values when they depend on time.
 //
 //   1. Δt from the CFL target, or fixed                                       FlowTimeStep
+//      (steady mode's local pseudo-time steps Δt_f = s_f Δt: the data's H and W hold H/s and s W,
+//      use_local_pseudo_time_steps, and the CFL number is the largest cell's s_c Δt · rate)
 //   2. u = I Uⁿ;  f = −N(u) (+ viscous and body terms);  T f                   MomentumOperator's viscous part
 //   3. momentum:   U* from the momentum system and its right-hand side        MomentumSolve, chosen once:
 //                  (H/Δt − νθ K) U* = H Uⁿ/Δt + T f − G pⁿ + νθ K U_b            faces (CG), edge vorticity (CG),
@@ -58,6 +60,12 @@ public:
     U_ = backend.make_vector(nf), U_previous_ = backend.make_vector(nf);
     Ustar_ = backend.make_vector(nf), rhs_ = backend.make_vector(nf);
     p_ = backend.make_vector(nc), cell_scratch_ = backend.make_vector(nc);
+    if (!data.face_step_scale.empty()) {  // local pseudo-time steps: Δt_f = s_f Δt
+      std::vector<double> inverse(data.face_step_scale.size());
+      for (size_t f = 0; f < inverse.size(); ++f) inverse[f] = 1.0 / data.face_step_scale[f];
+      face_step_scale_ = backend.upload(data.face_step_scale), inverse_face_step_scale_ = backend.upload(inverse);
+      cell_step_scale_ = backend.upload(data.cell_step_scale);
+    }
     if (problem.method == FlowMethod::exact)
       exact_ = std::make_unique<ExactMethod<Backend, FlowOps>>(backend, ops, problem, mesh, data, momentum_operator_);
     else
@@ -134,10 +142,15 @@ public:
   void set_cfl_target(double cfl) { time_step_.set_cfl_target(cfl); }
   double cfl_target() const { return time_step_.cfl_target(); }
 
-  // ||Uⁿ⁺¹ − Uⁿ|| / ||Uⁿ⁺¹|| of the last step (one fused reduction; 0 before any step).
+  // ||Uⁿ⁺¹ − Uⁿ|| / ||Uⁿ⁺¹|| of the last step (one fused reduction; 0 before any step); with local
+  // pseudo-time steps ||(Uⁿ⁺¹ − Uⁿ)/s|| / ||Uⁿ⁺¹||: over Δt, the change per unit of each face's own time.
   double relative_change() {
     if (!has_previous_) return 0.0;
-    backend_.axpy(-1.0, U_previous_, U_, rhs_);  // rhs_: scratch between steps
+    backend_.axpy(-1.0, U_previous_, U_, rhs_);  // rhs_, Ustar_: scratch between steps
+    if (local_time_steps()) {
+      backend_.multiply(inverse_face_step_scale_, rhs_, Ustar_);
+      std::swap(rhs_, Ustar_);
+    }
     const std::vector<double> d = backend_.dots({{&rhs_, &rhs_}, {&U_, &U_}});
     return d[1] > 0 ? std::sqrt(std::max(d[0], 0.0) / d[1]) : std::sqrt(std::max(d[0], 0.0));
   }
@@ -208,7 +221,12 @@ public:
     FlowStepInfo info;
     info.step = step_, info.time = time_, info.dt = dt_;
     info.cfl = dt_ * courant_rate();
-    backend_.multiply(momentum_operator_.face_mass(), U_, rhs_);
+    if (local_time_steps()) {  // the operators' mass is H/s: ½ Uᵀ (H/s)(s U)
+      backend_.multiply(face_step_scale_, U_, Ustar_);
+      backend_.multiply(momentum_operator_.face_mass(), Ustar_, rhs_);
+    } else {
+      backend_.multiply(momentum_operator_.face_mass(), U_, rhs_);
+    }
     info.kinetic_energy = 0.5 * backend_.dot(U_, rhs_);
     ops_.mesh().divergence(U_, cell_scratch_);
     const double max_div = std::max(std::fabs(backend_.max(cell_scratch_)), std::fabs(backend_.min(cell_scratch_)));
@@ -291,10 +309,16 @@ private:
     return false;
   }
 
+  // The largest Courant rate, Δt · rate = the step's CFL number; with local pseudo-time steps the
+  // largest s_c × rate, so that no cell marches beyond the CFL target.
   double courant_rate() {
     ops_.courant(U_, courant_);
-    return backend_.max(courant_);
+    if (!local_time_steps()) return backend_.max(courant_);
+    backend_.multiply(cell_step_scale_, courant_, cell_scratch_);
+    return backend_.max(cell_scratch_);
   }
+
+  bool local_time_steps() const { return !data_.face_step_scale.empty(); }
 
   void update_boundary(double t) {
     const FlowBoundaryValues b = boundary_.update(t);
@@ -323,6 +347,7 @@ private:
   std::string failure_;
   Vector U_, U_previous_, Ustar_, rhs_, p_, cell_scratch_;
   Vector ux_, uy_, uz_, fx_, fy_, fz_, integrated_, pressure_gradient_, courant_;
+  Vector face_step_scale_, inverse_face_step_scale_, cell_step_scale_;  // s_f, 1/s_f, s_c (local steps)
 };
 
 }  // namespace ss

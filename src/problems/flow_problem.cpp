@@ -12,6 +12,12 @@ std::vector<FlowBoundaryKind> FlowProblem::boundary_kinds() const {
   return kinds;
 }
 
+FlowOperatorData flow_operator_data(const MeshOperatorTables& tables, const FlowProblem& problem, double min_length) {
+  FlowOperatorData data = build_flow_operator_data(tables, problem.boundary_kinds());
+  if (problem.steady.enabled && problem.steady.local_time_steps) use_local_pseudo_time_steps(data, tables, min_length);
+  return data;
+}
+
 bool FlowProblem::time_dependent() const {
   for (const FlowCondition& c : conditions)
     if (c.time_dependent) return true;

@@ -60,6 +60,7 @@ struct FlowSteadySettings {
   double tolerance = 1e-4;
   double cfl_start = 1.0, cfl_max = 10.0;  // beyond 10 the Jacobi-BiCGStab momentum solve's iterations
                                            // grow faster than the steps shrink (Re 100 cavity)
+  bool local_time_steps = true;  // Δt_c = s_c Δt by cell size (use_local_pseudo_time_steps)
 };
 
 // A boundary group whose force the flow command reports (postprocess/flow_forces.hpp).
@@ -124,6 +125,14 @@ inline const char* to_string(StreamfunctionPreconditioner p) {
 }
 inline const char* to_string(MomentumSystem s) {
   return s == MomentumSystem::vorticity ? "vorticity" : s == MomentumSystem::flux ? "flux" : "automatic";
+}
+
+// The problem's operator coefficients: build_flow_operator_data with its boundary kinds, and steady
+// mode's local pseudo-time steps when they are on (use_local_pseudo_time_steps). `min_length` is
+// the smallest cell length of the whole mesh (smallest_cell_length; over MPI ranks all ranks').
+FlowOperatorData flow_operator_data(const MeshOperatorTables& tables, const FlowProblem& problem, double min_length);
+inline FlowOperatorData flow_operator_data(const MeshOperatorTables& tables, const FlowProblem& problem) {
+  return flow_operator_data(tables, problem, smallest_cell_length(tables));
 }
 
 // Boundary values at one time: u_b per boundary face (velocity faces; others 0), p_b per boundary

@@ -56,7 +56,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   timings.add_since("problem", t0);
   t0 = StageTimings::now();
   const MeshOperatorTables tables = build_mesh_operator_tables(mesh.topology, mesh.geometry);
-  const FlowOperatorData data = build_flow_operator_data(tables, problem.boundary_kinds());
+  const FlowOperatorData data = flow_operator_data(tables, problem);
   timings.add_since("assemble", t0);
   std::fprintf(stderr, "streamsolve: flow: %zu nodes, %d cells, %d faces (%zu on the boundary), nu = %g, %s\n",
                mesh.mesh.nodes.size(), mesh.topology.num_cells, mesh.topology.num_faces,

@@ -176,7 +176,8 @@ const std::string kSteadyTime = "[time]\ndt = 0.01\n";
 TEST(FlowCase, SteadyModeReadsItsTableAndTurnsConvectionImplicit) {
   EXPECT_FALSE(parse_flow_case(kBase, kCasePath).steady.enabled);
   const FlowCase c = parse_flow_case(
-      kMesh + kFluid + kSteadyTime + "[steady]\ntolerance = 1e-5\nmax_steps = 300\ncfl_start = 2\ncfl_max = 50\n",
+      kMesh + kFluid + kSteadyTime +
+          "[steady]\ntolerance = 1e-5\nmax_steps = 300\ncfl_start = 2\ncfl_max = 50\nlocal_time_steps = false\n",
       kCasePath);
   EXPECT_TRUE(c.steady.enabled);
   EXPECT_TRUE(c.implicit_convection);
@@ -184,11 +185,13 @@ TEST(FlowCase, SteadyModeReadsItsTableAndTurnsConvectionImplicit) {
   EXPECT_EQ(c.steady.max_steps, 300);
   EXPECT_EQ(c.steady.cfl_start, 2.0);
   EXPECT_EQ(c.steady.cfl_max, 50.0);
+  EXPECT_FALSE(c.steady.local_time_steps);
   EXPECT_EQ(c.time.dt, 0.01);
   const FlowCase d = parse_flow_case(kMesh + kFluid + kSteadyTime + "[steady]\n", kCasePath);
   EXPECT_TRUE(d.steady.enabled);
   EXPECT_EQ(d.steady.tolerance, 1e-4);
   EXPECT_EQ(d.steady.cfl_max, 10.0);
+  EXPECT_TRUE(d.steady.local_time_steps);
   EXPECT_FALSE(parse_flow_case(kBase + "[steady]\nenabled = false\n", kCasePath).steady.enabled);
 }
 

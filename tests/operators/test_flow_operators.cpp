@@ -8,7 +8,9 @@
 //    field with walls, Σ_f U_f (T N(u))_f = 0 (the kinetic-energy identity of thesis eq. 7.6).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <random>
@@ -142,26 +144,66 @@ TEST(FlowOperatorsCpu, PressureOperatorIsSymmetricWithConstantsInTheNullSpaceWit
 }
 
 // Projects a random face field onto D U = 0 (walls and one outlet) and returns max |D U| / max |U|.
-TEST(FlowOperatorsCpu, ProjectionMakesTheFluxDivergenceFreeToTheSolverTolerance) {
-  FlowSetup s(project_mesh("duct.msh"), true);
+double projected_divergence(CpuMeshOperators& mesh, CpuFlowOperators& ops) {
   CpuBackend cpu;
-  auto Ustar = uniform_values(s.data.num_faces, 41);
-  for (size_t f = 0; f < Ustar.size(); ++f) Ustar[f] *= s.data.free_mask[f];  // prescribed faces: U_b = 0
-  std::vector<double> rhs, phi(size_t(s.data.num_cells), 0.0), U, div;
-  s.cpu_mesh.divergence(Ustar, rhs);
+  const FlowOperatorData& data = ops.data();
+  auto Ustar = uniform_values(data.num_faces, 41);
+  for (size_t f = 0; f < Ustar.size(); ++f) Ustar[f] *= data.free_mask[f];  // prescribed faces: U_b = 0
+  std::vector<double> rhs, phi(size_t(data.num_cells), 0.0), U, div;
+  mesh.divergence(Ustar, rhs);
   for (double& r : rhs) r = -r;  // Δt = 1
   CgOptions options;
   options.tolerance = 1e-12;
-  const auto apply = [&](const std::vector<double>& a, std::vector<double>& b) { s.cpu.pressure_apply(a, b); };
-  std::vector<double> inverse_diagonal(s.data.pressure_diagonal.size());
-  for (size_t c = 0; c < inverse_diagonal.size(); ++c) inverse_diagonal[c] = 1.0 / s.data.pressure_diagonal[c];
-  ASSERT_TRUE(conjugate_gradient(cpu, apply, rhs, phi, &inverse_diagonal, options).converged);
-  s.cpu.project(Ustar, phi, 1.0, U);
-  s.cpu_mesh.divergence(U, div);
+  const auto apply = [&](const std::vector<double>& a, std::vector<double>& b) { ops.pressure_apply(a, b); };
+  std::vector<double> inverse_diagonal(data.pressure_diagonal.size());
+  for (size_t c = 0; c < inverse_diagonal.size(); ++c) inverse_diagonal[c] = 1.0 / data.pressure_diagonal[c];
+  EXPECT_TRUE(conjugate_gradient(cpu, apply, rhs, phi, &inverse_diagonal, options).converged);
+  ops.project(Ustar, phi, 1.0, U);
+  mesh.divergence(U, div);
   double max_div = 0, max_u = 0;
   for (double d : div) max_div = std::max(max_div, std::fabs(d));
   for (double u : U) max_u = std::max(max_u, std::fabs(u));
-  EXPECT_LT(max_div / max_u, 1e-9);
+  return max_div / max_u;
+}
+
+TEST(FlowOperatorsCpu, ProjectionMakesTheFluxDivergenceFreeToTheSolverTolerance) {
+  FlowSetup s(project_mesh("duct.msh"), true);
+  EXPECT_LT(projected_divergence(s.cpu_mesh, s.cpu), 1e-9);
+}
+
+// Local pseudo-time steps (use_local_pseudo_time_steps) on the graded cylinder mesh: s_c = h_c/h_min
+// (clipped to [1, 100]), s_f the smaller of its cells', H/s and s W in the data, P's diagonal their
+// sum; the projection with P = Gᵀ s W G still makes the flux divergence-free.
+TEST(FlowOperatorsCpu, LocalPseudoTimeStepsScaleMassAndPressureWeightsByCellSize) {
+  const LoadedMesh& m = project_mesh("dfg_cylinder.msh");
+  FlowSetup s(m, true);
+  const FlowOperatorData one_step = s.data;
+  const MeshOperatorTables& t = s.cpu_mesh.tables();
+  const double h_min = smallest_cell_length(t);
+  use_local_pseudo_time_steps(s.data, t, h_min);
+  const FlowOperatorData& d = s.data;
+  double smallest = INFINITY, largest = 0;
+  for (size_t c = 0; c < size_t(d.num_cells); ++c) {
+    EXPECT_NEAR(d.cell_step_scale[c], std::clamp(std::cbrt(t.cell_volumes[c]) / h_min, 1.0, kMaxLocalStepRatio), 1e-12);
+    smallest = std::min(smallest, d.cell_step_scale[c]), largest = std::max(largest, d.cell_step_scale[c]);
+  }
+  EXPECT_EQ(smallest, 1.0);
+  std::printf("cell step scales from 1 to %.2f\n", largest);
+  EXPECT_GT(largest, 5.0);  // measured 7.6: the mesh is graded toward the cylinder
+  for (size_t f = 0; f < size_t(d.num_faces); ++f) {
+    const std::int32_t c1 = t.face_cell1[f];
+    const double s0 = d.cell_step_scale[size_t(t.face_cell0[f])];
+    EXPECT_EQ(d.face_step_scale[f], c1 >= 0 ? std::min(s0, d.cell_step_scale[size_t(c1)]) : s0);
+    EXPECT_NEAR(d.face_mass[f] * d.face_step_scale[f], one_step.face_mass[f], 1e-13 * one_step.face_mass[f]);
+    EXPECT_NEAR(d.pressure_weight[f], one_step.pressure_weight[f] * d.face_step_scale[f], 1e-13 * d.pressure_weight[f]);
+  }
+  for (size_t c = 0; c < size_t(d.num_cells); ++c) {
+    double sum = 0;
+    for (size_t k = 0; k < 4; ++k) sum += d.pressure_weight[size_t(decode_index(t.cell_faces[k][c]))];
+    EXPECT_NEAR(d.pressure_diagonal[c], sum, 1e-13 * sum);
+  }
+  CpuFlowOperators scaled(s.cpu_mesh, d);
+  EXPECT_LT(projected_divergence(s.cpu_mesh, scaled), 1e-9);
 }
 
 TEST(FlowOperatorsCpu, CentralConvectionDoesNoWorkOnADivergenceFreeFieldWithWalls) {

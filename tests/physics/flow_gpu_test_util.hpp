@@ -13,7 +13,7 @@ template <class Each>
 FlowState run_flow_on_gpu(GpuBackend& gpu, const LoadedMesh& m, const FlowProblem& p, Each&& each) {
   GpuMeshOperators mesh_ops(gpu, m);
   const FlowOperatorData data =
-      build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p.boundary_kinds());
+      flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p);
   GpuFlowOperators ops(gpu, mesh_ops, data);
   FlowSolver<GpuBackend, GpuFlowOperators> solver(gpu, ops, p, m, data);
   solver.start();

@@ -24,7 +24,7 @@ inline FlowRunResult run_heat_flow_on_cpu(const FlowCase& c, const LoadedMesh& m
   CpuBackend cpu;
   CpuMeshOperators mesh_ops(m);
   const FlowOperatorData data =
-      build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p.boundary_kinds());
+      flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p);
   CpuFlowOperators ops(mesh_ops, data);
   FlowTemperature<CpuBackend> temperature(cpu, m, h);
   return march_flow(cpu, ops, p, m, data, nullptr, FlowRunHooks{}, "cpu", &temperature);
@@ -35,7 +35,7 @@ inline FlowRunResult run_heat_flow_on_gpu(GpuBackend& gpu, const FlowCase& c, co
   const FlowHeatProblem h = build_flow_heat_problem(c, m);
   GpuMeshOperators mesh_ops(gpu, m);
   const FlowOperatorData data =
-      build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p.boundary_kinds());
+      flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p);
   GpuFlowOperators ops(gpu, mesh_ops, data);
   FlowTemperature<GpuBackend> temperature(gpu, m, h);
   return march_flow(gpu, ops, p, m, data, nullptr, FlowRunHooks{}, "gpu", &temperature);

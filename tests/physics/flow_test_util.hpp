@@ -61,7 +61,7 @@ struct CpuFlowRun {
   FlowSolver<CpuBackend, CpuFlowOperators> solver;
   CpuFlowRun(const LoadedMesh& m, const FlowProblem& p)
       : mesh_ops(m),
-        data(build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p.boundary_kinds())),
+        data(flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), p)),
         ops(mesh_ops, data),
         solver(cpu, ops, p, m, data) {}
 };
