@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Steady flow with local pseudo-time steps against one Δt: each case run twice (`[steady]
 # local_time_steps = true`, then `false`), whole runs from the mesh file, one JSON line per run
-# (steps, run seconds, seconds per step, mean momentum and pressure iterations, forces, probes).
+# (steps, run seconds, seconds per step, mean momentum and pressure iterations, forces, point probes).
 #   tools/bench_steady.sh [--build build] [--out /tmp/bench_steady] [--launch compute] [CASE[:REFINE] ...]
 # Default cases: the DFG cylinder refined once and the Re 1000 cavity refined once.
 set -euo pipefail
@@ -18,6 +18,8 @@ while [ $# -gt 0 ]; do
 done
 [ ${#cases[@]} -gt 0 ] || cases=(meshes/dfg_cylinder_steady_flow.toml:1 meshes/cavity_re1000_steady_flow.toml:1)
 mkdir -p "$out"
+variant=
+trap 'rm -f "$variant"' EXIT  # the case variant written beside its case, also when stopped
 for entry in "${cases[@]}"; do
   case_file=${entry%%:*} refine=0
   [ "$entry" != "$case_file" ] && refine=${entry##*:}
@@ -39,7 +41,7 @@ print(json.dumps({"run": sys.argv[2], "device": j["device"], "cells": j["mesh"][
                   "momentum_iterations_mean": round(j["iterations"]["momentum"]["mean"], 1),
                   "pressure_iterations_mean": round(j["iterations"]["pressure"]["mean"], 1),
                   "force_coefficients": [f["coefficients"] for f in j.get("forces", [])],
-                  "probes": {k: v["values"] for k, v in j.get("probes", {}).items()}}))
+                  "probes": {k: v["values"] for k, v in j.get("probes", {}).items() if len(v["values"]) <= 4}}))
 EOF
   done
 done
