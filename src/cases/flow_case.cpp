@@ -229,6 +229,8 @@ FlowCase flow_case_from(const CaseFile& file) {
     s.cfl_max = t.number("cfl_max", s.cfl_max);
     t.require_in("cfl_max", s.cfl_max, s.cfl_start, kMaxImplicitCflTarget, "from cfl_start to the implicit limit");
     s.local_time_steps = t.boolean("local_time_steps", s.local_time_steps);
+    s.grad_div = t.number("grad_div", s.grad_div);
+    t.require_in("grad_div", s.grad_div, 0.0, 100.0, "from 0 (none) to 100");
   });
 
   const bool time = read_table(top, "time", "time", [&](TableReader& t) {

@@ -121,6 +121,7 @@ struct FlowSteady {
   double cfl_start = 1.0, cfl_max = 10.0;  // beyond 10 the Jacobi-BiCGStab momentum solve's iterations
                                            // grow faster than the steps shrink (Re 100 cavity)
   bool local_time_steps = true;  // each cell's pseudo-time step grows with its size
+  double grad_div = 1.0;         // weight of the divergence penalty in the momentum system (0: none)
 };
 
 struct FlowSolverSettings {

@@ -132,7 +132,7 @@ FlowOperatorData piece_operator_data(const MeshOperatorTables& tables, const Flo
   HaloExchange<CpuBackend> cells(host, piece.cells.links, MPI_COMM_WORLD);
   HaloExchange<CpuBackend> faces(host, piece.faces.links, MPI_COMM_WORLD);
   for (std::vector<double>* v : {&d.free_mask, &d.face_mass, &d.area_over_distance, &d.pressure_weight,
-                                 &d.laplacian_diagonal})
+                                 &d.laplacian_diagonal, &d.inverse_volume_sum})
     faces.update(*v);
   for (std::vector<double>* v : {&d.inverse_volume, &d.pressure_diagonal}) cells.update(*v);
   if (!d.face_step_scale.empty()) faces.update(d.face_step_scale), cells.update(d.cell_step_scale);

@@ -35,6 +35,7 @@ FlowOperatorData build_flow_operator_data(const MeshOperatorTables& t, const std
   }
   d.inverse_volume.resize(nc);
   d.pressure_diagonal.assign(nc, 0.0);
+  d.inverse_volume_sum.assign(nf, 0.0);
   // B = V Λ₀ (per component): B_cc = −Σ (A/L) over the cell's interior and velocity faces.
   std::vector<double> laplacian_self(nc, 0.0);
   for (size_t c = 0; c < nc; ++c) {
@@ -42,6 +43,7 @@ FlowOperatorData build_flow_operator_data(const MeshOperatorTables& t, const std
     for (size_t k = 0; k < 4; ++k) {
       const std::int32_t f = decode_index(t.cell_faces[k][c]);
       d.pressure_diagonal[c] += d.pressure_weight[size_t(f)];
+      d.inverse_volume_sum[size_t(f)] += d.inverse_volume[c];
       const std::int32_t c1 = t.face_cell1[size_t(f)];
       if (c1 >= 0 || d.dirichlet_velocity[size_t(~c1)] > 0.0) laplacian_self[c] -= d.area_over_distance[size_t(f)];
     }

@@ -62,6 +62,7 @@ struct FlowOperatorData {
   std::vector<double> inverse_volume;      // per cell: 1 / V_c
   std::vector<double> laplacian_diagonal;  // per face: K_ff (≤ 0)
   std::vector<double> pressure_diagonal;   // per cell: P_cc = Σ_f W_f
+  std::vector<double> inverse_volume_sum;  // per face: Σ_{c ∋ f} 1/V_c, the diagonal of Dᵀ V⁻¹ D
   bool pressure_fixed = false;             // some boundary face is an outlet: P is SPD
   // Local pseudo-time steps (steady mode, use_local_pseudo_time_steps): Δt_f = s_f Δt per face and
   // s_c per cell; empty: one Δt everywhere. face_mass and pressure_weight then hold H/s and W s.

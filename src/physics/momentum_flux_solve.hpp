@@ -6,11 +6,15 @@
 //     velocity I U* at the new level, C x = T N(Uⁿ; I x, u_b = 0) its linear part:
 //       H (U* − Uⁿ)/Δt + T N(Uⁿ; I U*, u_b) = …  ⇔  (H/Δt + C − νθ K) U* = rhs + m C(Uⁿ − U_b)
 //     (rhs as above, whose −T N(Uⁿ; I Uⁿ, u_b) the added term turns into the implicit one; U_b is 0
-//     on free faces); nonsymmetric: BiCGStab with the Jacobi of H/Δt − νθ K.
+//     on free faces); nonsymmetric: BiCGStab with the Jacobi of H/Δt − νθ K. In steady mode with
+//     [steady] grad_div > 0 the system gains γ m Dᵀ V⁻¹ D U* (grad_div_term.hpp; its prescribed
+//     faces' part, from U_b, on the right-hand side) and the Jacobi its diagonal.
 // Both hold U* = U_b on prescribed faces.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 
+#include "physics/grad_div_term.hpp"
 #include "physics/momentum_operator.hpp"
 #include "physics/momentum_solve.hpp"
 #include "solver/bicgstab.hpp"
@@ -63,14 +67,22 @@ public:
     backend.fill(boundary_zero_, 0.0);
     const std::int64_t nf = std::int64_t(data.face_mass.size());
     convection_x_ = backend.make_vector(nf), convection_y_ = backend.make_vector(nf);
+    if (problem.steady.enabled && problem.steady.grad_div > 0) {
+      grad_div_ = std::make_unique<GradDivTerm<Backend, FlowOps>>(backend, ops, data, problem.steady.grad_div);
+      courant_ = backend.make_vector(std::int64_t(data.inverse_volume.size()));
+    }
   }
 
-  // rhs += m C(Uⁿ − U_b)
+  // rhs += m C(Uⁿ − U_b) (and − γ m Dᵀ V⁻¹ D U_b with the grad–div term)
   void right_hand_side(const MomentumTerms<Vector>& t, Vector& rhs) override {
     Base::right_hand_side(t, rhs);
     this->backend_.axpy(-1.0, t.boundary_flux, t.flux, convection_x_);
     linear_convection(t.flux, convection_x_, convection_y_);
     this->backend_.axpy(1.0, convection_y_, rhs, rhs);
+    if (grad_div_) {
+      grad_div_->set_flux(t.flux, courant_);
+      grad_div_->add(-1.0, t.boundary_flux, rhs);
+    }
   }
 
   CgResult solve(const MomentumTerms<Vector>& t, const Vector& rhs, Vector& U) override {
@@ -81,8 +93,11 @@ public:
       backend.multiply(this->A_.free_mask(), x, convection_x_);
       linear_convection(t.flux, convection_x_, convection_y_);
       backend.axpy(1.0, convection_y_, y, y);
+      if (grad_div_) grad_div_->add(1.0, convection_x_, y);  // convection_x_ = m x
     };
-    return bicgstab(backend, apply, rhs, U, this->jacobi(t.dt), cg_options(this->problem_.momentum));
+    const Vector* jacobi = this->jacobi(t.dt);
+    if (grad_div_ && jacobi) jacobi = &grad_div_->jacobi(*jacobi);
+    return bicgstab(backend, apply, rhs, U, jacobi, cg_options(this->problem_.momentum));
   }
 
 private:
@@ -99,6 +114,8 @@ private:
   }
 
   Vector boundary_zero_, convection_x_, convection_y_, integrated_, cux_, cuy_, cuz_, cfx_, cfy_, cfz_;
+  std::unique_ptr<GradDivTerm<Backend, FlowOps>> grad_div_;  // steady mode's, or none
+  Vector courant_;                                           // its cell scratch
 };
 
 }  // namespace ss

@@ -61,6 +61,7 @@ struct FlowSteadySettings {
   double cfl_start = 1.0, cfl_max = 10.0;  // beyond 10 the Jacobi-BiCGStab momentum solve's iterations
                                            // grow faster than the steps shrink (Re 100 cavity)
   bool local_time_steps = true;  // Δt_c = s_c Δt by cell size (use_local_pseudo_time_steps)
+  double grad_div = 1.0;         // κ of the momentum system's grad–div term (physics/grad_div_term.hpp); 0: none
 };
 
 // A boundary group whose force the flow command reports (postprocess/flow_forces.hpp).

@@ -177,7 +177,8 @@ TEST(FlowCase, SteadyModeReadsItsTableAndTurnsConvectionImplicit) {
   EXPECT_FALSE(parse_flow_case(kBase, kCasePath).steady.enabled);
   const FlowCase c = parse_flow_case(
       kMesh + kFluid + kSteadyTime +
-          "[steady]\ntolerance = 1e-5\nmax_steps = 300\ncfl_start = 2\ncfl_max = 50\nlocal_time_steps = false\n",
+          "[steady]\ntolerance = 1e-5\nmax_steps = 300\ncfl_start = 2\ncfl_max = 50\nlocal_time_steps = false\n"
+          "grad_div = 0.5\n",
       kCasePath);
   EXPECT_TRUE(c.steady.enabled);
   EXPECT_TRUE(c.implicit_convection);
@@ -186,12 +187,14 @@ TEST(FlowCase, SteadyModeReadsItsTableAndTurnsConvectionImplicit) {
   EXPECT_EQ(c.steady.cfl_start, 2.0);
   EXPECT_EQ(c.steady.cfl_max, 50.0);
   EXPECT_FALSE(c.steady.local_time_steps);
+  EXPECT_EQ(c.steady.grad_div, 0.5);
   EXPECT_EQ(c.time.dt, 0.01);
   const FlowCase d = parse_flow_case(kMesh + kFluid + kSteadyTime + "[steady]\n", kCasePath);
   EXPECT_TRUE(d.steady.enabled);
   EXPECT_EQ(d.steady.tolerance, 1e-4);
   EXPECT_EQ(d.steady.cfl_max, 10.0);
   EXPECT_TRUE(d.steady.local_time_steps);
+  EXPECT_EQ(d.steady.grad_div, 1.0);
   EXPECT_FALSE(parse_flow_case(kBase + "[steady]\nenabled = false\n", kCasePath).steady.enabled);
 }
 
@@ -245,6 +248,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "test.toml:8: [steady] tolerance must be positive (got -1)"},
         BadCase{"steady_cfl_max", kMesh + kFluid + kSteadyTime + "[steady]\ncfl_start = 5\ncfl_max = 2\n",
                 "test.toml:9: [steady] cfl_max must be in [5, 100]"},
+        BadCase{"steady_grad_div", kMesh + kFluid + kSteadyTime + "[steady]\ngrad_div = -1\n",
+                "test.toml:8: [steady] grad_div must be in [0, 100]"},
         BadCase{"steady_steps", kBase + "[steady]\n",
                 "test.toml:7: [time] steps does not apply in steady mode"},
         BadCase{"steady_explicit", kMesh + kFluid + kSteadyTime + "[steady]\n[scheme]\nconvection_time = \"explicit\"\n",
