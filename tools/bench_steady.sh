@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Steady flow with local pseudo-time steps against one Δt: each case run twice (`[steady]
-# local_time_steps = true`, then `false`), whole runs from the mesh file, one JSON line per run
-# (steps, run seconds, seconds per step, mean momentum and pressure iterations, forces, point probes).
+# Steady flow with the defaults (local pseudo-time steps, the grad–div term) against the march
+# without both (one Δt, `grad_div = 0`): each case run both ways, whole runs from the mesh file, one
+# JSON line per run (steps, run seconds, seconds per step, mean momentum and pressure iterations,
+# forces, point probes).
 #   tools/bench_steady.sh [--build build] [--out /tmp/bench_steady] [--launch compute] [CASE[:REFINE] ...]
 # Default cases: the DFG cylinder refined once and the Re 1000 cavity refined once.
 set -euo pipefail
@@ -24,11 +25,13 @@ for entry in "${cases[@]}"; do
   case_file=${entry%%:*} refine=0
   [ "$entry" != "$case_file" ] && refine=${entry##*:}
   [ -f "$case_file" ] || { echo "bench_steady.sh: no case file $case_file" >&2; exit 2; }
-  for local in true false; do
-    name=$(basename "$case_file" .toml)_r${refine}_local_$local
+  for run in defaults one_dt; do
+    name=$(basename "$case_file" .toml)_r${refine}_$run
     variant=$(dirname "$case_file")/.bench_steady_$name.toml  # beside the case: its mesh path resolves
-    # The case with local_time_steps set (replaced where the case has it, else added to [steady]).
-    grep -v '^local_time_steps' "$case_file" | sed "s/^\[steady\]/[steady]\nlocal_time_steps = $local/" > "$variant"
+    settings="local_time_steps = true\ngrad_div = 1"
+    [ $run = one_dt ] && settings="local_time_steps = false\ngrad_div = 0"
+    # The case with the two keys set (replaced where the case has them, else added to [steady]).
+    grep -v -e '^local_time_steps' -e '^grad_div' "$case_file" | sed "s/^\[steady\]/[steady]\n$settings/" > "$variant"
     "$build/streamsolve" --launch "$launch" flow "$variant" --refine "$refine" --no-png --no-vtu \
       --out "$out/$name" --json "$out/$name.json" 2> "$out/$name.log" || echo "bench_steady.sh: $name stopped (see $out/$name.log)" >&2
     rm -f "$variant"
