@@ -31,9 +31,14 @@ FlowSolverSettings read_solver(TableReader& t, const FlowSolverSettings& default
              t.where_key("tolerance") << ": " << t.name() << " tolerance must be in (0, 1) (got " << s.tolerance << ")");
   s.max_iterations = t.integer("max_iterations", s.max_iterations);
   t.require_at_least("max_iterations", s.max_iterations, 1);
-  s.preconditioner = kind == SolverKind::pressure ? t.choice("preconditioner", s.preconditioner, {"multigrid", "jacobi", "none"})
-                     : kind == SolverKind::streamfunction ? t.choice("preconditioner", s.preconditioner, {"automatic", "ams", "jacobi", "none"})
-                                                          : t.choice("preconditioner", s.preconditioner, {"jacobi", "none"});
+  if (kind == SolverKind::pressure)
+    s.preconditioner = t.choice("preconditioner", s.preconditioner, {"multigrid", "jacobi", "none"});
+  else if (kind == SolverKind::streamfunction)
+    s.preconditioner = t.choice("preconditioner", s.preconditioner, {"automatic", "ams", "jacobi", "none"});
+  else if (kind == SolverKind::momentum)
+    s.preconditioner = t.choice("preconditioner", s.preconditioner, {"automatic", "jacobi", "block_jacobi", "none"});
+  else
+    s.preconditioner = t.choice("preconditioner", s.preconditioner, {"jacobi", "none"});
   s.variant = t.choice("variant", s.variant, {"textbook", "single_sync"});
   return s;
 }
@@ -314,6 +319,9 @@ FlowCase flow_case_from(const CaseFile& file) {
                                                     : nullptr;
       SS_REQUIRE(c.momentum.system != "vorticity" || !why_not,
                  s.where_key("system") << ": [solver.momentum] system = \"vorticity\" does not apply: " << why_not);
+      SS_REQUIRE(c.momentum.preconditioner != "block_jacobi" || c.implicit_convection,
+                 s.where_key("preconditioner") << ": [solver.momentum] preconditioner = \"block_jacobi\" needs "
+                                                  "[scheme] convection_time = \"implicit\" (or [steady])");
     });
     read_table(t, "streamfunction", "solver.streamfunction",
                [&](TableReader& s) {

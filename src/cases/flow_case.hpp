@@ -26,8 +26,10 @@
 //                 [time] cfl up to 100 (explicit: up to 10, stable below about 1); classical method only
 //   [solver.pressure], [solver.momentum], [solver.streamfunction]  tolerance = 1e-6, max_iterations = 5000
 //                 (streamfunction: 20000),
-//                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" (the
-//                 momentum default) | "none"; variant = "textbook" (default) | "single_sync" (one
+//                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" | "none";
+//                 momentum only: preconditioner = "automatic" (default: block_jacobi with implicit
+//                 convection, else jacobi) | "block_jacobi" (implicit convection only);
+//                 variant = "textbook" (default) | "single_sync" (one
 //                 reduction per CG iteration); streamfunction only: preconditioner = "automatic" (default: ams
 //                 with the grad_div gauge, else jacobi) | "ams" | "jacobi" | "none", gauge = "grad_div" (default) | "none";
 //                 momentum only: system = "automatic" (default) | "flux" | "vorticity" (FlowProblem's MomentumSystem)
@@ -150,7 +152,7 @@ struct FlowCase {
   bool exact_method = false;                     // [scheme] method = "exact" (default "classical")
   bool implicit_convection = false;              // [scheme] convection_time = "implicit" (default "explicit")
   FlowSolverSettings pressure{1e-6, 5000, "multigrid"};  // [solver.pressure]
-  FlowSolverSettings momentum;                   // [solver.momentum]
+  FlowSolverSettings momentum{1e-6, 5000, "automatic"};  // [solver.momentum]
   FlowSolverSettings streamfunction{1e-6, 20000, "automatic"};  // [solver.streamfunction] (exact method)
   FlowSolverSettings temperature{1e-6, 5000, "jacobi"};      // [solver.temperature] ([heat])
   std::optional<FlowHeatSettings> heat;          // [heat]

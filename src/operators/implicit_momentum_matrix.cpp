@@ -34,10 +34,20 @@ ImplicitMomentumMatrix::ImplicitMomentumMatrix(MeshOperatorTables tables, const 
   matrix_ = from_triplets(nf, nf, std::move(entries));
   diagonal_.resize(size_t(nf));
   for (std::int32_t f = 0; f < nf; ++f) diagonal_[size_t(f)] = position(matrix_, f, f);
-  positions_.assign(size_t(nc) * kSlots * 16, -1);
+  // Per value, its contributions (cell, slot, k, l) in cell order: assemble() sums them value by value
+  // in parallel, in the order a cell-by-cell pass would (the same sums for any thread count).
+  std::vector<std::int32_t> position_of(size_t(nc) * kSlots * 16, -1);
 #pragma omp parallel for schedule(static)
   for (std::int32_t c = 0; c < nc; ++c)
-    for_each_free_pair(c, [&](size_t at, std::int32_t f, std::int32_t g) { positions_[at] = position(matrix_, f, g); });
+    for_each_free_pair(c, [&](size_t at, std::int32_t f, std::int32_t g) { position_of[at] = position(matrix_, f, g); });
+  contribution_first_.assign(matrix_.values.size() + 1, 0);
+  for (std::int32_t v : position_of)
+    if (v >= 0) ++contribution_first_[size_t(v) + 1];
+  for (size_t v = 0; v < matrix_.values.size(); ++v) contribution_first_[v + 1] += contribution_first_[v];
+  contributions_.resize(size_t(contribution_first_.back()));
+  std::vector<std::int32_t> next(contribution_first_.begin(), contribution_first_.end() - 1);
+  for (size_t at = 0; at < position_of.size(); ++at)
+    if (position_of[at] >= 0) contributions_[size_t(next[size_t(position_of[at])]++)] = std::int32_t(at);
 }
 
 template <class Visit>
@@ -81,9 +91,11 @@ const SparseMatrix& ImplicitMomentumMatrix::assemble(Convection convection, cons
     const double m = data_.free_mask[size_t(f)];
     values[size_t(diagonal_[size_t(f)])] = m * inv_dt * data_.face_mass[size_t(f)] + (1.0 - m);
   }
-  // Cell by cell, in order: the sums do not depend on a thread count.
+  // F_cc' · V_c per cell and slot (slot 0: c' = c), then each value's contributions − F_cc' / V_c · coupling.
+  flux_coefficients_.assign(size_t(nc) * kSlots, 0.0);
+#pragma omp parallel for schedule(static)
   for (std::int32_t c = 0; c < nc; ++c) {
-    double F[kSlots] = {0, 0, 0, 0, 0};  // F_cc' (slot 0: c' = c), times V_c
+    double* F = &flux_coefficients_[size_t(c) * kSlots];
     for (int k = 0; k < 4; ++k) {
       const std::int32_t code = tables_.cell_faces[size_t(k)][size_t(c)];
       const size_t f = size_t(decode_index(code));
@@ -99,14 +111,34 @@ const SparseMatrix& ImplicitMomentumMatrix::assemble(Convection convection, cons
         F[0] -= outward;  // zero gradient: u_f = u_c
       }
     }
-    const double iv = data_.inverse_volume[size_t(c)];
-    for (int slot = 0; slot < kSlots; ++slot) {
-      if (F[slot] == 0.0) continue;
-      const std::int32_t* at = &positions_[(size_t(c) * kSlots + size_t(slot)) * 16];
-      for (int kl = 0; kl < 16; ++kl)
-        if (at[kl] >= 0) values[size_t(at[kl])] -= F[slot] * iv * coupling(c, slot, kl / 4, kl % 4);
-    }
   }
+  const std::int64_t nv = std::int64_t(values.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t v = 0; v < nv; ++v)
+    for (std::int32_t e = contribution_first_[size_t(v)]; e < contribution_first_[size_t(v) + 1]; ++e) {
+      const std::int32_t at = contributions_[size_t(e)];
+      const std::int32_t c = at / (kSlots * 16), slot = (at / 16) % kSlots, kl = at % 16;
+      const double F = flux_coefficients_[size_t(c) * kSlots + size_t(slot)];
+      if (F != 0.0) values[size_t(v)] -= F * data_.inverse_volume[size_t(c)] * coupling(c, slot, kl / 4, kl % 4);
+    }
+  return matrix_;
+}
+
+const SparseMatrix& ImplicitMomentumMatrix::add_grad_div(double scale, const std::vector<double>& weight) {
+  SS_REQUIRE(std::int32_t(weight.size()) == tables_.num_faces, "implicit momentum matrix: " << weight.size()
+                                                                   << " grad-div weights for " << tables_.num_faces << " faces");
+  std::vector<double>& values = matrix_.values;
+  const std::int64_t nv = std::int64_t(values.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t v = 0; v < nv; ++v)
+    for (std::int32_t e = contribution_first_[size_t(v)]; e < contribution_first_[size_t(v) + 1]; ++e) {
+      const std::int32_t at = contributions_[size_t(e)];
+      const std::int32_t c = at / (kSlots * 16), slot = (at / 16) % kSlots, k = (at % 16) / 4, l = at % 4;
+      if (slot != 0) continue;  // the term couples the faces of one cell only
+      const std::int32_t code_f = tables_.cell_faces[size_t(k)][size_t(c)], code_g = tables_.cell_faces[size_t(l)][size_t(c)];
+      values[size_t(v)] += scale * weight[size_t(decode_index(code_f))] * decode_sign(code_f) * decode_sign(code_g) *
+                           data_.inverse_volume[size_t(c)];
+    }
   return matrix_;
 }
 

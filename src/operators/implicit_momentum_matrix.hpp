@@ -27,6 +27,10 @@ public:
 
   // Â for the convecting fluxes U (one per face), 1/Δt, νθ and the convection scheme.
   const SparseMatrix& assemble(Convection convection, const std::vector<double>& U, double inv_dt, double nu_theta);
+  // Adds steady mode's grad–div term (physics/grad_div_term.hpp) to the last assembly:
+  //   Â_fg += scale · weight_f · Σ_{c ∋ f, g} s_cf s_cg / V_c   on free rows and columns
+  // (γ m Dᵀ V⁻¹ D m, D_cf = s_cf = ±1 the outward sign), weight_f = m_f H_f / Σ_{c ∋ f} 1/V_c.
+  const SparseMatrix& add_grad_div(double scale, const std::vector<double>& weight);
   const SparseMatrix& matrix() const { return matrix_; }
 
 private:
@@ -34,14 +38,16 @@ private:
   static constexpr int kSlots = 5;
   double coupling(std::int32_t c, int slot, int k, int l) const;  // Σ_d T_d[f_k(c), c] I_d[c', g_l(c')]
   std::int32_t neighbour(std::int32_t c, int k) const;            // across local face k; < 0: boundary
-  // visit(index in positions_, f, g) for each slot and (k, l) of cell c whose faces are both free.
+  // visit(contribution index, f, g) for each slot and (k, l) of cell c whose faces are both free.
   template <class Visit>
   void for_each_free_pair(std::int32_t c, Visit&& visit) const;
 
   MeshOperatorTables tables_;
   const FlowOperatorData& data_;
   SparseMatrix matrix_;
-  std::vector<std::int32_t> positions_;  // per cell, slot, (k, l): the value index in matrix_ (−1: a fixed row or column)
+  // Per value of matrix_ (CSR over the values): its contributions, each (c · kSlots + slot) · 16 + k · 4 + l.
+  std::vector<std::int32_t> contribution_first_, contributions_;
+  std::vector<double> flux_coefficients_;  // F_cc' · V_c per cell and slot, of the last assembly
   std::vector<std::int32_t> diagonal_;   // per face: its diagonal's value index
 };
 

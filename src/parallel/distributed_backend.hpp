@@ -97,6 +97,8 @@ public:
     halo.update(xs);
   }
   const Vector& owner_marker() const { return kinds_.front().marker; }
+  // The owner marker of x's entity kind (1 on owned entries, 0 on ghosts).
+  const Vector& owner_marker_of(const Vector& x) { return kind_of(x).marker; }
 
   // Whether the local operator `op(x, y)` already gives every ghost entry of y its owner's value,
   // bit for bit, when x is right on every local entry — a row whose whole stencil is on the piece,

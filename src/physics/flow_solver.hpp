@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -61,10 +62,16 @@ public:
     Ustar_ = backend.make_vector(nf), rhs_ = backend.make_vector(nf);
     p_ = backend.make_vector(nc), cell_scratch_ = backend.make_vector(nc);
     if (!data.face_step_scale.empty()) {  // local pseudo-time steps: Δt_f = s_f Δt
-      std::vector<double> inverse(data.face_step_scale.size());
-      for (size_t f = 0; f < inverse.size(); ++f) inverse[f] = 1.0 / data.face_step_scale[f];
-      face_step_scale_ = backend.upload(data.face_step_scale), inverse_face_step_scale_ = backend.upload(inverse);
+      face_step_scale_ = backend.upload(data.face_step_scale);
       cell_step_scale_ = backend.upload(data.cell_step_scale);
+    }
+    if (problem.steady.enabled) {  // 1/H on the free faces, 0 on prescribed ones: steady_residual's weight
+      std::vector<double> inverse(data.face_mass.size(), 0.0);
+      for (size_t f = 0; f < inverse.size(); ++f) {
+        const double s = data.face_step_scale.empty() ? 1.0 : data.face_step_scale[f];
+        if (data.free_mask[f] > 0) inverse[f] = 1.0 / (s * data.face_mass[f]);
+      }
+      inverse_mass_ = backend.upload(inverse);
     }
     if (problem.method == FlowMethod::exact)
       exact_ = std::make_unique<ExactMethod<Backend, FlowOps>>(backend, ops, problem, mesh, data, momentum_operator_);
@@ -142,15 +149,20 @@ public:
   void set_cfl_target(double cfl) { time_step_.set_cfl_target(cfl); }
   double cfl_target() const { return time_step_.cfl_target(); }
 
-  // ||Uⁿ⁺¹ − Uⁿ|| / ||Uⁿ⁺¹|| of the last step (one fused reduction; 0 before any step); with local
-  // pseudo-time steps ||(Uⁿ⁺¹ − Uⁿ)/s|| / ||Uⁿ⁺¹||: over Δt, the change per unit of each face's own time.
-  double relative_change() {
-    if (!has_previous_) return 0.0;
-    backend_.axpy(-1.0, U_previous_, U_, rhs_);  // rhs_, Ustar_: scratch between steps
-    if (local_time_steps()) {
-      backend_.multiply(inverse_face_step_scale_, rhs_, Ustar_);
-      std::swap(rhs_, Ustar_);
-    }
+  // The steady residual of the state (Uⁿ, pⁿ), relative: ||H⁻¹ R|| / ||Uⁿ||, R = rhs − A Uⁿ the
+  // momentum system's residual with Δt = ∞ (the steady momentum equation T f(Uⁿ) − G pⁿ − (C − νK) Uⁿ
+  // on the free faces) and H the face mass (with local pseudo-time steps H = s · face_mass). Where the
+  // march moves with the implicit step H (Uⁿ⁺¹ − Uⁿ)/Δt = R, H⁻¹ R is the change per unit pseudo-time;
+  // unlike the change of a step it does not lag behind the Picard linearisation at large steps.
+  // Costs the explicit terms and one application of the system.
+  double steady_residual() {
+    constexpr double kSteady = std::numeric_limits<double>::infinity();
+    explicit_terms();
+    ops_.mesh().gradient(p_, boundary_.pressure(), pressure_gradient_);
+    const MomentumTerms<Vector> terms{kSteady, kSteady, U_, integrated_, pressure_gradient_, boundary_.flux()};
+    momentum_->right_hand_side(terms, rhs_);  // rhs_, Ustar_: scratch between steps
+    momentum_->residual(terms, rhs_, U_, Ustar_);
+    backend_.multiply(inverse_mass_, Ustar_, rhs_);
     const std::vector<double> d = backend_.dots({{&rhs_, &rhs_}, {&U_, &U_}});
     return d[1] > 0 ? std::sqrt(std::max(d[0], 0.0) / d[1]) : std::sqrt(std::max(d[0], 0.0));
   }
@@ -243,7 +255,7 @@ private:
     if (problem_.resolved_momentum_system() == MomentumSystem::vorticity)
       return std::make_unique<EdgeVorticityMomentumSolve<Backend, FlowOps>>(backend_, ops_, problem_, data, momentum_operator_);
     if (problem_.implicit_convection)
-      return std::make_unique<ImplicitConvectionMomentumSolve<Backend, FlowOps>>(backend_, ops_, problem_, data,
+      return std::make_unique<ImplicitConvectionMomentumSolve<Backend, FlowOps>>(backend_, ops_, problem_, mesh_, data,
                                                                                  momentum_operator_);
     return std::make_unique<FaceFluxMomentumSolve<Backend, FlowOps>>(backend_, ops_, problem_, momentum_operator_);
   }
@@ -347,7 +359,8 @@ private:
   std::string failure_;
   Vector U_, U_previous_, Ustar_, rhs_, p_, cell_scratch_;
   Vector ux_, uy_, uz_, fx_, fy_, fz_, integrated_, pressure_gradient_, courant_;
-  Vector face_step_scale_, inverse_face_step_scale_, cell_step_scale_;  // s_f, 1/s_f, s_c (local steps)
+  Vector face_step_scale_, cell_step_scale_;  // s_f, s_c (local steps)
+  Vector inverse_mass_;                        // steady mode: 1/H on free faces (steady_residual)
 };
 
 }  // namespace ss

@@ -86,7 +86,7 @@ FlowRunResult march_flow(Backend& backend, FlowOps& ops, const FlowProblem& prob
     }
     bool stop = false;
     if (steady) {
-      result.last.steady_change = solver.relative_change() / result.last.dt;
+      result.last.steady_change = solver.steady_residual();
       stop = steady->update(result.last.steady_change, temperature_change);
       solver.set_cfl_target(steady->cfl());
     }

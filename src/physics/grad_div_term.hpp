@@ -10,6 +10,7 @@
 // largest Courant rate of Uⁿ: the term's diagonal is κ times the mass term's at CFL 10, whatever the
 // step's CFL number (κ = [steady] grad_div).
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "problems/flow_problem.hpp"
@@ -32,6 +33,7 @@ public:
       weight[f] = mass[f] / data.inverse_volume_sum[f];
     }
     masked_mass_ = backend.upload(mass), weight_ = backend.upload(weight);
+    host_weight_ = std::move(weight);
     inverse_volume_ = backend.upload(data.inverse_volume);
     const std::int64_t nc = std::int64_t(data.inverse_volume.size());
     divergence_ = backend.make_vector(nc), scaled_ = backend.make_vector(nc);
@@ -63,9 +65,15 @@ public:
     return diagonal_;
   }
 
+  // The term is scale() · weight_f · (Dᵀ V⁻¹ D m x)_f, weight = m H / d (host copy): the assembled
+  // system's part (ImplicitMomentumMatrix::add_grad_div).
+  double scale() const { return scale_; }
+  const std::vector<double>& weight() const { return host_weight_; }
+
 private:
   Backend& backend_;
   FlowOps& ops_;
+  std::vector<double> host_weight_;
   double kappa_, scale_ = 0;  // scale_: κ R / 10 of the step
   Vector masked_mass_, weight_, inverse_volume_, divergence_, scaled_, gradient_, term_, ones_, diagonal_;
 };

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "physics/grad_div_term.hpp"
+#include "physics/momentum_block_jacobi.hpp"
 #include "physics/momentum_operator.hpp"
 #include "physics/momentum_solve.hpp"
 #include "solver/bicgstab.hpp"
@@ -42,6 +43,11 @@ public:
     return conjugate_gradient(backend_, apply, rhs, U, jacobi(t.dt), cg_options(problem_.momentum));
   }
 
+  void residual(const MomentumTerms<Vector>& t, const Vector& rhs, const Vector& U, Vector& r) override {
+    A_.apply(1.0 / t.dt, nu_theta(), U, r);
+    backend_.axpy(-1.0, r, rhs, r);
+  }
+
 protected:
   double nu_theta() const { return problem_.viscosity * problem_.theta; }
   const Vector* jacobi(double dt) { return problem_.momentum.jacobi ? &A_.inverse_diagonal(dt) : nullptr; }
@@ -59,8 +65,8 @@ class ImplicitConvectionMomentumSolve : public FaceFluxMomentumSolve<Backend, Fl
 public:
   using Vector = typename Backend::Vector;
 
-  ImplicitConvectionMomentumSolve(Backend& backend, FlowOps& ops, const FlowProblem& problem, const FlowOperatorData& data,
-                                  MomentumOperator<Backend, FlowOps>& momentum)
+  ImplicitConvectionMomentumSolve(Backend& backend, FlowOps& ops, const FlowProblem& problem, const LoadedMesh& mesh,
+                                  const FlowOperatorData& data, MomentumOperator<Backend, FlowOps>& momentum)
       : Base(backend, ops, problem, momentum) {
     SS_REQUIRE(problem.convection != Convection::none, "implicit convection needs convection (central or upwind)");
     boundary_zero_ = backend.make_vector(std::max<std::int64_t>(1, data.num_boundary_faces));
@@ -71,6 +77,8 @@ public:
       grad_div_ = std::make_unique<GradDivTerm<Backend, FlowOps>>(backend, ops, data, problem.steady.grad_div);
       courant_ = backend.make_vector(std::int64_t(data.inverse_volume.size()));
     }
+    if (problem.momentum.block_jacobi)
+      block_jacobi_ = std::make_unique<MomentumBlockJacobi<Backend>>(backend, problem, mesh, data);
   }
 
   // rhs += m C(Uⁿ − U_b) (and − γ m Dᵀ V⁻¹ D U_b with the grad–div term)
@@ -86,21 +94,34 @@ public:
   }
 
   CgResult solve(const MomentumTerms<Vector>& t, const Vector& rhs, Vector& U) override {
-    Backend& backend = this->backend_;
-    // y = A x + m C(m x): the symmetric part as for CG, then the linearised convection
-    const auto apply = [&](const Vector& x, Vector& y) {
-      this->A_.apply(1.0 / t.dt, this->nu_theta(), x, y);
-      backend.multiply(this->A_.free_mask(), x, convection_x_);
-      linear_convection(t.flux, convection_x_, convection_y_);
-      backend.axpy(1.0, convection_y_, y, y);
-      if (grad_div_) grad_div_->add(1.0, convection_x_, y);  // convection_x_ = m x
-    };
+    const auto apply = [&](const Vector& x, Vector& y) { apply_system(t, x, y); };
+    if (block_jacobi_) {
+      static const std::vector<double> no_term;
+      block_jacobi_->update(t.flux, t.dt, grad_div_ ? grad_div_->scale() : 0.0, grad_div_ ? grad_div_->weight() : no_term);
+      const auto precondition = [&](const Vector& r, Vector& z) { block_jacobi_->apply(r, z); };
+      return preconditioned_bicgstab(this->backend_, apply, rhs, U, precondition, cg_options(this->problem_.momentum));
+    }
     const Vector* jacobi = this->jacobi(t.dt);
     if (grad_div_ && jacobi) jacobi = &grad_div_->jacobi(*jacobi);
-    return bicgstab(backend, apply, rhs, U, jacobi, cg_options(this->problem_.momentum));
+    return bicgstab(this->backend_, apply, rhs, U, jacobi, cg_options(this->problem_.momentum));
+  }
+
+  void residual(const MomentumTerms<Vector>& t, const Vector& rhs, const Vector& U, Vector& r) override {
+    apply_system(t, U, r);
+    this->backend_.axpy(-1.0, r, rhs, r);
   }
 
 private:
+  // y = A x + m C(m x) (+ γ m Dᵀ V⁻¹ D m x): the symmetric part as for CG, then the linearised
+  // convection with the flux Uⁿ and the grad–div term
+  void apply_system(const MomentumTerms<Vector>& t, const Vector& x, Vector& y) {
+    this->A_.apply(1.0 / t.dt, this->nu_theta(), x, y);
+    this->backend_.multiply(this->A_.free_mask(), x, convection_x_);
+    linear_convection(t.flux, convection_x_, convection_y_);
+    this->backend_.axpy(1.0, convection_y_, y, y);
+    if (grad_div_) grad_div_->add(1.0, convection_x_, y);  // convection_x_ = m x
+  }
+
   // y = m C x, C x = T N(Uⁿ; I x, u_b = 0): the linear part of the convection −T N with the flux Uⁿ
   // convecting (cell_terms gives −N; boundary velocities 0, zero-gradient faces u_c).
   void linear_convection(const Vector& flux, const Vector& x, Vector& y) {
@@ -115,6 +136,7 @@ private:
 
   Vector boundary_zero_, convection_x_, convection_y_, integrated_, cux_, cuy_, cuz_, cfx_, cfy_, cfz_;
   std::unique_ptr<GradDivTerm<Backend, FlowOps>> grad_div_;  // steady mode's, or none
+  std::unique_ptr<MomentumBlockJacobi<Backend>> block_jacobi_;  // [solver.momentum] preconditioner, or none
   Vector courant_;                                           // its cell scratch
 };
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "solver/cg.hpp"
+#include "util/error.hpp"
 
 namespace ss {
 
@@ -32,6 +33,13 @@ public:
   virtual void right_hand_side(const MomentumTerms<Vector>& terms, Vector& rhs) = 0;
   // U* from `rhs`; `U` holds the start vector on entry (the extrapolation of the last two steps).
   virtual CgResult solve(const MomentumTerms<Vector>& terms, const Vector& rhs, Vector& U) = 0;
+  // r = rhs − A U, the system's residual at U (with terms.dt = ∞: the steady momentum equation's
+  // residual, flow_solver.hpp's steady_residual). The face-flux systems have it; the edge vorticity
+  // system, which steady mode never uses, does not.
+  virtual void residual(const MomentumTerms<Vector>& /*terms*/, const Vector& /*rhs*/, const Vector& /*U*/,
+                        Vector& /*r*/) {
+    SS_THROW("this momentum system has no residual (steady mode needs the face-flux system)");
+  }
 
   // The history a start vector extrapolates beyond Uⁿ and Uⁿ⁻¹ (the vorticity system's ωⁿ, ωⁿ⁻¹):
   // forgotten at a fresh start, handed out and back with the state. None by default.

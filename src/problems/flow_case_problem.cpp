@@ -89,9 +89,13 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
   }
   const auto solver = [](const FlowSolverSettings& s) {
     return FlowLinearSolver{s.tolerance, s.max_iterations, s.preconditioner == "jacobi",
-                            s.preconditioner == "multigrid", parse_cg_variant(s.variant)};
+                            s.preconditioner == "multigrid", parse_cg_variant(s.variant), s.preconditioner == "block_jacobi"};
   };
   p.momentum = solver(c.momentum);
+  if (c.momentum.preconditioner == "automatic") {  // block Jacobi where the system is nonsymmetric
+    p.momentum.block_jacobi = c.implicit_convection;
+    p.momentum.jacobi = !c.implicit_convection;
+  }
   p.momentum_system = c.momentum.system == "vorticity" ? MomentumSystem::vorticity
                       : c.momentum.system == "flux"    ? MomentumSystem::flux
                                                        : MomentumSystem::automatic;

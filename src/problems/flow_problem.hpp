@@ -33,6 +33,11 @@ struct FlowLinearSolver {
   bool jacobi = true;      // Jacobi (diag of the operator); false and not multigrid: none
   bool multigrid = false;  // pressure only: one algebraic V-cycle of P (overrides jacobi)
   CgVariant variant = CgVariant::textbook;  // single_sync: one reduction (one MPI_Allreduce) per iteration
+  // momentum with implicit convection only: block Jacobi of the assembled system
+  // (physics/momentum_block_jacobi.hpp; overrides jacobi), its block size and refresh interval
+  bool block_jacobi = false;
+  int block_size = 16;
+  int refresh_interval = 25;
 };
 
 // The Krylov options of one of the flow's linear solves.

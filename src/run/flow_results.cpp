@@ -170,7 +170,10 @@ FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_
                      {"boundary_faces", mesh.topology.boundary_faces.size()}, {"refine", flow_case.refine}};
   describe_backend(summary, primary.backend, primary.device, primary.launch);
   const auto solver_json = [](const FlowLinearSolver& s) {
-    return nlohmann::json{{"preconditioner", s.multigrid ? "multigrid" : s.jacobi ? "jacobi" : "none"},
+    return nlohmann::json{{"preconditioner", s.multigrid      ? "multigrid"
+                                             : s.block_jacobi ? "block_jacobi"
+                                             : s.jacobi       ? "jacobi"
+                                                              : "none"},
                           {"variant", to_string(s.variant)},
                           {"tolerance", s.tolerance},
                           {"max_iterations", s.max_iterations}};
