@@ -236,6 +236,8 @@ FlowCase flow_case_from(const CaseFile& file) {
     s.local_time_steps = t.boolean("local_time_steps", s.local_time_steps);
     s.grad_div = t.number("grad_div", s.grad_div);
     t.require_in("grad_div", s.grad_div, 0.0, 100.0, "from 0 (none) to 100");
+    s.momentum_tolerance = t.number("momentum_tolerance", s.momentum_tolerance);
+    t.require_in("momentum_tolerance", s.momentum_tolerance, 1e-12, 0.5, "from 1e-12 to 0.5");
   });
 
   const bool time = read_table(top, "time", "time", [&](TableReader& t) {

@@ -77,6 +77,7 @@ public:
       grad_div_ = std::make_unique<GradDivTerm<Backend, FlowOps>>(backend, ops, data, problem.steady.grad_div);
       courant_ = backend.make_vector(std::int64_t(data.inverse_volume.size()));
     }
+    if (problem.steady.enabled) initial_residual_ = backend.make_vector(nf), delta_ = backend.make_vector(nf);
     if (problem.momentum.block_jacobi)
       block_jacobi_ = std::make_unique<MomentumBlockJacobi<Backend>>(backend, problem, mesh, data);
   }
@@ -94,16 +95,15 @@ public:
   }
 
   CgResult solve(const MomentumTerms<Vector>& t, const Vector& rhs, Vector& U) override {
-    const auto apply = [&](const Vector& x, Vector& y) { apply_system(t, x, y); };
-    if (block_jacobi_) {
-      static const std::vector<double> no_term;
-      block_jacobi_->update(t.flux, t.dt, grad_div_ ? grad_div_->scale() : 0.0, grad_div_ ? grad_div_->weight() : no_term);
-      const auto precondition = [&](const Vector& r, Vector& z) { block_jacobi_->apply(r, z); };
-      return preconditioned_bicgstab(this->backend_, apply, rhs, U, precondition, cg_options(this->problem_.momentum));
-    }
-    const Vector* jacobi = this->jacobi(t.dt);
-    if (grad_div_ && jacobi) jacobi = &grad_div_->jacobi(*jacobi);
-    return bicgstab(this->backend_, apply, rhs, U, jacobi, cg_options(this->problem_.momentum));
+    if (!this->problem_.steady.enabled) return krylov(t, rhs, U, cg_options(this->problem_.momentum));
+    // Steady mode: A δ = r₀ = rhs − A U₀ from δ = 0, to momentum_tolerance of ||r₀||; U = U₀ + δ.
+    residual(t, rhs, U, initial_residual_);
+    this->backend_.fill(delta_, 0.0);
+    CgOptions options = cg_options(this->problem_.momentum);
+    options.tolerance = this->problem_.steady.momentum_tolerance;
+    const CgResult result = krylov(t, initial_residual_, delta_, options);
+    this->backend_.axpy(1.0, delta_, U, U);
+    return result;
   }
 
   void residual(const MomentumTerms<Vector>& t, const Vector& rhs, const Vector& U, Vector& r) override {
@@ -112,6 +112,20 @@ public:
   }
 
 private:
+  // BiCGStab on A x = b with the block Jacobi or the (grad–div completed) Jacobi preconditioner.
+  CgResult krylov(const MomentumTerms<Vector>& t, const Vector& b, Vector& x, const CgOptions& options) {
+    const auto apply = [&](const Vector& v, Vector& y) { apply_system(t, v, y); };
+    if (block_jacobi_) {
+      static const std::vector<double> no_term;
+      block_jacobi_->update(t.flux, t.dt, grad_div_ ? grad_div_->scale() : 0.0, grad_div_ ? grad_div_->weight() : no_term);
+      const auto precondition = [&](const Vector& r, Vector& z) { block_jacobi_->apply(r, z); };
+      return preconditioned_bicgstab(this->backend_, apply, b, x, precondition, options);
+    }
+    const Vector* jacobi = this->jacobi(t.dt);
+    if (grad_div_ && jacobi) jacobi = &grad_div_->jacobi(*jacobi);
+    return bicgstab(this->backend_, apply, b, x, jacobi, options);
+  }
+
   // y = A x + m C(m x) (+ γ m Dᵀ V⁻¹ D m x): the symmetric part as for CG, then the linearised
   // convection with the flux Uⁿ and the grad–div term
   void apply_system(const MomentumTerms<Vector>& t, const Vector& x, Vector& y) {
@@ -135,6 +149,7 @@ private:
   }
 
   Vector boundary_zero_, convection_x_, convection_y_, integrated_, cux_, cuy_, cuz_, cfx_, cfy_, cfz_;
+  Vector initial_residual_, delta_;  // steady mode's delta form
   std::unique_ptr<GradDivTerm<Backend, FlowOps>> grad_div_;  // steady mode's, or none
   std::unique_ptr<MomentumBlockJacobi<Backend>> block_jacobi_;  // [solver.momentum] preconditioner, or none
   Vector courant_;                                           // its cell scratch

@@ -83,7 +83,7 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
   p.time.max_dt = c.time.max_dt > 0 ? c.time.max_dt : c.time.dt;
   if (c.steady.enabled) {
     p.steady = FlowSteadySettings{true, c.steady.tolerance, c.steady.cfl_start, c.steady.cfl_max, c.steady.local_time_steps,
-                                  c.steady.grad_div};
+                                  c.steady.grad_div, c.steady.momentum_tolerance};
     p.time.steps = c.steady.max_steps, p.time.end_time = 0;
     p.time.cfl = c.steady.cfl_start;
   }

@@ -38,7 +38,7 @@ TEST(FlowCase, TheCavitySampleParses) {
   EXPECT_EQ(c.pressure.tolerance, 1e-6);
   EXPECT_EQ(c.pressure.max_iterations, 5000);
   EXPECT_EQ(c.pressure.preconditioner, "multigrid");
-  EXPECT_EQ(c.momentum.preconditioner, "jacobi");
+  EXPECT_EQ(c.momentum.preconditioner, "automatic");
   EXPECT_EQ(c.pressure.variant, "textbook");
   EXPECT_EQ(c.momentum.variant, "textbook");
   EXPECT_EQ(c.output_directory, std::string(SS_SOURCE_DIR) + "/out/cavity_flow");
@@ -301,7 +301,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"variant", kBase + "[solver.momentum]\nvariant = \"pipelined\"\n",
                 "test.toml:9: [solver.momentum] variant must be \"textbook\" or \"single_sync\" (got \"pipelined\")"},
         BadCase{"momentum_multigrid", kBase + "[solver.momentum]\npreconditioner = \"multigrid\"\n",
-                "test.toml:9: [solver.momentum] preconditioner must be \"jacobi\" or \"none\" (got \"multigrid\")"},
+                "test.toml:9: [solver.momentum] preconditioner must be \"automatic\", \"jacobi\", \"block_jacobi\" or "
+                "\"none\" (got \"multigrid\")"},
+        BadCase{"block_jacobi_explicit", kBase + "[solver.momentum]\npreconditioner = \"block_jacobi\"\n",
+                "test.toml:9: [solver.momentum] preconditioner = \"block_jacobi\" needs [scheme] convection_time = "
+                "\"implicit\" (or [steady])"},
         BadCase{"momentum_system", kBase + "[solver.momentum]\nsystem = \"edges\"\n",
                 "test.toml:9: [solver.momentum] system must be \"automatic\", \"flux\" or \"vorticity\" (got "
                 "\"edges\")"},
@@ -322,7 +326,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"ams_without_gauge", kBase + "[solver.streamfunction]\npreconditioner = \"ams\"\ngauge = \"none\"\n",
                 "test.toml:9: [solver.streamfunction] preconditioner = \"ams\" needs gauge = \"grad_div\""},
         BadCase{"ams_on_momentum", kBase + "[solver.momentum]\npreconditioner = \"ams\"\n",
-                "test.toml:9: [solver.momentum] preconditioner must be \"jacobi\" or \"none\" (got \"ams\")"},
+                "test.toml:9: [solver.momentum] preconditioner must be \"automatic\", \"jacobi\", \"block_jacobi\" or "
+                "\"none\" (got \"ams\")"},
         BadCase{"gauge_on_momentum", kBase + "[solver.momentum]\ngauge = \"none\"\n",
                 "test.toml:9: unknown key 'gauge' in [solver.momentum]"},
         BadCase{"solver_tolerance", kBase + "[solver.momentum]\ntolerance = 0\n",

@@ -61,5 +61,35 @@ void expect_assembled_equals_matrix_free(const char* file, bool with_outlet) {
 TEST(ImplicitMomentumMatrix, EqualsTheMatrixFreeOperatorWithWalls) { expect_assembled_equals_matrix_free("cavity.msh", false); }
 TEST(ImplicitMomentumMatrix, EqualsTheMatrixFreeOperatorWithAnOutlet) { expect_assembled_equals_matrix_free("duct.msh", true); }
 
+// The grad–div term added to the assembly is scale · w_f · (Dᵀ V⁻¹ D m x)_f on free rows
+// (Dᵀ = −G, physics/grad_div_term.hpp), to rounding, on top of the convection and mass terms.
+TEST(ImplicitMomentumMatrix, GradDivTermEqualsTheMatrixFreeOne) {
+  const LoadedMesh& m = project_mesh("duct.msh");
+  CpuMeshOperators mesh_ops(m);
+  const FlowOperatorData data = build_flow_operator_data(mesh_ops.tables(), mixed_boundary_kinds(m, true));
+  CpuFlowOperators ops(mesh_ops, data);
+  ImplicitMomentumMatrix assembled(mesh_ops.tables(), data);
+  const size_t nf = size_t(data.num_faces);
+  const std::vector<double> x = mixed_values(std::int64_t(nf), 5), U = mixed_values(std::int64_t(nf), 6);
+  const std::vector<double> weight = mixed_values(std::int64_t(nf), 8, 0, 0);
+  const double scale = 3.5;
+  std::vector<double> without, with;
+  assembled.assemble(Convection::central, U, 10.0, 0.002).multiply(x, without);
+  assembled.add_grad_div(scale, weight).multiply(x, with);
+  std::vector<double> masked(nf), divergence, gradient;
+  for (size_t f = 0; f < nf; ++f) masked[f] = data.free_mask[f] * x[f];
+  mesh_ops.divergence(masked, divergence);
+  for (size_t c = 0; c < divergence.size(); ++c) divergence[c] *= data.inverse_volume[c];
+  mesh_ops.gradient(divergence, gradient);
+  double largest = 0, error = 0;
+  for (size_t f = 0; f < nf; ++f) {
+    const double term = -scale * weight[f] * data.free_mask[f] * gradient[f];
+    largest = std::max(largest, std::fabs(term));
+    error = std::max(error, std::fabs(with[f] - without[f] - term));
+  }
+  EXPECT_GT(largest, 0.0);
+  EXPECT_LE(error, 1e-12 * largest);
+}
+
 }  // namespace
 }  // namespace ss::test
