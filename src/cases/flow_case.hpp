@@ -32,7 +32,8 @@
 //                 (streamfunction: 20000),
 //                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" | "none";
 //                 momentum only: preconditioner = "automatic" (default: block_jacobi with implicit
-//                 convection, else jacobi) | "block_jacobi" (implicit convection only);
+//                 convection at a CFL target above 10, else jacobi) | "block_jacobi" (implicit
+//                 convection only);
 //                 variant = "textbook" (default) | "single_sync" (one
 //                 reduction per CG iteration); streamfunction only: preconditioner = "automatic" (default: ams
 //                 with the grad_div gauge, else jacobi) | "ams" | "jacobi" | "none", gauge = "grad_div" (default) | "none";

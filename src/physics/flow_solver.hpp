@@ -22,6 +22,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -156,6 +157,7 @@ public:
   // unlike the change of a step it does not lag behind the Picard linearisation at large steps.
   // Costs the explicit terms and one application of the system.
   double steady_residual() {
+    const auto t0 = Clock::now();
     constexpr double kSteady = std::numeric_limits<double>::infinity();
     explicit_terms();
     ops_.mesh().gradient(p_, boundary_.pressure(), pressure_gradient_);
@@ -164,6 +166,7 @@ public:
     momentum_->residual(terms, rhs_, U_, Ustar_);
     backend_.multiply(inverse_mass_, Ustar_, rhs_);
     const std::vector<double> d = backend_.dots({{&rhs_, &rhs_}, {&U_, &U_}});
+    totals_.diagnostics_seconds += seconds_since(t0);
     return d[1] > 0 ? std::sqrt(std::max(d[0], 0.0) / d[1]) : std::sqrt(std::max(d[0], 0.0));
   }
 
@@ -221,6 +224,8 @@ public:
     totals_.max_momentum_iterations = std::max(totals_.max_momentum_iterations, momentum.iterations);
     totals_.max_pressure_iterations = std::max(totals_.max_pressure_iterations, pressure_iterations);
     totals_.momentum_iterations += momentum.iterations;
+    std::tie(totals_.momentum_preconditioner_setups, totals_.momentum_preconditioner_setup_seconds) =
+        momentum_->preconditioner_setups();
     totals_.pressure_iterations += pressure_iterations;
     return finish_step(dt, t_new, info, [&](FlowStepInfo& i) {
       i.momentum_iterations = momentum.iterations;

@@ -111,6 +111,11 @@ public:
     this->backend_.axpy(-1.0, r, rhs, r);
   }
 
+  std::pair<int, double> preconditioner_setups() const override {
+    if (!block_jacobi_) return {0, 0.0};
+    return {block_jacobi_->builds(), block_jacobi_->build_seconds()};
+  }
+
 private:
   // BiCGStab on A x = b with the block Jacobi or the (grad–div completed) Jacobi preconditioner.
   CgResult krylov(const MomentumTerms<Vector>& t, const Vector& b, Vector& x, const CgOptions& options) {

@@ -6,6 +6,7 @@
 //   ImplicitConvectionMomentumSolve  (H/Δt + C − νθ K) U* = rhs + m C(Uⁿ − U_b), BiCGStab (Picard)
 //   EdgeVorticityMomentumSolve       the same U* from CG on the edge vorticity (momentum_vorticity_solve.hpp)
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "solver/cg.hpp"
@@ -40,6 +41,9 @@ public:
                         Vector& /*r*/) {
     SS_THROW("this momentum system has no residual (steady mode needs the face-flux system)");
   }
+
+  // The preconditioner's set-ups so far and their seconds (block Jacobi builds); none by default.
+  virtual std::pair<int, double> preconditioner_setups() const { return {0, 0.0}; }
 
   // The history a start vector extrapolates beyond Uⁿ and Uⁿ⁻¹ (the vorticity system's ωⁿ, ωⁿ⁻¹):
   // forgotten at a fresh start, handed out and back with the state. None by default.

@@ -92,9 +92,13 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
                             s.preconditioner == "multigrid", parse_cg_variant(s.variant), s.preconditioner == "block_jacobi"};
   };
   p.momentum = solver(c.momentum);
-  if (c.momentum.preconditioner == "automatic") {  // block Jacobi where the system is nonsymmetric
-    p.momentum.block_jacobi = c.implicit_convection;
-    p.momentum.jacobi = !c.implicit_convection;
+  if (c.momentum.preconditioner == "automatic") {
+    // Block Jacobi for implicit convection at a CFL target above 10, where the point Jacobi's
+    // iterations grow; at or below it a step's few Jacobi iterations cost less than the blocks'
+    // builds (docs/performance.md, *Steady mode*).
+    const double cfl_target = c.steady.enabled ? c.steady.cfl_max : c.time.cfl;
+    p.momentum.block_jacobi = c.implicit_convection && cfl_target > kBlockJacobiAboveCfl;
+    p.momentum.jacobi = !p.momentum.block_jacobi;
   }
   p.momentum_system = c.momentum.system == "vorticity" ? MomentumSystem::vorticity
                       : c.momentum.system == "flux"    ? MomentumSystem::flux

@@ -27,6 +27,10 @@ struct FlowCondition {
   std::string label;           // for messages: the group's name
 };
 
+// [solver.momentum] preconditioner = "automatic" picks block Jacobi for implicit convection when the
+// CFL target ([steady] cfl_max, or [time] cfl) is above this.
+inline constexpr double kBlockJacobiAboveCfl = 10.0;
+
 struct FlowLinearSolver {
   double tolerance = 1e-6;
   int max_iterations = 5000;

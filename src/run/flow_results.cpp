@@ -72,9 +72,12 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
                            {"diagnostics", per_step(t.diagnostics_seconds)},
                            {"output", per_step(r.output_seconds)},
                            {"total", per_step(r.seconds - r.start_seconds - r.output_seconds)}};
+  if (t.momentum_preconditioner_setups > 0)  // block Jacobi: its builds (their time is in momentum's)
+    j["momentum_preconditioner"] = {{"setups", t.momentum_preconditioner_setups},
+                                    {"setup_seconds", t.momentum_preconditioner_setup_seconds}};
   j["start_seconds"] = r.start_seconds;
   j["run_seconds"] = r.seconds;
-  if (r.steady) {  // steady mode: why the march stopped and r_k (relative change per unit pseudo-time) per step
+  if (r.steady) {  // steady mode: why the march stopped and r_k (the relative steady residual) per step
     j["steady"] = {{"stop_reason", r.steady->stop_reason}, {"residuals", r.steady->residuals}, {"cfl", r.steady->cfl}};
     if (!r.steady->temperature_residuals.empty())  // [heat]: the temperature's t_k likewise
       j["steady"]["temperature_residuals"] = r.steady->temperature_residuals;

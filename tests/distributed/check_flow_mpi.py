@@ -34,7 +34,9 @@ case with an unknown group under mpiexec (the serial error), and one with a prob
 
 With --streamfunction-iterations-ratio R (the auxiliary-space preconditioner, whose node spaces are
 each rank's own over several ranks): on N > 1 ranks the streamfunction iterations (mean, max, last) are
-between the serial ones and R times them, instead of within +-2.
+between the serial ones and R times them, instead of within +-2. With --momentum-iterations-ratio R
+(the block Jacobi preconditioner, whose blocks are each rank's own): on N > 1 ranks the momentum
+iterations are between 1/R and R times the serial ones.
 
 With --max-allreduces-per-iteration X: each rank's MPI_Allreduce calls over the run per CG iteration
 (flow.json's per_rank allreduces over steps x (momentum + pressure mean iterations)) are at most X.
@@ -324,6 +326,7 @@ def main():
     # the single-sync CG makes one a iteration, plus a few a solve and a step.
     ap.add_argument("--max-allreduces-per-iteration", type=float)
     ap.add_argument("--streamfunction-iterations-ratio", type=float)
+    ap.add_argument("--momentum-iterations-ratio", type=float)
     a = ap.parse_args()
     exe = [a.streamsolve] + (["--launch", a.launch] if a.launch else [])
     shutil.rmtree(a.outdir, ignore_errors=True)
@@ -387,6 +390,10 @@ def main():
                     if not want <= got <= a.streamfunction_iterations_ratio * want:
                         failures.append(f"{n} ranks: {solve} iterations ({key}) {got}, outside [1, "
                                         f"{a.streamfunction_iterations_ratio}] x serial {want}")
+                elif solve == "momentum" and a.momentum_iterations_ratio and n > 1:
+                    if not want / a.momentum_iterations_ratio <= got <= a.momentum_iterations_ratio * want:
+                        failures.append(f"{n} ranks: {solve} iterations ({key}) {got}, outside [1/R, R] x serial {want} "
+                                        f"(R = {a.momentum_iterations_ratio})")
                 elif abs(got - want) > 2:
                     failures.append(f"{n} ranks: {solve} iterations ({key}) {got} vs serial {want}")
         if serial["solver"]["pressure"].get("preconditioner") == "multigrid" and (a.refine or 0) >= 1:

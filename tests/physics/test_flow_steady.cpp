@@ -56,9 +56,10 @@ TEST(FlowSteady, CavityReachesTheTimeMarchedSteadyState) {
   EXPECT_EQ(r.steady->cfl.front(), p.steady.cfl_start);
   EXPECT_EQ(r.steady->cfl.back(), p.steady.cfl_max);  // it grew to the ceiling
   const double difference = cell_velocity_difference(m, r.state.flux, time_marched(m, p).flux).relative();
-  std::printf("steady: %d steps (%.1f s), cell velocities within %.2e of the max speed of the time-marched run\n",
-              r.totals.steps, r.seconds, difference);
-  // Measured 8.3e-6 (135 steps; tolerance 1e-4: 9.0e-5 in 109 steps).
+  std::printf("steady: %d steps (%.1f s), cell velocities within %.2e of the max speed of the time-marched run, "
+              "kinetic energy %.2e (relative) from the explicit run's\n",
+              r.totals.steps, r.seconds, difference, std::fabs(r.last.kinetic_energy / kExplicitSteadyEnergy - 1.0));
+  // Measured 9.1e-7 (120 steps).
   EXPECT_LE(difference, 1e-4);
   // Against the explicit run's energy: measured 8.9e-6 relative.
   EXPECT_NEAR(r.last.kinetic_energy, kExplicitSteadyEnergy, 1e-4 * kExplicitSteadyEnergy);
@@ -79,7 +80,7 @@ TEST(FlowSteady, LocalPseudoTimeStepsReachTheSameStateInFewerSteps) {
   std::printf("local steps: %d, one step: %d, cell velocities within %.2e of the max speed\n", a.totals.steps,
               b.totals.steps, difference);
   EXPECT_LT(a.totals.steps, b.totals.steps);
-  EXPECT_LE(difference, 2e-4);  // both stop at a relative change of 1e-4
+  EXPECT_LE(difference, 2e-4);  // both stop at a steady residual of 1e-4: measured 2.4e-5 (98 and 111 steps)
 }
 
 // The grad–div term (the default; CavityReachesTheTimeMarchedSteadyState runs with it) holds the
@@ -91,7 +92,7 @@ TEST(FlowSteady, GradDivTermCutsTheMomentumIterationsAtCfl100) {
   with.steady.cfl_start = with.steady.cfl_max = 100;
   with.time.steps = 10;
   with.time.dt = 5.0;  // the first step near CFL 100 already
-  with.steady.momentum_tolerance = 1e-6;  // solves to the end: the term's effect on the system
+  with.steady.momentum_tolerance = 1e-3;  // solves far enough to show the term's effect on the system
   FlowProblem without = with;
   without.steady.grad_div = 0;
   const FlowRunResult a = run_steady(m, with), b = run_steady(m, without);
@@ -99,7 +100,7 @@ TEST(FlowSteady, GradDivTermCutsTheMomentumIterationsAtCfl100) {
   ASSERT_EQ(b.totals.steps, 10);
   std::printf("10 steps at CFL 100: %ld momentum iterations with the grad-div term, %ld without\n",
               a.totals.momentum_iterations, b.totals.momentum_iterations);
-  EXPECT_LT(2 * a.totals.momentum_iterations, b.totals.momentum_iterations);  // measured 1,216 against 5,985
+  EXPECT_LT(2 * a.totals.momentum_iterations, b.totals.momentum_iterations);  // measured 361 against 916
 }
 
 // The block Jacobi preconditioner of the same steady system at CFL 100 (with the grad–div term):
@@ -111,7 +112,7 @@ TEST(FlowSteady, BlockJacobiCutsTheMomentumIterationsAtCfl100) {
   point.steady.cfl_start = point.steady.cfl_max = 100;
   point.time.steps = 10;
   point.time.dt = 5.0;
-  point.steady.momentum_tolerance = 1e-6;
+  point.steady.momentum_tolerance = 1e-3;
   FlowProblem block = point;
   block.momentum.block_jacobi = true, block.momentum.jacobi = false;
   const FlowRunResult a = run_steady(m, block), b = run_steady(m, point);
@@ -120,8 +121,8 @@ TEST(FlowSteady, BlockJacobiCutsTheMomentumIterationsAtCfl100) {
   const double difference = cell_velocity_difference(m, a.state.flux, b.state.flux).relative();
   std::printf("10 steps at CFL 100: %ld momentum iterations with block Jacobi, %ld with Jacobi; fields %.1e apart\n",
               a.totals.momentum_iterations, b.totals.momentum_iterations, difference);
-  EXPECT_LT(2 * a.totals.momentum_iterations, b.totals.momentum_iterations);  // measured 581 against 1,789
-  EXPECT_LE(difference, 1e-5);  // both solves to 1e-6: measured 4.3e-6
+  EXPECT_LT(2 * a.totals.momentum_iterations, b.totals.momentum_iterations);  // measured 251 against 868
+  EXPECT_LE(difference, 5e-3);  // both solves to 1e-3 of their initial residual: measured 1.7e-3
 }
 
 // Stopped at max_steps and restarted from its state, the march goes on to the same steady state.

@@ -315,6 +315,32 @@ TEST(FlowCaseProblem, ExactTableWithoutVelocityIsAnError) {
   }
 }
 
+// [solver.momentum] preconditioner = "automatic": block Jacobi for implicit convection at a CFL
+// target above 10 (steady cfl_max or [time] cfl), the point Jacobi otherwise; a written choice holds.
+TEST(FlowCaseProblem, MomentumPreconditionerFollowsTheConvectionAndTheCfl) {
+  const LoadedMesh& m = project_mesh("cavity.msh");
+  const auto problem = [&](const std::string& time_and_more) {
+    return build_flow_problem(
+        parse_flow_case("[mesh]\nfile = \"cavity.msh\"\n[fluid]\nviscosity = 0.01\n" + kLidAndWalls + time_and_more, kCasePath), m);
+  };
+  const std::string implicit = "[scheme]\nconvection_time = \"implicit\"\n";
+  struct Expect {
+    std::string text;
+    bool block_jacobi;
+  };
+  for (const Expect& e : {Expect{"[time]\ndt = 0.01\nsteps = 3\ncfl = 0.5\n", false},
+                          Expect{"[time]\ndt = 0.01\nsteps = 3\ncfl = 10\n" + implicit, false},
+                          Expect{"[time]\ndt = 0.01\nsteps = 3\ncfl = 50\n" + implicit, true},
+                          Expect{"[time]\ndt = 0.01\n[steady]\n", false},
+                          Expect{"[time]\ndt = 0.01\n[steady]\ncfl_max = 20\n", true},
+                          Expect{"[time]\ndt = 0.01\n[steady]\n[solver.momentum]\npreconditioner = \"block_jacobi\"\n", true},
+                          Expect{"[time]\ndt = 0.01\n[steady]\ncfl_max = 20\n[solver.momentum]\npreconditioner = \"jacobi\"\n", false}}) {
+    const FlowProblem p = problem(e.text);
+    EXPECT_EQ(p.momentum.block_jacobi, e.block_jacobi) << e.text;
+    EXPECT_EQ(p.momentum.jacobi, !e.block_jacobi) << e.text;
+  }
+}
+
 }  // namespace
 }  // namespace ss::test
 
