@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Steady flow with the defaults (local pseudo-time steps, the grad–div term) against the march
-# without both (one Δt, `grad_div = 0`): each case run both ways, whole runs from the mesh file, one
-# JSON line per run (steps, run seconds, seconds per step, mean momentum and pressure iterations,
-# forces, point probes).
+# Steady flow with the defaults against the momentum preconditioner's and the CFL ceiling's
+# alternatives: each case run as
+#   defaults        cfl_max = 10, the automatic preconditioner (Jacobi at CFL <= 10)
+#   block_jacobi    cfl_max = 10, [solver.momentum] preconditioner = "block_jacobi"
+#   cfl20           cfl_max = 20 (the automatic preconditioner: block Jacobi above CFL 10)
+#   cfl20_jacobi    cfl_max = 20, preconditioner = "jacobi"
+# whole runs from the mesh file, one JSON line per run (steps, run seconds, seconds per step, mean
+# momentum and pressure iterations, block Jacobi builds and their seconds, forces, point probes).
 #   tools/bench_steady.sh [--build build] [--out /tmp/bench_steady] [--launch compute] [CASE[:REFINE] ...]
-# Default cases: the DFG cylinder refined once and the Re 1000 cavity refined once.
+# Default cases: the DFG cylinder refined once and the Re 1000 cavity refined once. Another build's
+# binary (--build) runs the same cases: a build before these keys existed takes the defaults only.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$repo/build out=/tmp/bench_steady launch=compute cases=()
@@ -25,13 +30,19 @@ for entry in "${cases[@]}"; do
   case_file=${entry%%:*} refine=0
   [ "$entry" != "$case_file" ] && refine=${entry##*:}
   [ -f "$case_file" ] || { echo "bench_steady.sh: no case file $case_file" >&2; exit 2; }
-  for run in defaults one_dt; do
+  for run in defaults block_jacobi cfl20 cfl20_jacobi; do
     name=$(basename "$case_file" .toml)_r${refine}_$run
     variant=$(dirname "$case_file")/.bench_steady_$name.toml  # beside the case: its mesh path resolves
-    settings="local_time_steps = true\ngrad_div = 1"
-    [ $run = one_dt ] && settings="local_time_steps = false\ngrad_div = 0"
-    # The case with the two keys set (replaced where the case has them, else added to [steady]).
-    grep -v -e '^local_time_steps' -e '^grad_div' "$case_file" | sed "s/^\[steady\]/[steady]\n$settings/" > "$variant"
+    cfl=10 preconditioner=automatic
+    case $run in
+      block_jacobi) preconditioner=block_jacobi ;;
+      cfl20) cfl=20 ;;
+      cfl20_jacobi) cfl=20 preconditioner=jacobi ;;
+    esac
+    # The case with cfl_max set in [steady] and a [solver.momentum] preconditioner appended (the
+    # sample cases have neither otherwise).
+    grep -v -e '^cfl_max' "$case_file" | sed "s/^\[steady\]/[steady]\ncfl_max = $cfl/" > "$variant"
+    printf '\n[solver.momentum]\npreconditioner = "%s"\n' "$preconditioner" >> "$variant"
     "$build/streamsolve" --launch "$launch" flow "$variant" --refine "$refine" --no-png --no-vtu \
       --out "$out/$name" --json "$out/$name.json" 2> "$out/$name.log" || echo "bench_steady.sh: $name stopped (see $out/$name.log)" >&2
     rm -f "$variant"
@@ -43,6 +54,9 @@ print(json.dumps({"run": sys.argv[2], "device": j["device"], "cells": j["mesh"][
                   "seconds_per_step": round(j["seconds_per_step"]["total"], 4),
                   "momentum_iterations_mean": round(j["iterations"]["momentum"]["mean"], 1),
                   "pressure_iterations_mean": round(j["iterations"]["pressure"]["mean"], 1),
+                  "momentum_preconditioner": j["solver"]["momentum"]["preconditioner"],
+                  "block_jacobi_builds": j.get("momentum_preconditioner", {}).get("setups", 0),
+                  "block_jacobi_seconds": round(j.get("momentum_preconditioner", {}).get("setup_seconds", 0), 2),
                   "force_coefficients": [f["coefficients"] for f in j.get("forces", [])],
                   "probes": {k: v["values"] for k, v in j.get("probes", {}).items() if len(v["values"]) <= 4}}))
 EOF
