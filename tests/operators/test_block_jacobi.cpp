@@ -18,6 +18,7 @@
 #include "operators/implicit_momentum_matrix.hpp"
 #include "problems/flow_problem.hpp"
 #include "solver/bicgstab.hpp"
+#include "support/dense_matrix.hpp"
 #include "support/flow_boundary_kinds.hpp"
 #include "support/test_data.hpp"
 #include "util/error.hpp"
@@ -81,29 +82,13 @@ TEST(BlockJacobi, SingularBlockIsAnErrorNamingItsRow) {
   }
 }
 
-// Dense LU with partial pivoting: the direct solve the preconditioned iterations are checked against.
-std::vector<double> direct_solve(const SparseMatrix& a, std::vector<double> b) {
-  const size_t n = size_t(a.rows);
-  std::vector<double> m(n * n, 0.0);
-  for (size_t i = 0; i < n; ++i)
-    for (std::int32_t e = a.offsets[i]; e < a.offsets[i + 1]; ++e) m[i * n + size_t(a.columns[size_t(e)])] = a.values[size_t(e)];
-  for (size_t k = 0; k < n; ++k) {
-    size_t p = k;
-    for (size_t r = k + 1; r < n; ++r)
-      if (std::fabs(m[r * n + k]) > std::fabs(m[p * n + k])) p = r;
-    for (size_t c = 0; c < n; ++c) std::swap(m[k * n + c], m[p * n + c]);
-    std::swap(b[k], b[p]);
-    for (size_t r = k + 1; r < n; ++r) {
-      const double f = m[r * n + k] / m[k * n + k];
-      for (size_t c = k; c < n; ++c) m[r * n + c] -= f * m[k * n + c];
-      b[r] -= f * b[k];
-    }
-  }
-  for (size_t k = n; k-- > 0;) {
-    for (size_t c = k + 1; c < n; ++c) b[k] -= m[k * n + c] * b[c];
-    b[k] /= m[k * n + k];
-  }
-  return b;
+// The direct solve the preconditioned iterations are checked against.
+std::vector<double> direct_solve(const SparseMatrix& a, const std::vector<double>& b) {
+  DenseMatrix dense(size_t(a.rows));
+  for (std::int32_t i = 0; i < a.rows; ++i)
+    for (std::int32_t e = a.offsets[size_t(i)]; e < a.offsets[size_t(i) + 1]; ++e)
+      dense.at(size_t(i), size_t(a.columns[size_t(e)])) = a.values[size_t(e)];
+  return dense.solve(b);
 }
 
 // Steady mode's implicit momentum system (with its grad–div term) on a small box (walls and slip

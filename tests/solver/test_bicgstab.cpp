@@ -7,6 +7,7 @@
 
 #include "cpu/cpu_backend.hpp"
 #include "solver/bicgstab.hpp"
+#include "support/dense_matrix.hpp"
 #include "support/gl_fixture.hpp"
 #include "support/periodic_stencil.hpp"
 #include "support/test_data.hpp"
@@ -23,47 +24,12 @@ struct ConvectionDiffusion1d : PeriodicStencil<Backend> {
       : PeriodicStencil<Backend>(b, n, diagonal, -(1.0 + convection), -(1.0 - convection)) {}
 };
 
-// A dense row-major n×n matrix and its direct solve.
-struct Dense {
-  size_t n;
-  std::vector<double> a;
-  explicit Dense(size_t size) : n(size), a(size * size, 0.0) {}
-  double& at(size_t i, size_t j) { return a[i * n + j]; }
-  std::vector<double> apply(const std::vector<double>& x) const {
-    std::vector<double> y(n, 0.0);
-    for (size_t i = 0; i < n; ++i)
-      for (size_t j = 0; j < n; ++j) y[i] += a[i * n + j] * x[j];
-    return y;
-  }
-  std::vector<double> solve(std::vector<double> b) const {
-    std::vector<double> m = a;
-    for (size_t k = 0; k < n; ++k) {
-      size_t pivot = k;
-      for (size_t i = k + 1; i < n; ++i)
-        if (std::fabs(m[i * n + k]) > std::fabs(m[pivot * n + k])) pivot = i;
-      for (size_t j = 0; j < n; ++j) std::swap(m[k * n + j], m[pivot * n + j]);
-      std::swap(b[k], b[pivot]);
-      for (size_t i = k + 1; i < n; ++i) {
-        const double f = m[i * n + k] / m[k * n + k];
-        for (size_t j = k; j < n; ++j) m[i * n + j] -= f * m[k * n + j];
-        b[i] -= f * b[k];
-      }
-    }
-    std::vector<double> x(n);
-    for (size_t i = n; i-- > 0;) {
-      double s = b[i];
-      for (size_t j = i + 1; j < n; ++j) s -= m[i * n + j] * x[j];
-      x[i] = s / m[i * n + i];
-    }
-    return x;
-  }
-};
 
 // 3D convection–diffusion on an m³ grid (Dirichlet 0 outside), first-order upwind convection with
 // velocity (1, 0.5, −0.25)·w, diffusion 1, plus `shift` on the diagonal: nonsymmetric, an M-matrix.
-Dense convection_diffusion_3d(int m, double w, double shift) {
+DenseMatrix convection_diffusion_3d(int m, double w, double shift) {
   const size_t n = size_t(m) * m * m;
-  Dense A(n);
+  DenseMatrix A(n);
   const double velocity[3] = {w, 0.5 * w, -0.25 * w};
   const auto index = [m](int i, int j, int k) { return (size_t(k) * m + j) * m + i; };
   for (int k = 0; k < m; ++k)
@@ -91,7 +57,7 @@ Dense convection_diffusion_3d(int m, double w, double shift) {
 TEST(BicgstabTest, ThreeDimensionalConvectionDiffusionMatchesTheDirectSolve) {
   for (double w : {0.5, 4.0, 20.0}) {  // cell Péclet numbers 0.5, 4, 20: ever less symmetric
     SCOPED_TRACE("w = " + std::to_string(w));
-    const Dense A = convection_diffusion_3d(6, w, 0.1);
+    const DenseMatrix A = convection_diffusion_3d(6, w, 0.1);
     const std::vector<double> b = mixed_values(std::int64_t(A.n), 3, 0, 0);
     const std::vector<double> direct = A.solve(b);
     CpuBackend cpu;
@@ -115,7 +81,7 @@ TEST(BicgstabTest, ThreeDimensionalConvectionDiffusionMatchesTheDirectSolve) {
 TEST(BicgstabTest, OneDimensionalConvectionDiffusionMatchesTheDirectSolve) {
   const std::int64_t n = 64;
   const double d = 2.05, c = 0.9;
-  Dense A{size_t(n)};
+  DenseMatrix A{size_t(n)};
   for (std::int64_t i = 0; i < n; ++i) {
     A.at(size_t(i), size_t(i)) = d;
     A.at(size_t(i), size_t((i + n - 1) % n)) = -(1.0 + c);
