@@ -6,10 +6,12 @@
 //     velocity I U* at the new level, C x = T N(Uⁿ; I x, u_b = 0) its linear part:
 //       H (U* − Uⁿ)/Δt + T N(Uⁿ; I U*, u_b) = …  ⇔  (H/Δt + C − νθ K) U* = rhs + m C(Uⁿ − U_b)
 //     (rhs as above, whose −T N(Uⁿ; I Uⁿ, u_b) the added term turns into the implicit one; U_b is 0
-//     on free faces); nonsymmetric: BiCGStab with the Jacobi of H/Δt − νθ K. In steady mode with
-//     [steady] grad_div > 0 the system gains γ m Dᵀ V⁻¹ D U* (grad_div_term.hpp; its prescribed
-//     faces' part, from U_b, on the right-hand side) and the Jacobi its diagonal.
-// Both hold U* = U_b on prescribed faces.
+//     on free faces); nonsymmetric: BiCGStab with the Jacobi of H/Δt − νθ K or block Jacobi of the
+//     assembled system (momentum_block_jacobi.hpp). In steady mode with [steady] grad_div > 0 the
+//     system gains γ m Dᵀ V⁻¹ D U* (grad_div_term.hpp; its prescribed faces' part, from U_b, on the
+//     right-hand side) and the Jacobi its diagonal; the solve is in delta form, A δ = rhs − A U₀ to
+//     [steady] momentum_tolerance of its initial residual, U* = U₀ + δ.
+// Both hold U* = U_b on prescribed faces. residual(): rhs − A U (with Δt = ∞ the steady residual).
 #include <algorithm>
 #include <cstdint>
 #include <memory>
