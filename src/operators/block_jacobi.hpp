@@ -15,8 +15,9 @@
 namespace ss {
 
 // Blocks grown breadth first along the strongest couplings: from the lowest row not yet in a block,
-// each row visited takes its unassigned neighbours in decreasing max(|A_ij|, |A_ji|) until the block has `size` rows or no unassigned neighbour is left. Returns the block of
-// each row, blocks numbered 0, 1, … in the order they were started; deterministic.
+// each row visited takes its unassigned neighbours in decreasing max(|A_ij|, |A_ji|) until the block
+// has `size` rows or no unassigned neighbour is left. Returns the block of each row, blocks numbered
+// 0, 1, … in the order they were started; deterministic.
 std::vector<std::int32_t> strong_coupling_blocks(const SparseMatrix& a, int size);
 
 // blockdiag(A_bb)⁻¹ for the blocks `block_of_row` (each block's dense inverse by Gaussian

@@ -1,6 +1,7 @@
 #include "operators/implicit_momentum_matrix.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "util/error.hpp"
@@ -25,6 +26,9 @@ ImplicitMomentumMatrix::ImplicitMomentumMatrix(MeshOperatorTables tables, const 
     : tables_(std::move(tables)), data_(data) {
   const std::int32_t nc = tables_.num_cells, nf = tables_.num_faces;
   SS_REQUIRE(data.num_cells == nc && data.num_faces == nf, "implicit momentum matrix: coefficients do not match the mesh");
+  SS_REQUIRE(std::int64_t(nc) * kSlots * 16 <= std::numeric_limits<std::int32_t>::max(),
+             "implicit momentum matrix: " << nc << " cells is more than its contribution indices hold ("
+                                          << std::numeric_limits<std::int32_t>::max() / (kSlots * 16) << ")");
   // The pattern: every face's diagonal, and on free rows the faces of c against the free faces of c'.
   std::vector<Triplet> entries;
   entries.reserve(size_t(nf) + size_t(nc) * kSlots * 16);
