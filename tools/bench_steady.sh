@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Steady flow with the defaults against the momentum preconditioner's and the CFL ceiling's
-# alternatives: each case run as
-#   defaults        cfl_max = 10, the automatic preconditioner (Jacobi at CFL <= 10)
-#   block_jacobi    cfl_max = 10, [solver.momentum] preconditioner = "block_jacobi"
-#   cfl20           cfl_max = 20 (the automatic preconditioner: block Jacobi above CFL 10)
-#   cfl20_jacobi    cfl_max = 20, preconditioner = "jacobi"
+# Steady flow with the defaults against the momentum preconditioner's alternative and the plain
+# march: each case run as
+#   defaults        cfl_max = 100, grad_div = 5 (and its pressure), the automatic preconditioner
+#                   (block Jacobi above CFL 10)
+#   jacobi          the same with [solver.momentum] preconditioner = "jacobi"
+#   plain           grad_div = 0 (no grad-div term, no pressure of it), cfl_max = 10, Jacobi
 # whole runs from the mesh file, one JSON line per run (steps, run seconds, seconds per step, mean
 # momentum and pressure iterations, block Jacobi builds and their seconds, forces, point probes).
 #   tools/bench_steady.sh [--build build] [--out /tmp/bench_steady] [--launch compute] [CASE[:REFINE] ...]
 # Default cases: the DFG cylinder refined once and the Re 1000 cavity refined once. Another build's
-# binary (--build) runs the same cases: a build before these keys existed takes the defaults only.
+# binary (--build) runs the same cases: a release before the grad-div pressure runs `plain` as its
+# defaults and `defaults` with a pressure that falls behind the velocity.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$repo/build out=/tmp/bench_steady launch=compute cases=()
@@ -30,18 +31,18 @@ for entry in "${cases[@]}"; do
   case_file=${entry%%:*} refine=0
   [ "$entry" != "$case_file" ] && refine=${entry##*:}
   [ -f "$case_file" ] || { echo "bench_steady.sh: no case file $case_file" >&2; exit 2; }
-  for run in defaults block_jacobi cfl20 cfl20_jacobi; do
+  for run in defaults jacobi plain; do
     name=$(basename "$case_file" .toml)_r${refine}_$run
     variant=$(dirname "$case_file")/.bench_steady_$name.toml  # beside the case: its mesh path resolves
-    cfl=10 preconditioner=automatic
+    cfl=100 grad_div=5 preconditioner=automatic
     case $run in
-      block_jacobi) preconditioner=block_jacobi ;;
-      cfl20) cfl=20 ;;
-      cfl20_jacobi) cfl=20 preconditioner=jacobi ;;
+      jacobi) preconditioner=jacobi ;;
+      plain) cfl=10 grad_div=0 preconditioner=jacobi ;;
     esac
-    # The case with cfl_max set in [steady] and a [solver.momentum] preconditioner appended (the
-    # sample cases have neither otherwise).
-    grep -v -e '^cfl_max' "$case_file" | sed "s/^\[steady\]/[steady]\ncfl_max = $cfl/" > "$variant"
+    # The case with cfl_max and grad_div set in [steady] and a [solver.momentum] preconditioner
+    # appended (the sample cases have none of these otherwise).
+    grep -v -e '^cfl_max' -e '^grad_div' "$case_file" |
+      sed "s/^\[steady\]/[steady]\ncfl_max = $cfl\ngrad_div = $grad_div/" > "$variant"
     printf '\n[solver.momentum]\npreconditioner = "%s"\n' "$preconditioner" >> "$variant"
     "$build/streamsolve" --launch "$launch" flow "$variant" --refine "$refine" --no-png --no-vtu \
       --out "$out/$name" --json "$out/$name.json" 2> "$out/$name.log" || echo "bench_steady.sh: $name stopped (see $out/$name.log)" >&2

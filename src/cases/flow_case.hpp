@@ -12,14 +12,15 @@
 //   [time]        dt, steps | end_time, cfl = 0, max_dt = dt
 //                 (steady mode: dt only, the first pseudo-time step; max_dt optional, default unbounded)
 //   [steady]      enabled = true (when the table is written), tolerance = 1e-4, max_steps = 1000,
-//                 cfl_start = 1, cfl_max = 10 (at most 100) — march to the steady state in pseudo-time: implicit
+//                 cfl_start = 1, cfl_max = 100 (at most 100) — march to the steady state in pseudo-time: implicit
 //                 convection, the CFL number grown by switched evolution relaxation
 //                 CFL_{k+1} = CFL_k · r_{k−1}/r_k (the factor clipped to [0.5, 2], the CFL to
 //                 [cfl_start, cfl_max]), r_k = ||H⁻¹ R(U^{k+1}, p^{k+1})|| / ||U^{k+1}|| the relative
 //                 steady residual (R: the steady momentum equation's residual, H the face mass; the
 //                 change per unit pseudo-time of an implicit step); stops when r_k <= tolerance
 //                 (converged), after max_steps (max_steps) or when r_k exceeds 1e4 × its smallest value
-//                 (diverged). local_time_steps = true, grad_div = 1 (0 to 100), momentum_tolerance =
+//                 (diverged). local_time_steps = true, grad_div = 5 (0 to 100; the term and its
+//                 pressure in the update, physics/grad_div_term.hpp), momentum_tolerance =
 //                 0.1: each step's momentum solve reduces its initial residual by this factor (delta
 //                 form; [solver.momentum] tolerance is for time-accurate runs). Boundary values must not
 //                 depend on t.
@@ -125,10 +126,9 @@ struct FlowSteady {
   bool enabled = false;
   double tolerance = 1e-4;  // on r_k, the relative steady residual ||H⁻¹R|| / ||U||
   int max_steps = 1000;
-  double cfl_start = 1.0, cfl_max = 10.0;  // beyond 10 the Jacobi-BiCGStab momentum solve's iterations
-                                           // grow faster than the steps shrink (Re 100 cavity)
+  double cfl_start = 1.0, cfl_max = 100.0;
   bool local_time_steps = true;  // each cell's pseudo-time step grows with its size
-  double grad_div = 1.0;         // weight of the divergence penalty in the momentum system (0: none)
+  double grad_div = 5.0;         // weight of the divergence penalty in the momentum system (0: none)
   double momentum_tolerance = 0.1;   // each step's momentum solve: its initial residual reduced by this
 };
 

@@ -128,9 +128,10 @@ const SparseMatrix& ImplicitMomentumMatrix::assemble(Convection convection, cons
   return matrix_;
 }
 
-const SparseMatrix& ImplicitMomentumMatrix::add_grad_div(double scale, const std::vector<double>& weight) {
-  SS_REQUIRE(std::int32_t(weight.size()) == tables_.num_faces, "implicit momentum matrix: " << weight.size()
-                                                                   << " grad-div weights for " << tables_.num_faces << " faces");
+const SparseMatrix& ImplicitMomentumMatrix::add_grad_div(double scale, const std::vector<double>& cell_weight) {
+  SS_REQUIRE(std::int64_t(cell_weight.size()) == std::int64_t(data_.inverse_volume.size()),
+             "implicit momentum matrix: " << cell_weight.size() << " grad-div weights for " << data_.inverse_volume.size()
+                                          << " cells");
   std::vector<double>& values = matrix_.values;
   const std::int64_t nv = std::int64_t(values.size());
 #pragma omp parallel for schedule(static)
@@ -140,8 +141,7 @@ const SparseMatrix& ImplicitMomentumMatrix::add_grad_div(double scale, const std
       const std::int32_t c = at / (kSlots * 16), slot = (at / 16) % kSlots, k = (at % 16) / 4, l = at % 4;
       if (slot != 0) continue;  // the term couples the faces of one cell only
       const std::int32_t code_f = tables_.cell_faces[size_t(k)][size_t(c)], code_g = tables_.cell_faces[size_t(l)][size_t(c)];
-      values[size_t(v)] += scale * weight[size_t(decode_index(code_f))] * decode_sign(code_f) * decode_sign(code_g) *
-                           data_.inverse_volume[size_t(c)];
+      values[size_t(v)] += scale * cell_weight[size_t(c)] * decode_sign(code_f) * decode_sign(code_g);
     }
   return matrix_;
 }

@@ -28,9 +28,9 @@ public:
   // Â for the convecting fluxes U (one per face), 1/Δt, νθ and the convection scheme.
   const SparseMatrix& assemble(Convection convection, const std::vector<double>& U, double inv_dt, double nu_theta);
   // Adds steady mode's grad–div term (physics/grad_div_term.hpp) to the last assembly:
-  //   Â_fg += scale · weight_f · Σ_{c ∋ f, g} s_cf s_cg / V_c   on free rows and columns
-  // (γ m Dᵀ V⁻¹ D m, D_cf = s_cf = ±1 the outward sign), weight_f = m_f H_f / Σ_{c ∋ f} 1/V_c.
-  const SparseMatrix& add_grad_div(double scale, const std::vector<double>& weight);
+  //   Â_fg += scale · Σ_{c ∋ f, g} s_cf w_c s_cg   on free rows and columns
+  // (γ m Dᵀ w D m, D_cf = s_cf = ±1 the outward sign), w_c = Γ_c / V_c one per cell.
+  const SparseMatrix& add_grad_div(double scale, const std::vector<double>& cell_weight);
   const SparseMatrix& matrix() const { return matrix_; }
 
 private:

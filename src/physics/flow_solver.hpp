@@ -14,6 +14,7 @@
 //                  (+ C, the linearised convection, with implicit convection)    implicit convection (BiCGStab)
 //   4. pressure:   P φ = −D U*/Δt                                              PressureProjection
 //   5. projection: Uⁿ⁺¹ = U* − Δt W G φ,  pⁿ⁺¹ = pⁿ + φ                          PressureProjection
+//      (steady mode with the grad–div term: − γ Γ V⁻¹ D U* too, its pressure)      GradDivTerm
 // The exact method (ExactMethod) replaces 3–5 by one solve for the edge streamfunction, Uⁿ⁺¹ = C s,
 // and recovers the pressure only when the state is asked for.
 #include <chrono>
@@ -218,6 +219,7 @@ public:
     has_previous_ = true;
     pressure_.project(Ustar_, dt, U_);
     backend_.axpy(1.0, pressure_.correction(), p_, p_);
+    momentum_->add_system_pressure(Ustar_, U_previous_, p_);
     backend_.finish();
     totals_.projection_seconds += seconds_since(t0);
 

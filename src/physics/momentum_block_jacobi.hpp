@@ -38,7 +38,7 @@ public:
       : backend_(backend), problem_(problem), matrix_(build_mesh_operator_tables(mesh.topology, mesh.geometry), data) {}
 
   // Rebuilds M⁻¹ from Uⁿ (`flux`) and Δt when due; grad_div_scale · grad_div_weight: the grad–div
-  // term's per-face factor of the step (empty: no term).
+  // term's per-cell factor of the step (empty: no term).
   void update(const Vector& flux, double dt, double grad_div_scale, const std::vector<double>& grad_div_weight) {
     const bool due = !inverse_ || ++solves_since_build_ >= problem_.momentum.refresh_interval ||
                      std::fabs(std::log(dt / built_dt_)) > std::log(kRefreshStepRatio);

@@ -8,11 +8,14 @@
 //     (rhs as above, whose −T N(Uⁿ; I Uⁿ, u_b) the added term turns into the implicit one; U_b is 0
 //     on free faces); nonsymmetric: BiCGStab with the Jacobi of H/Δt − νθ K or block Jacobi of the
 //     assembled system (momentum_block_jacobi.hpp). In steady mode with [steady] grad_div > 0 the
-//     system gains γ m Dᵀ V⁻¹ D U* (grad_div_term.hpp; its prescribed faces' part, from U_b, on the
+//     system gains γ m Dᵀ (Γ/V) D U* (grad_div_term.hpp; its prescribed faces' part, from U_b, on the
 //     right-hand side) and the Jacobi its diagonal; the solve is in delta form, A δ = rhs − A U₀ to
-//     [steady] momentum_tolerance of its initial residual, U* = U₀ + δ.
+//     [steady] momentum_tolerance of its initial residual, U* = U₀ + δ; the pressure update adds the
+//     pressure the grad–div term stands for (add_system_pressure). The steady residual (Δt = ∞) is
+//     without the term.
 // Both hold U* = U_b on prescribed faces. residual(): rhs − A U (with Δt = ∞ the steady residual).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 
@@ -76,7 +79,8 @@ public:
     const std::int64_t nf = std::int64_t(data.face_mass.size());
     convection_x_ = backend.make_vector(nf), convection_y_ = backend.make_vector(nf);
     if (problem.steady.enabled && problem.steady.grad_div > 0) {
-      grad_div_ = std::make_unique<GradDivTerm<Backend, FlowOps>>(backend, ops, data, problem.steady.grad_div);
+      grad_div_ = std::make_unique<GradDivTerm<Backend, FlowOps>>(backend, ops, data, problem.steady.grad_div,
+                                                                 mesh.topology.face_cells);
       courant_ = backend.make_vector(std::int64_t(data.inverse_volume.size()));
     }
     if (problem.steady.enabled) initial_residual_ = backend.make_vector(nf), delta_ = backend.make_vector(nf);
@@ -90,7 +94,7 @@ public:
     this->backend_.axpy(-1.0, t.boundary_flux, t.flux, convection_x_);
     linear_convection(t.flux, convection_x_, convection_y_);
     this->backend_.axpy(1.0, convection_y_, rhs, rhs);
-    if (grad_div_) {
+    if (with_grad_div(t)) {
       grad_div_->set_flux(t.flux, courant_);
       grad_div_->add(-1.0, t.boundary_flux, rhs);
     }
@@ -106,6 +110,10 @@ public:
     const CgResult result = krylov(t, initial_residual_, delta_, options);
     this->backend_.axpy(1.0, delta_, U, U);
     return result;
+  }
+
+  void add_system_pressure(const Vector& Ustar, const Vector& Un, Vector& pressure) override {
+    if (grad_div_) grad_div_->add_pressure(Ustar, Un, pressure);
   }
 
   void residual(const MomentumTerms<Vector>& t, const Vector& rhs, const Vector& U, Vector& r) override {
@@ -140,8 +148,12 @@ private:
     this->backend_.multiply(this->A_.free_mask(), x, convection_x_);
     linear_convection(t.flux, convection_x_, convection_y_);
     this->backend_.axpy(1.0, convection_y_, y, y);
-    if (grad_div_) grad_div_->add(1.0, convection_x_, y);  // convection_x_ = m x
+    if (with_grad_div(t)) grad_div_->add(1.0, convection_x_, y);  // convection_x_ = m x
   }
+
+  // The grad–div term is in every step's system, not in the steady residual (Δt = ∞): it vanishes at
+  // the steady state, and in float32 it would only weigh the divergence's rounding.
+  bool with_grad_div(const MomentumTerms<Vector>& t) const { return grad_div_ && std::isfinite(t.dt); }
 
   // y = m C x, C x = T N(Uⁿ; I x, u_b = 0): the linear part of the convection −T N with the flux Uⁿ
   // convecting (cell_terms gives −N; boundary velocities 0, zero-gradient faces u_c).

@@ -42,6 +42,10 @@ public:
     SS_THROW("this momentum system has no residual (steady mode needs the face-flux system)");
   }
 
+  // After the projection: adds to the new pressure what the system's own terms stand for, from the
+  // step's U* and Uⁿ (the grad–div term's pressure, grad_div_term.hpp). Nothing by default.
+  virtual void add_system_pressure(const Vector& /*Ustar*/, const Vector& /*Un*/, Vector& /*pressure*/) {}
+
   // The preconditioner's set-ups so far and their seconds (block Jacobi builds); none by default.
   virtual std::pair<int, double> preconditioner_setups() const { return {0, 0.0}; }
 

@@ -67,10 +67,9 @@ struct FlowTimeSettings {
 struct FlowSteadySettings {
   bool enabled = false;
   double tolerance = 1e-4;  // on the relative steady residual ||H⁻¹R|| / ||U|| (FlowSolver::steady_residual)
-  double cfl_start = 1.0, cfl_max = 10.0;  // beyond 10 the Jacobi-BiCGStab momentum solve's iterations
-                                           // grow faster than the steps shrink (Re 100 cavity)
+  double cfl_start = 1.0, cfl_max = 100.0;
   bool local_time_steps = true;  // Δt_c = s_c Δt by cell size (use_local_pseudo_time_steps)
-  double grad_div = 1.0;         // κ of the momentum system's grad–div term (physics/grad_div_term.hpp); 0: none
+  double grad_div = 5.0;         // κ of the momentum system's grad–div term (physics/grad_div_term.hpp); 0: none
   // Each step's momentum solve in delta form, A δ = rhs − A U₀, to this fraction of its initial
   // residual (an inexact step of the pseudo-time continuation: no floor set by ||rhs|| ~ ||H U/Δt||,
   // so the steady residual falls as far as the tolerance asks).

@@ -192,9 +192,9 @@ TEST(FlowCase, SteadyModeReadsItsTableAndTurnsConvectionImplicit) {
   const FlowCase d = parse_flow_case(kMesh + kFluid + kSteadyTime + "[steady]\n", kCasePath);
   EXPECT_TRUE(d.steady.enabled);
   EXPECT_EQ(d.steady.tolerance, 1e-4);
-  EXPECT_EQ(d.steady.cfl_max, 10.0);
+  EXPECT_EQ(d.steady.cfl_max, 100.0);
   EXPECT_TRUE(d.steady.local_time_steps);
-  EXPECT_EQ(d.steady.grad_div, 1.0);
+  EXPECT_EQ(d.steady.grad_div, 5.0);
   EXPECT_FALSE(parse_flow_case(kBase + "[steady]\nenabled = false\n", kCasePath).steady.enabled);
 }
 

@@ -109,8 +109,12 @@ TEST(BlockJacobi, PreconditionsTheImplicitMomentumSystemInBothFlowDirections) {
         return glm::dvec3(pi * std::sin(pi * x.x / 2) * std::cos(pi * x.y), -pi / 2 * std::cos(pi * x.x / 2) * std::sin(pi * x.y), 0.0);
       },
       0.0);
-  std::vector<double> grad_div_weight(nf);  // m H / Σ 1/V, the grad–div term's (physics/grad_div_term.hpp)
-  for (size_t f = 0; f < nf; ++f) grad_div_weight[f] = data.free_mask[f] * data.face_mass[f] / data.inverse_volume_sum[f];
+  // Γ_c / V_c, Γ_c the mean of m H / Σ 1/V over the cell's faces: the grad–div term's (physics/grad_div_term.hpp)
+  std::vector<double> grad_div_weight(size_t(data.num_cells), 0.0);
+  for (size_t f = 0; f < nf; ++f)
+    for (const std::int32_t c : m.topology.face_cells[f])
+      if (c >= 0) grad_div_weight[size_t(c)] += 0.25 * data.free_mask[f] * data.face_mass[f] / data.inverse_volume_sum[f];
+  for (size_t c = 0; c < grad_div_weight.size(); ++c) grad_div_weight[c] *= data.inverse_volume[c];
   CpuBackend cpu;
   for (double direction : {1.0, -1.0}) {
     std::vector<double> U(nf);

@@ -104,12 +104,15 @@ class FlowHeatSteadyGpu : public GlTest {};
 TEST_F(FlowHeatSteadyGpu, ReachesTheTimeMarchedTemperature) {
   const LoadedMesh m = duct_mesh();
   GpuBackend gpu = make_gpu(Packing::r32f, LaunchPath::compute);
-  const FlowRunResult g = run_heat_flow_on_gpu(gpu, steady_case(1e-5), m);
+  // In float32 the flow's steady residual floors near 1.9e-5 on this viscous duct at CFL 100 (the
+  // default cfl_max; at 10 it reaches 9e-6): the tolerance is above that floor.
+  const FlowRunResult g = run_heat_flow_on_gpu(gpu, steady_case(5e-5), m);
   ASSERT_TRUE(g.steady);
   EXPECT_EQ(g.steady->stop_reason, "converged");
   const double diff = max_difference(g.state.temperature, marched_temperature());
-  std::printf("  gpu steady: %d steps, max |T - T_marched| %.2e\n", g.state.step, diff);
-  EXPECT_LE(diff, 2e-5);  // float32 kernels and solves: measured 4.2e-6 (62 steps)
+  std::printf("  gpu steady: %d steps, max |T - T_marched| %.2e, last residuals: flow %.2e, temperature %.2e\n",
+              g.state.step, diff, g.steady->residuals.back(), g.steady->temperature_residuals.back());
+  EXPECT_LE(diff, 2e-5);  // float32 kernels and solves: measured 3.4e-6 (111 steps)
 }
 
 }  // namespace
