@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Steady flow with the defaults against the momentum preconditioner's alternative and the plain
+# Steady flow with the defaults against the momentum preconditioner's alternatives and the plain
 # march: each case run as
 #   defaults        cfl_max = 100, grad_div = 5 (and its pressure), the automatic preconditioner
-#                   (block Jacobi above CFL 10)
+#                   (Jacobi, block Jacobi once Jacobi's solves are slow)
+#   block_jacobi    the same with [solver.momentum] preconditioner = "block_jacobi" throughout
 #   jacobi          the same with [solver.momentum] preconditioner = "jacobi"
 #   plain           grad_div = 0 (no grad-div term, no pressure of it), cfl_max = 10, Jacobi
 # whole runs from the mesh file, one JSON line per run (steps, run seconds, seconds per step, mean
-# momentum and pressure iterations, block Jacobi builds and their seconds, forces, point probes).
+# momentum and pressure iterations, block Jacobi builds and their seconds, forces, point probes, the
+# hot wall's Nusselt number of a [heat] case).
 #   tools/bench_steady.sh [--build build] [--out /tmp/bench_steady] [--launch compute] [CASE[:REFINE] ...]
 # Default cases: the DFG cylinder refined once and the Re 1000 cavity refined once. Another build's
 # binary (--build) runs the same cases: a release before the grad-div pressure runs `plain` as its
@@ -31,11 +33,12 @@ for entry in "${cases[@]}"; do
   case_file=${entry%%:*} refine=0
   [ "$entry" != "$case_file" ] && refine=${entry##*:}
   [ -f "$case_file" ] || { echo "bench_steady.sh: no case file $case_file" >&2; exit 2; }
-  for run in defaults jacobi plain; do
+  for run in defaults block_jacobi jacobi plain; do
     name=$(basename "$case_file" .toml)_r${refine}_$run
     variant=$(dirname "$case_file")/.bench_steady_$name.toml  # beside the case: its mesh path resolves
     cfl=100 grad_div=5 preconditioner=automatic
     case $run in
+      block_jacobi) preconditioner=block_jacobi ;;
       jacobi) preconditioner=jacobi ;;
       plain) cfl=10 grad_div=0 preconditioner=jacobi ;;
     esac
@@ -59,7 +62,8 @@ print(json.dumps({"run": sys.argv[2], "device": j["device"], "cells": j["mesh"][
                   "block_jacobi_builds": j.get("momentum_preconditioner", {}).get("setups", 0),
                   "block_jacobi_seconds": round(j.get("momentum_preconditioner", {}).get("setup_seconds", 0), 2),
                   "force_coefficients": [f["coefficients"] for f in j.get("forces", [])],
-                  "probes": {k: v["values"] for k, v in j.get("probes", {}).items() if len(v["values"]) <= 4}}))
+                  "probes": {k: v["values"] for k, v in j.get("probes", {}).items() if len(v["values"]) <= 4},
+                  "nusselt": [g["nusselt"] for g in j.get("heat", {}).get("groups", []) if "nusselt" in g][:1]}))
 EOF
   done
 done

@@ -12,7 +12,7 @@
 //   [time]        dt, steps | end_time, cfl = 0, max_dt = dt
 //                 (steady mode: dt only, the first pseudo-time step; max_dt optional, default unbounded)
 //   [steady]      enabled = true (when the table is written), tolerance = 1e-4, max_steps = 1000,
-//                 cfl_start = 1, cfl_max = 100 (at most 100) — march to the steady state in pseudo-time: implicit
+//                 cfl_start = 1, cfl_max = 100 (at most 1000) — march to the steady state in pseudo-time: implicit
 //                 convection, the CFL number grown by switched evolution relaxation
 //                 CFL_{k+1} = CFL_k · r_{k−1}/r_k (the factor clipped to [0.5, 2], the CFL to
 //                 [cfl_start, cfl_max]), r_k = ||H⁻¹ R(U^{k+1}, p^{k+1})|| / ||U^{k+1}|| the relative
@@ -32,9 +32,9 @@
 //   [solver.pressure], [solver.momentum], [solver.streamfunction]  tolerance = 1e-6, max_iterations = 5000
 //                 (streamfunction: 20000),
 //                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" | "none";
-//                 momentum only: preconditioner = "automatic" (default: block_jacobi with implicit
-//                 convection at a CFL target above 10, else jacobi) | "block_jacobi" (implicit
-//                 convection only);
+//                 momentum only: preconditioner = "automatic" (default: with implicit convection at
+//                 a CFL target above 10 jacobi, then block_jacobi once its solves are slow; else
+//                 jacobi) | "block_jacobi" (implicit convection only);
 //                 variant = "textbook" (default) | "single_sync" (one
 //                 reduction per CG iteration); streamfunction only: preconditioner = "automatic" (default: ams
 //                 with the grad_div gauge, else jacobi) | "ams" | "jacobi" | "none", gauge = "grad_div" (default) | "none";

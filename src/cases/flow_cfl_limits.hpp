@@ -7,8 +7,8 @@ namespace ss {
 // Explicit convection: stable below about 1; targets up to 10 are accepted, and a field past 10 has
 // blown up.
 inline constexpr double kMaxExplicitCflTarget = 10.0;
-// Implicit (linearised) convection: targets up to 100; a field past ten times that has blown up.
-inline constexpr double kMaxImplicitCflTarget = 100.0;
+// Implicit (linearised) convection: targets up to 1000; a field past ten times that has blown up.
+inline constexpr double kMaxImplicitCflTarget = 1000.0;
 inline constexpr double kImplicitBlowUpFactor = 10.0;
 
 inline constexpr double max_cfl_target(bool implicit_convection) {

@@ -24,6 +24,7 @@ struct FlowSteadyReport {
   std::vector<double> residuals;  // r_k after each step of this run
   std::vector<double> temperature_residuals;  // t_k after each step ([heat]; empty otherwise)
   std::vector<double> cfl;        // the CFL target each step was taken with
+  std::vector<int> momentum_iterations;  // the momentum solve's iterations each step
   std::string stop_reason;        // "converged", "max_steps", "diverged"
   double tolerance = 0;           // the case's [steady] tolerance on r_k
 };
@@ -42,6 +43,8 @@ public:
   double cfl() const { return cfl_; }
   const FlowSteadyReport& report() const { return report_; }
 
+  // Before update(): the step's momentum solve took `iterations`.
+  void record_momentum_iterations(int iterations) { report_.momentum_iterations.push_back(iterations); }
   // After a step with residual r_k (and a temperature's t_k, when given): records it, sets the next
   // CFL target; true when the march stops.
   bool update(double residual, std::optional<double> temperature = std::nullopt) {

@@ -87,6 +87,7 @@ FlowRunResult march_flow(Backend& backend, FlowOps& ops, const FlowProblem& prob
     bool stop = false;
     if (steady) {
       result.last.steady_change = solver.steady_residual();
+      steady->record_momentum_iterations(result.last.momentum_iterations);
       stop = steady->update(result.last.steady_change, temperature_change);
       solver.set_cfl_target(steady->cfl());
     }

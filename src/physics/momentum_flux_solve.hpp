@@ -7,7 +7,8 @@
 //       H (U* − Uⁿ)/Δt + T N(Uⁿ; I U*, u_b) = …  ⇔  (H/Δt + C − νθ K) U* = rhs + m C(Uⁿ − U_b)
 //     (rhs as above, whose −T N(Uⁿ; I Uⁿ, u_b) the added term turns into the implicit one; U_b is 0
 //     on free faces); nonsymmetric: BiCGStab with the Jacobi of H/Δt − νθ K or block Jacobi of the
-//     assembled system (momentum_block_jacobi.hpp). In steady mode with [steady] grad_div > 0 the
+//     assembled system (momentum_block_jacobi.hpp), or the first until its solves are slow
+//     ("automatic", flow_problem.hpp). In steady mode with [steady] grad_div > 0 the
 //     system gains γ m Dᵀ (Γ/V) D U* (grad_div_term.hpp; its prescribed faces' part, from U_b, on the
 //     right-hand side) and the Jacobi its diagonal; the solve is in delta form, A δ = rhs − A U₀ to
 //     [steady] momentum_tolerance of its initial residual, U* = U₀ + δ; the pressure update adds the
@@ -18,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "physics/grad_div_term.hpp"
 #include "physics/momentum_block_jacobi.hpp"
@@ -84,8 +86,9 @@ public:
       courant_ = backend.make_vector(std::int64_t(data.inverse_volume.size()));
     }
     if (problem.steady.enabled) initial_residual_ = backend.make_vector(nf), delta_ = backend.make_vector(nf);
-    if (problem.momentum.block_jacobi)
+    if (problem.momentum.block_jacobi || problem.momentum.block_jacobi_when_slow)
       block_jacobi_ = std::make_unique<MomentumBlockJacobi<Backend>>(backend, problem, mesh, data);
+    use_block_jacobi_ = problem.momentum.block_jacobi;
   }
 
   // rhs += m C(Uⁿ − U_b) (and − γ m Dᵀ V⁻¹ D U_b with the grad–div term)
@@ -129,8 +132,24 @@ public:
 private:
   // BiCGStab on A x = b with the block Jacobi or the (grad–div completed) Jacobi preconditioner.
   CgResult krylov(const MomentumTerms<Vector>& t, const Vector& b, Vector& x, const CgOptions& options) {
+    const CgResult result = preconditioned_krylov(t, b, x, options);
+    if (block_jacobi_ && !use_block_jacobi_) switch_when_slow(result.iterations);
+    return result;
+  }
+
+  // "automatic": block Jacobi from the next solve on once the mean of the last kSlowSolves Jacobi
+  // solves exceeds kSlowIterations (the counts are global, so every rank switches at the same solve).
+  void switch_when_slow(int iterations) {
+    recent_iterations_.push_back(iterations);
+    if (int(recent_iterations_.size()) > kSlowSolves) recent_iterations_.erase(recent_iterations_.begin());
+    double sum = 0;
+    for (const int n : recent_iterations_) sum += n;
+    use_block_jacobi_ = int(recent_iterations_.size()) == kSlowSolves && sum > kSlowIterations * kSlowSolves;
+  }
+
+  CgResult preconditioned_krylov(const MomentumTerms<Vector>& t, const Vector& b, Vector& x, const CgOptions& options) {
     const auto apply = [&](const Vector& v, Vector& y) { apply_system(t, v, y); };
-    if (block_jacobi_) {
+    if (use_block_jacobi_) {
       static const std::vector<double> no_term;
       block_jacobi_->update(t.flux, t.dt, grad_div_ ? grad_div_->scale() : 0.0, grad_div_ ? grad_div_->weight() : no_term);
       const auto precondition = [&](const Vector& r, Vector& z) { block_jacobi_->apply(r, z); };
@@ -171,6 +190,8 @@ private:
   Vector initial_residual_, delta_;  // steady mode's delta form
   std::unique_ptr<GradDivTerm<Backend, FlowOps>> grad_div_;  // steady mode's, or none
   std::unique_ptr<MomentumBlockJacobi<Backend>> block_jacobi_;  // [solver.momentum] preconditioner, or none
+  bool use_block_jacobi_ = false;        // false: the point Jacobi ("automatic" before its switch)
+  std::vector<int> recent_iterations_;   // "automatic": the last Jacobi solves' iterations
   Vector courant_;                                           // its cell scratch
 };
 

@@ -93,12 +93,12 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
   };
   p.momentum = solver(c.momentum);
   if (c.momentum.preconditioner == "automatic") {
-    // Block Jacobi for implicit convection at a CFL target above 10, where the point Jacobi's
-    // iterations grow; at or below it a step's few Jacobi iterations cost less than the blocks'
-    // builds (docs/performance.md, *Steady mode*).
+    // Block Jacobi once the point Jacobi's iterations have grown (implicit convection at a CFL
+    // target above 10); until then, and at or below that target, a step's few Jacobi iterations
+    // cost less than the blocks' builds (docs/performance.md, *Steady mode*).
     const double cfl_target = c.steady.enabled ? c.steady.cfl_max : c.time.cfl;
-    p.momentum.block_jacobi = c.implicit_convection && cfl_target > kBlockJacobiAboveCfl;
-    p.momentum.jacobi = !p.momentum.block_jacobi;
+    p.momentum.block_jacobi = false, p.momentum.jacobi = true;
+    p.momentum.block_jacobi_when_slow = c.implicit_convection && cfl_target > kBlockJacobiAboveCfl;
   }
   p.momentum_system = c.momentum.system == "vorticity" ? MomentumSystem::vorticity
                       : c.momentum.system == "flux"    ? MomentumSystem::flux

@@ -27,9 +27,14 @@ struct FlowCondition {
   std::string label;           // for messages: the group's name
 };
 
-// [solver.momentum] preconditioner = "automatic" picks block Jacobi for implicit convection when the
-// CFL target ([steady] cfl_max, or [time] cfl) is above this.
+// [solver.momentum] preconditioner = "automatic": for implicit convection with a CFL target
+// ([steady] cfl_max, or [time] cfl) above kBlockJacobiAboveCfl, the point Jacobi until the mean of
+// its last kSlowSolves solves exceeds kSlowIterations iterations, then block Jacobi for the rest of
+// the run (the blocks' host builds cost about as much as a few tens of GPU iterations); the point
+// Jacobi otherwise.
 inline constexpr double kBlockJacobiAboveCfl = 10.0;
+inline constexpr int kSlowSolves = 5;
+inline constexpr double kSlowIterations = 20.0;
 
 struct FlowLinearSolver {
   double tolerance = 1e-6;
@@ -40,6 +45,7 @@ struct FlowLinearSolver {
   // momentum with implicit convection only: block Jacobi of the assembled system
   // (physics/momentum_block_jacobi.hpp; overrides jacobi), its block size and refresh interval
   bool block_jacobi = false;
+  bool block_jacobi_when_slow = false;  // "automatic": Jacobi, then block Jacobi once solves are slow
   int block_size = 16;
   int refresh_interval = 25;
 };

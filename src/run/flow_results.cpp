@@ -77,8 +77,10 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
                                     {"setup_seconds", t.momentum_preconditioner_setup_seconds}};
   j["start_seconds"] = r.start_seconds;
   j["run_seconds"] = r.seconds;
-  if (r.steady) {  // steady mode: why the march stopped and r_k (the relative steady residual) per step
-    j["steady"] = {{"stop_reason", r.steady->stop_reason}, {"residuals", r.steady->residuals}, {"cfl", r.steady->cfl}};
+  if (r.steady) {  // steady mode: why the march stopped; r_k (the relative steady residual), the CFL target and the
+                   // momentum iterations per step
+    j["steady"] = {{"stop_reason", r.steady->stop_reason}, {"residuals", r.steady->residuals}, {"cfl", r.steady->cfl},
+                   {"momentum_iterations", r.steady->momentum_iterations}};
     if (!r.steady->temperature_residuals.empty())  // [heat]: the temperature's t_k likewise
       j["steady"]["temperature_residuals"] = r.steady->temperature_residuals;
   }
@@ -173,10 +175,11 @@ FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_
                      {"boundary_faces", mesh.topology.boundary_faces.size()}, {"refine", flow_case.refine}};
   describe_backend(summary, primary.backend, primary.device, primary.launch);
   const auto solver_json = [](const FlowLinearSolver& s) {
-    return nlohmann::json{{"preconditioner", s.multigrid      ? "multigrid"
-                                             : s.block_jacobi ? "block_jacobi"
-                                             : s.jacobi       ? "jacobi"
-                                                              : "none"},
+    return nlohmann::json{{"preconditioner", s.multigrid                ? "multigrid"
+                                             : s.block_jacobi           ? "block_jacobi"
+                                             : s.block_jacobi_when_slow ? "automatic"
+                                             : s.jacobi                 ? "jacobi"
+                                                                        : "none"},
                           {"variant", to_string(s.variant)},
                           {"tolerance", s.tolerance},
                           {"max_iterations", s.max_iterations}};

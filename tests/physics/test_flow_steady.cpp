@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "physics/flow_time_loop.hpp"
 #include "physics/flow_test_util.hpp"
@@ -146,6 +148,39 @@ TEST(FlowSteady, BlockJacobiCutsTheMomentumIterationsAtCfl100) {
               a.totals.momentum_iterations, b.totals.momentum_iterations, difference);
   EXPECT_LT(3 * a.totals.momentum_iterations, 2 * b.totals.momentum_iterations);  // measured 407 against 790
   EXPECT_LE(difference, 5e-3);  // both solves to 1e-3 of their initial residual: measured 1.7e-3
+}
+
+// "automatic" ([solver.momentum] default at CFL targets above 10): the point Jacobi, which turns
+// to block Jacobi for the rest of the run once the mean of its last 5 solves exceeds 20 iterations.
+// At Re 1000 and CFL 100 it turns after the fifth step (until then the steps equal the point
+// Jacobi's); at Re 100 and CFL 10 it never does and the run is the point Jacobi's.
+TEST(FlowSteady, AutomaticPreconditionerTurnsToBlockJacobiWhenJacobiIsSlow) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  const auto automatic_and_point = [&](double viscosity, double cfl) {
+    FlowProblem point = steady_cavity(m);
+    point.viscosity = viscosity;
+    point.steady.cfl_start = point.steady.cfl_max = cfl;
+    point.time.steps = 10;
+    point.time.dt = 0.05 * cfl;  // the first step near the CFL target already
+    point.steady.momentum_tolerance = 1e-3;
+    FlowProblem automatic = point;
+    automatic.momentum.block_jacobi_when_slow = true;
+    return std::make_pair(run_steady(m, automatic), run_steady(m, point));
+  };
+  const auto [slow, slow_point] = automatic_and_point(0.001, 100.0);
+  const std::vector<int>& its = slow.steady->momentum_iterations;
+  ASSERT_EQ(its.size(), 10u);
+  for (int k = 0; k < kSlowSolves; ++k) EXPECT_EQ(its[size_t(k)], slow_point.steady->momentum_iterations[size_t(k)]);
+  EXPECT_GT(slow.totals.momentum_preconditioner_setups, 0);
+  std::printf("Re 1000, CFL 100: %ld momentum iterations automatic (%d block Jacobi builds), %ld Jacobi\n",
+              slow.totals.momentum_iterations, slow.totals.momentum_preconditioner_setups,
+              slow_point.totals.momentum_iterations);
+  EXPECT_LT(slow.totals.momentum_iterations, slow_point.totals.momentum_iterations);  // measured 504 against 783
+  const auto [fast, fast_point] = automatic_and_point(0.01, 10.0);
+  EXPECT_EQ(fast.totals.momentum_preconditioner_setups, 0);
+  EXPECT_EQ(fast.steady->momentum_iterations, fast_point.steady->momentum_iterations);  // 15 a solve
+  std::printf("Re 100, CFL 10: %ld momentum iterations automatic, %ld Jacobi\n", fast.totals.momentum_iterations,
+              fast_point.totals.momentum_iterations);
 }
 
 // Stopped at max_steps and restarted from its state, the march goes on to the same steady state.

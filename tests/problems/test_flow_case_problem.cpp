@@ -315,8 +315,9 @@ TEST(FlowCaseProblem, ExactTableWithoutVelocityIsAnError) {
   }
 }
 
-// [solver.momentum] preconditioner = "automatic": block Jacobi for implicit convection at a CFL
-// target above 10 (steady cfl_max or [time] cfl), the point Jacobi otherwise; a written choice holds.
+// [solver.momentum] preconditioner = "automatic": for implicit convection at a CFL target above 10
+// (steady cfl_max or [time] cfl) the point Jacobi that turns to block Jacobi once its solves are
+// slow, the point Jacobi otherwise; a written choice holds.
 TEST(FlowCaseProblem, MomentumPreconditionerFollowsTheConvectionAndTheCfl) {
   const LoadedMesh& m = project_mesh("cavity.msh");
   const auto problem = [&](const std::string& time_and_more) {
@@ -326,17 +327,18 @@ TEST(FlowCaseProblem, MomentumPreconditionerFollowsTheConvectionAndTheCfl) {
   const std::string implicit = "[scheme]\nconvection_time = \"implicit\"\n";
   struct Expect {
     std::string text;
-    bool block_jacobi;
+    bool block_jacobi, when_slow;
   };
-  for (const Expect& e : {Expect{"[time]\ndt = 0.01\nsteps = 3\ncfl = 0.5\n", false},
-                          Expect{"[time]\ndt = 0.01\nsteps = 3\ncfl = 10\n" + implicit, false},
-                          Expect{"[time]\ndt = 0.01\nsteps = 3\ncfl = 50\n" + implicit, true},
-                          Expect{"[time]\ndt = 0.01\n[steady]\n", true},  // cfl_max = 100
-                          Expect{"[time]\ndt = 0.01\n[steady]\ncfl_max = 10\n", false},
-                          Expect{"[time]\ndt = 0.01\n[steady]\n[solver.momentum]\npreconditioner = \"block_jacobi\"\n", true},
-                          Expect{"[time]\ndt = 0.01\n[steady]\ncfl_max = 20\n[solver.momentum]\npreconditioner = \"jacobi\"\n", false}}) {
+  for (const Expect& e : {Expect{"[time]\ndt = 0.01\nsteps = 3\ncfl = 0.5\n", false, false},
+                          Expect{"[time]\ndt = 0.01\nsteps = 3\ncfl = 10\n" + implicit, false, false},
+                          Expect{"[time]\ndt = 0.01\nsteps = 3\ncfl = 50\n" + implicit, false, true},
+                          Expect{"[time]\ndt = 0.01\n[steady]\n", false, true},  // cfl_max = 100
+                          Expect{"[time]\ndt = 0.01\n[steady]\ncfl_max = 10\n", false, false},
+                          Expect{"[time]\ndt = 0.01\n[steady]\n[solver.momentum]\npreconditioner = \"block_jacobi\"\n", true, false},
+                          Expect{"[time]\ndt = 0.01\n[steady]\ncfl_max = 20\n[solver.momentum]\npreconditioner = \"jacobi\"\n", false, false}}) {
     const FlowProblem p = problem(e.text);
     EXPECT_EQ(p.momentum.block_jacobi, e.block_jacobi) << e.text;
+    EXPECT_EQ(p.momentum.block_jacobi_when_slow, e.when_slow) << e.text;
     EXPECT_EQ(p.momentum.jacobi, !e.block_jacobi) << e.text;
   }
 }

@@ -303,6 +303,10 @@ TEST(RunFlow, SteadyHeatRunReportsTheTemperatureChange) {
   // The last step's report (the progress line's "change ... (temperature ...)") says the same.
   EXPECT_EQ(r.run.last.temperature_change, t.back().get<double>());
   EXPECT_EQ(r.run.last.steady_change, steady["residuals"].back().get<double>());
+  // The momentum iterations of every step, the last one's as the progress line's.
+  ASSERT_EQ(steady["momentum_iterations"].size(), steady["residuals"].size());
+  EXPECT_EQ(steady["momentum_iterations"].back().get<int>(), r.run.last.momentum_iterations);
+  EXPECT_GT(steady["momentum_iterations"].front().get<int>(), 0);
   const nlohmann::json& heat = r.summary["heat"];
   ASSERT_EQ(heat["groups"].size(), 2u);
   EXPECT_GT(heat["groups"][1]["heat"].get<double>(), 0.0);  // the hot walls heat the fluid
