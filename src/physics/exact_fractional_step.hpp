@@ -77,7 +77,7 @@ public:
     std::string failure;
     int iterations = 0;           // streamfunction CG iterations of this solve
     int harmonic_iterations = 0;  // of which spent on the harmonic responses w_k (operator changed)
-    int preconditioner_setups = 0;  // the auxiliary-space preconditioner made (νθΔt at a new power of 2)
+    int preconditioner_setups = 0;  // the auxiliary-space preconditioner made (νθΔt in a new class)
     double preconditioner_setup_seconds = 0;
   };
 
@@ -226,31 +226,40 @@ private:
   }
 
   // The auxiliary-space preconditioner's node matrices come from the face weights
-  // w = (1/Δt)(m H + ρ m (−K_ff)), ρ = νθΔt, and the gauge's W (linear in them alike): for another
-  // Δt at the same ρ they only scale, by σ = Δt. So they are set up at (1/Δt, ρ) = (1, ρ_k), ρ_k
-  // the power of 2 nearest ρ (at most 41 % off on a face whose viscous part dominates), and kept
-  // for every step whose ρ rounds to the same ρ_k — whatever came before, so a restarted run uses
-  // the preconditioner of the uninterrupted one. The last two set-ups are kept (a CFL-driven Δt
-  // that moves back and forth across a rounding boundary makes no new ones).
+  // w = (1/Δt)(m H + ρ m (−K_ff)), ρ = νθΔt, and the gauge's W (linear in them alike):
+  // A(1/Δt, ρ) = (1/Δt)(A_m + ρ A_v). Another Δt only scales A by 1/Δt; another ρ changes the mix
+  // of its mass and viscous parts, measured by x = ρ ℓ_v / ℓ_m (ℓ_m, ℓ_v: the sums of the edge
+  // system's l1 row sums of each part, over all ranks — the diagonal's viscous-to-mass ratio). So
+  // one set-up serves every ρ of a class of x, used as c A(1, ρ_k) with c = (1 + x)/(1 + x_k):
+  //   x < kMassDominated: one class, set up at ρ_k = 0 (the mass part: the usual unsteady step,
+  //                       and the initial projection at ν = 0);
+  //   otherwise:          x rounded to a power of kClassRatio, ρ_k = x_k ℓ_m / ℓ_v.
+  // The class depends on the current ρ only, whatever came before, so a restarted run uses the
+  // preconditioner of the uninterrupted one. The last two set-ups are kept (a CFL-driven Δt that
+  // moves back and forth across a class boundary makes no new ones).
+  static constexpr double kMassDominated = 0.25, kClassRatio = 4.0;
   void update_auxiliary_space(double inv_dt, double nu_theta, Result& result) {
     if constexpr (kAuxiliarySpace) {
       backend_.linear_combination({inv_dt, nu_theta}, {&face_mass_, &face_viscous_}, face_weight_);
       backend_.linear_combination({inv_dt, nu_theta}, {&l1_mass_, &l1_viscous_}, l1_);
       backend_.divide(edge_free_, l1_, l1_inverse_);
       const double rho = nu_theta / inv_dt;
-      const int key = rho > 0 ? int(std::lround(std::log2(rho))) : std::numeric_limits<int>::min();
+      const double x = l1_mass_total_ > 0 ? rho * l1_viscous_total_ / l1_mass_total_ : 0.0;
+      const int key = x < kMassDominated ? std::numeric_limits<int>::min()
+                                         : int(std::lround(std::log(x) / std::log(kClassRatio)));
+      const double x_k = key == std::numeric_limits<int>::min() ? 0.0 : std::pow(kClassRatio, key);
       if (auxiliary_setups_[1].ams && auxiliary_setups_[1].key == key) std::swap(auxiliary_setups_[0], auxiliary_setups_[1]);
       if (!auxiliary_setups_[0].ams || auxiliary_setups_[0].key != key) {
         const auto t0 = std::chrono::steady_clock::now();
         std::swap(auxiliary_setups_[0], auxiliary_setups_[1]);
         auxiliary_setups_[0].ams.reset();
-        auxiliary_setups_[0].ams = set_up_auxiliary_space(rho > 0 ? std::ldexp(1.0, key) : 0.0);
+        auxiliary_setups_[0].ams = set_up_auxiliary_space(x_k > 0 ? x_k * l1_mass_total_ / l1_viscous_total_ : 0.0);
         auxiliary_setups_[0].key = key;
         result.preconditioner_setups += 1;
         result.preconditioner_setup_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       }
       auxiliary_space_ = auxiliary_setups_[0].ams.get();
-      auxiliary_space_->set_vector_scale(1.0 / inv_dt);
+      auxiliary_space_->set_vector_scale((1.0 + x_k) / ((1.0 + x) * inv_dt));
     }
   }
 
@@ -282,6 +291,7 @@ private:
     }
     setup_.complete_edges(l1_mass), setup_.complete_edges(l1_viscous);  // a ghost edge's nodes may miss edges
     l1_mass_ = backend_.upload(l1_mass), l1_viscous_ = backend_.upload(l1_viscous);
+    l1_mass_total_ = backend_.dot(l1_mass_, edge_free_), l1_viscous_total_ = backend_.dot(l1_viscous_, edge_free_);
     l1_ = backend_.make_vector(ne), l1_inverse_ = backend_.make_vector(ne), face_weight_ = backend_.make_vector(nf);
     fa_ = backend_.make_vector(nf), fb_ = backend_.make_vector(nf), ea_ = backend_.make_vector(ne);
     na_ = backend_.make_vector(nn), nb_ = backend_.make_vector(nn);
@@ -450,7 +460,7 @@ private:
   using AuxiliarySpace =
       std::conditional_t<kAuxiliarySpace, AuxiliarySpacePreconditioner<LocalBackend>, NoAuxiliarySpace>;
   struct AuxiliarySetup {
-    int key = 0;  // log2 ρ_k rounded (update_auxiliary_space)
+    int key = 0;  // its class of ρ (update_auxiliary_space)
     std::unique_ptr<AuxiliarySpace> ams;
   };
   std::array<AuxiliarySetup, 2> auxiliary_setups_;  // the one in use first
@@ -458,6 +468,7 @@ private:
   SparseMatrix gradient_host_, auxiliary_gradient_;  // G, and G on the auxiliary space's edges
   std::vector<double> potential_mass_host_, potential_viscous_host_, degree_host_;
   Vector face_mass_, face_viscous_, face_weight_, l1_mass_, l1_viscous_, l1_, l1_inverse_, fa_, fb_, ea_, na_, nb_;
+  double l1_mass_total_ = 0, l1_viscous_total_ = 0;  // ℓ_m, ℓ_v (update_auxiliary_space)
 };
 
 }  // namespace ss

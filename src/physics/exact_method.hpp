@@ -96,12 +96,14 @@ public:
   }
 
   // U = C s nearest to `target` in the H norm: the exact solve with A = H (Δt = 1, ν = 0) from s = 0.
-  void project(const Vector& target, Vector& U, const char* what) {
+  // Returns the solve's report (its preconditioner set-ups).
+  auto project(const Vector& target, Vector& U, const char* what) {
     solve_->reset();
     backend_.multiply(A_.face_mass(), target, rhs_);
     const auto result = solve_->solve(1.0, 0.0, masked_momentum(1.0, 0.0), rhs_, cg_options(problem_.streamfunction),
                                       jacobi_, U);
     SS_REQUIRE(result.converged, what << " failed: " << result.failure);
+    return result;
   }
 
   // p from the momentum residual of the last step (Δt, Uⁿ → U): ρ = m(rhs − A U) = m G p, so

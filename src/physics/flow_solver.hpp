@@ -98,7 +98,7 @@ public:
     backend_.copy(backend_.upload(U0), Ustar_);
     backend_.fill(p_, 0.0);
     pressure_current_ = true;
-    if (exact_) return exact_->project(Ustar_, U_, "the initial projection");
+    if (exact_) return count_setups(exact_->project(Ustar_, U_, "the initial projection"));
     int iterations = 0;
     SS_REQUIRE(pressure_.solve(Ustar_, 1.0, iterations), "the initial projection failed: " << pressure_.failure());
     pressure_.project(Ustar_, 1.0, U_);
@@ -124,7 +124,7 @@ public:
     if (!exact_) return;
     if (std::int64_t(s.streamfunction.size()) == mesh_.topology.num_edges) return exact_->restore(s.streamfunction);
     backend_.copy(U_, Ustar_);  // a state without s (a classical run's): s from its flux
-    exact_->project(Ustar_, U_, "the restart's projection onto a streamfunction");
+    count_setups(exact_->project(Ustar_, U_, "the restart's projection onto a streamfunction"));
   }
 
   // The state (exact method: recovers the pressure first, when the last step has not).
@@ -291,9 +291,15 @@ private:
     has_previous_ = true, pressure_current_ = false;
     totals_.streamfunction_iterations += result.iterations;
     totals_.max_streamfunction_iterations = std::max(totals_.max_streamfunction_iterations, result.iterations);
+    count_setups(result);
+    return finish_step(dt, t_new, info, [&](FlowStepInfo& i) { i.streamfunction_iterations = result.iterations; });
+  }
+
+  // The exact method's auxiliary-space set-ups made by a solve.
+  template <class Result>
+  void count_setups(const Result& result) {
     totals_.streamfunction_preconditioner_setups += result.preconditioner_setups;
     totals_.streamfunction_preconditioner_setup_seconds += result.preconditioner_setup_seconds;
-    return finish_step(dt, t_new, info, [&](FlowStepInfo& i) { i.streamfunction_iterations = result.iterations; });
   }
 
   void recover_pressure() {

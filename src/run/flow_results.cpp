@@ -75,6 +75,9 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
   if (t.momentum_preconditioner_setups > 0)  // block Jacobi: its builds (their time is in momentum's)
     j["momentum_preconditioner"] = {{"setups", t.momentum_preconditioner_setups},
                                     {"setup_seconds", t.momentum_preconditioner_setup_seconds}};
+  if (t.streamfunction_preconditioner_setups > 0)  // the exact method's auxiliary space (time in streamfunction's)
+    j["streamfunction_preconditioner"] = {{"setups", t.streamfunction_preconditioner_setups},
+                                          {"setup_seconds", t.streamfunction_preconditioner_setup_seconds}};
   j["start_seconds"] = r.start_seconds;
   j["run_seconds"] = r.seconds;
   if (r.steady) {  // steady mode: why the march stopped; r_k (the relative steady residual), the CFL target and the

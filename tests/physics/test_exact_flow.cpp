@@ -301,6 +301,51 @@ TEST(ExactFlow, TheAuxiliarySpacePreconditionerLeavesTheFluxUnchanged) {
   }
 }
 
+// The auxiliary-space preconditioner is set up per class of its system's viscous-to-mass ratio
+// x = νθΔt ℓ_v/ℓ_m (exact_fractional_step.hpp), and used rescaled for every Δt of the class. On the
+// project's cavity mesh with a CFL-driven Δt that grows 1.2× a step (13–15× over 15 steps): at Re 1000
+// x stays below 1/4 and the run makes one set-up, the initial projection's; at ν = 1 x moves
+// through classes 4× apart, each set up once. Either way the fluxes are the Jacobi-preconditioned
+// run's to the solver tolerance.
+TEST(ExactFlow, AuxiliarySpaceIsSetUpOncePerClassOfTheViscousRatio) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  struct Case {
+    double viscosity, cfl;
+    int max_setups;
+  };
+  for (const Case& c : {Case{0.001, 0.5, 1}, Case{1.0, 5.0, 3}}) {  // measured 1 and 3
+    FlowProblem p;
+    assign_by_group(p, m, {{"lid", moving({1, 0, 0})}, {"walls", wall()}});
+    p.viscosity = c.viscosity;
+    p.method = FlowMethod::exact;
+    p.time.dt = 0.002, p.time.cfl = c.cfl, p.time.max_dt = 1.0, p.time.steps = 15;
+    p.momentum.tolerance = p.pressure.tolerance = p.streamfunction.tolerance = 1e-8;
+    FlowProblem jacobi = p;
+    p.streamfunction_preconditioner = StreamfunctionPreconditioner::ams;
+    jacobi.streamfunction_preconditioner = StreamfunctionPreconditioner::jacobi;
+    CpuFlowRun ams_run(m, p), jacobi_run(m, jacobi);
+    FlowStepInfo info;
+    double first_dt = 0;
+    while (!ams_run.solver.finished()) {
+      ASSERT_TRUE(ams_run.solver.step(info)) << ams_run.solver.failure();
+      if (first_dt == 0) first_dt = info.dt;
+      ASSERT_TRUE(jacobi_run.solver.step(info)) << jacobi_run.solver.failure();
+    }
+    const std::vector<double> a = ams_run.cpu.download(ams_run.solver.flux()),
+                              b = jacobi_run.cpu.download(jacobi_run.solver.flux());
+    double largest = 0, difference = 0;
+    for (size_t f = 0; f < a.size(); ++f)
+      largest = std::max(largest, std::fabs(a[f])), difference = std::max(difference, std::fabs(a[f] - b[f]));
+    const int setups = ams_run.solver.totals().streamfunction_preconditioner_setups;
+    std::printf("nu %g: dt %.2e -> %.2e, %d auxiliary-space set-ups, flux %.2e of max |U| from Jacobi's\n",
+                c.viscosity, first_dt, info.dt, setups, difference / largest);
+    EXPECT_GT(info.dt, 10 * first_dt);  // the step grew: a set-up per power of 2 of νθΔt would make 5
+    EXPECT_GE(setups, 1);
+    EXPECT_LE(setups, c.max_setups);
+    EXPECT_LE(difference, 1e-6 * largest);  // solves to 1e-8: measured 3.7e-8 and 4.5e-8
+  }
+}
+
 // Each step solves for the streamfunction's increment from the momentum residual of Uⁿ = C sⁿ, so
 // a restart from a state without s (a classical run's checkpoint) first projects its flux onto a
 // streamfunction: the flux stays (it is divergence-free to the pressure tolerance already) and the
