@@ -250,6 +250,7 @@ FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_
   timings.add_since("write", t0);
   summary["timings"] = timings.json();
   summary["peak_host_memory_bytes"] = peak_host_memory_bytes();
+  summary["peak_host_memory_bytes_per_cell"] = double(peak_host_memory_bytes()) / double(mesh.topology.num_cells);
   if (o.gl.verbose) timings.print("flow");
   outcome.json_path = output_path(o.json, out_dir, "flow.json");
   write_file_atomically(outcome.json_path, summary.dump(2) + "\n");
