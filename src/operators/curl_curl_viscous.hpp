@@ -39,6 +39,17 @@ struct CurlCurlViscousData {
   SparseMatrix boundary_source;               // edges × 3·boundary faces
 };
 
+// The factors, assembled row by row in parallel from the cells around each face or edge (the same
+// matrices, bit for bit, as element-by-element assembly in cell order):
+SparseMatrix rt0_face_mass(const LoadedMesh& mesh);                  // M_f (faces × faces)
+SparseMatrix n0_edge_mass(const LoadedMesh& mesh);                   // M_e (edges × edges)
+SparseMatrix curl_incidence(const Topology& topology);               // C   (faces × edges)
+SparseMatrix curl_incidence_transpose(const Topology& topology);     // Cᵀ  (edges × faces)
+// Row i (local face opposite node i) of cell c's RT0 face mass, over its local faces; row a (local
+// edge kTetEdgeNodes[a]) of its N0 edge mass, over its local edges. The cell must have volume > 0.
+void rt0_face_mass_row(const LoadedMesh& mesh, std::int32_t cell, int i, double row[4]);
+void n0_edge_mass_row(const LoadedMesh& mesh, std::int32_t cell, int a, double row[6]);
+
 // `kinds` has one entry per boundary face (topology.boundary_faces order). `tolerance` bounds the
 // polynomial's relative error over the interval (it fixes the degree: 14 at 1e-3 on the project
 // meshes, 21 at 1e-5). 1e-3 moves the CI duct's flow rate by 0.02 % and Ethier–Steinman's L2 error

@@ -21,29 +21,35 @@ MomentumVorticitySystem build_momentum_vorticity_system(const CurlCurlViscousDat
     s.prescribed[size_t(f)] = 1.0 - free_mask[size_t(f)];
   }
 
-  std::vector<Triplet> mass, source;
+  // Rows of M_e and B (kept in place, no list of entries): a held edge's row of M_e is the identity
+  // and its columns are dropped; its row of B is empty. Bᵀ D⁻¹ over the faces is −F with the held
+  // edges dropped, scaled by D⁻¹ = 1/H (F = −Bᵀ exactly: curl_curl_viscous.cpp).
   const SparseMatrix& me = viscous.edge_mass;
-  for (std::int32_t e = 0; e < ne; ++e) {
+  s.edge_mass = assemble_rows(ne, ne, [&](std::int32_t e, RowEntries& entries) {
     if (held(e)) {
-      mass.push_back({e, e, 1.0});
-      continue;
+      entries.emplace_back(e, 1.0);
+      return;
     }
     for (std::int32_t k = me.offsets[size_t(e)]; k < me.offsets[size_t(e) + 1]; ++k)
-      if (!held(me.columns[size_t(k)])) mass.push_back({e, me.columns[size_t(k)], me.values[size_t(k)]});
+      if (!held(me.columns[size_t(k)])) entries.emplace_back(me.columns[size_t(k)], me.values[size_t(k)]);
+  });
+  s.source = assemble_rows(ne, nf, [&](std::int32_t e, RowEntries& entries) {
+    if (held(e)) return;
     for (std::int32_t k = b.offsets[size_t(e)]; k < b.offsets[size_t(e) + 1]; ++k)
-      source.push_back({e, b.columns[size_t(k)], b.values[size_t(k)]});
-  }
-  s.edge_mass = from_triplets(ne, ne, std::move(mass));
-  s.source = from_triplets(ne, nf, std::move(source));
-  s.scaled_transpose = transpose(s.source);
-  for (std::int32_t f = 0; f < nf; ++f)
-    for (std::int32_t k = s.scaled_transpose.offsets[size_t(f)]; k < s.scaled_transpose.offsets[size_t(f) + 1]; ++k)
-      s.scaled_transpose.values[size_t(k)] *= s.inverse_face_mass[size_t(f)];
+      entries.emplace_back(b.columns[size_t(k)], b.values[size_t(k)]);
+  });
+  const SparseMatrix& force = viscous.viscous_force;
+  s.scaled_transpose = assemble_rows(nf, ne, [&](std::int32_t f, RowEntries& entries) {
+    for (std::int32_t k = force.offsets[size_t(f)]; k < force.offsets[size_t(f) + 1]; ++k)
+      if (!held(force.columns[size_t(k)]))
+        entries.emplace_back(force.columns[size_t(k)], -force.values[size_t(k)] * s.inverse_face_mass[size_t(f)]);
+  });
 
   s.free_edges.resize(size_t(ne));
   for (std::int32_t e = 0; e < ne; ++e) s.free_edges[size_t(e)] = held(e) ? 0.0 : 1.0;
   s.mass_diagonal = s.edge_mass.diagonal();
   s.coupling_diagonal.assign(size_t(ne), 0.0);  // (B D Bᵀ)_ee = Σ_f B_ef² D_f
+#pragma omp parallel for schedule(static) if (ne > 50000)
   for (std::int32_t e = 0; e < ne; ++e)
     for (std::int32_t k = s.source.offsets[size_t(e)]; k < s.source.offsets[size_t(e) + 1]; ++k)
       s.coupling_diagonal[size_t(e)] +=

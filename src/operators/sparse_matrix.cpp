@@ -8,6 +8,42 @@
 
 namespace ss {
 
+namespace {
+
+// The CSR of consecutive blocks of rows, each block's row lengths, columns and values in its own
+// lists (freed as they are copied).
+template <class Part>
+SparseMatrix join_row_parts(std::int32_t rows, std::int32_t cols, std::vector<Part>& parts) {
+  SparseMatrix c;
+  c.rows = rows;
+  c.cols = cols;
+  c.offsets.assign(size_t(c.rows) + 1, 0);
+  std::int64_t total = 0;
+  for (const Part& part : parts) total += std::int64_t(part.values.size());
+  SS_REQUIRE(total <= INT_MAX, "sparse matrix " << rows << "x" << cols << ": " << total << " entries exceed 32-bit offsets");
+  c.columns.resize(size_t(total));
+  c.values.resize(size_t(total));
+  std::vector<std::int64_t> first(parts.size() + 1, 0);  // each block's first entry
+  std::vector<std::int32_t> first_row(parts.size() + 1, 0);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    first[p + 1] = first[p] + std::int64_t(parts[p].values.size());
+    first_row[p + 1] = first_row[p] + std::int32_t(parts[p].lengths.size());
+  }
+#pragma omp parallel for schedule(dynamic, 1) if (rows > 50000)
+  for (std::int64_t p = 0; p < std::int64_t(parts.size()); ++p) {
+    Part& part = parts[size_t(p)];
+    std::int64_t at = first[size_t(p)];
+    std::int32_t i = first_row[size_t(p)];
+    for (std::int32_t length : part.lengths) at += length, c.offsets[size_t(++i)] = std::int32_t(at);
+    std::copy(part.columns.begin(), part.columns.end(), c.columns.begin() + first[size_t(p)]);
+    std::copy(part.values.begin(), part.values.end(), c.values.begin() + first[size_t(p)]);
+    part = Part{};
+  }
+  return c;
+}
+
+}  // namespace
+
 void SparseMatrix::multiply(const std::vector<double>& x, std::vector<double>& y) const {
   SS_REQUIRE(std::int64_t(x.size()) == cols, "sparse matrix: x has " << x.size() << " values, expected " << cols);
   y.assign(size_t(rows), 0.0);
@@ -81,6 +117,47 @@ SparseMatrix from_triplets(std::int32_t rows, std::int32_t cols, std::vector<Tri
       m.values[size_t(m.offsets[size_t(i)] + k)] = e.second;
     }
   return m;
+}
+
+SparseMatrix assemble_rows(std::int32_t rows, std::int32_t cols, const std::function<void(std::int32_t, RowEntries&)>& row) {
+  // Blocks of rows in parallel, each into its own lists, joined in row order (as in multiply).
+  constexpr std::int32_t kBlock = 4096;
+  const std::int32_t blocks = (rows + kBlock - 1) / kBlock;
+  struct Part {
+    std::vector<std::int32_t> lengths, columns;
+    std::vector<double> values;
+    std::int32_t bad_row = -1, bad_column = 0;  // its first entry out of range
+  };
+  std::vector<Part> parts(static_cast<size_t>(blocks));
+#pragma omp parallel if (rows > 50000)
+  {
+    RowEntries entries;
+#pragma omp for schedule(dynamic, 1)
+    for (std::int32_t block = 0; block < blocks; ++block) {
+      Part& part = parts[size_t(block)];
+      for (std::int32_t i = block * kBlock; i < std::min(rows, (block + 1) * kBlock); ++i) {
+        entries.clear();
+        row(i, entries);
+        std::stable_sort(entries.begin(), entries.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+        std::int32_t length = 0;
+        for (const auto& [column, value] : entries) {
+          if (column < 0 || column >= cols) {
+            if (part.bad_row < 0) part.bad_row = i, part.bad_column = column;
+          } else if (length > 0 && part.columns.back() == column) {
+            part.values.back() += value;
+          } else {
+            part.columns.push_back(column), part.values.push_back(value);
+            ++length;
+          }
+        }
+        part.lengths.push_back(length);
+      }
+    }
+  }
+  for (const Part& part : parts)
+    SS_REQUIRE(part.bad_row < 0, "sparse matrix " << rows << "x" << cols << ": entry (" << part.bad_row << ", "
+                                                  << part.bad_column << ") out of range");
+  return join_row_parts(rows, cols, parts);
 }
 
 SparseMatrix select_rows(const SparseMatrix& a, const std::vector<std::int32_t>& rows) {
@@ -162,23 +239,7 @@ SparseMatrix multiply(const SparseMatrix& a, const SparseMatrix& b) {
       }
     }
   }
-  SparseMatrix c;
-  c.rows = a.rows;
-  c.cols = b.cols;
-  c.offsets.assign(size_t(c.rows) + 1, 0);
-  std::int64_t total = 0;
-  for (const Part& part : parts) total += std::int64_t(part.values.size());
-  SS_REQUIRE(total <= INT_MAX, "sparse product: " << total << " entries exceed 32-bit offsets");
-  c.columns.reserve(size_t(total));
-  c.values.reserve(size_t(total));
-  std::int32_t i = 0;
-  for (Part& part : parts) {
-    for (std::int32_t length : part.lengths) c.offsets[size_t(i) + 1] = c.offsets[size_t(i)] + length, ++i;
-    c.columns.insert(c.columns.end(), part.columns.begin(), part.columns.end());
-    c.values.insert(c.values.end(), part.values.begin(), part.values.end());
-    part = Part{};
-  }
-  return c;
+  return join_row_parts(a.rows, b.cols, parts);
 }
 
 }  // namespace ss

@@ -2,6 +2,8 @@
 // Host-side sparse matrices (CSR, double): the multigrid levels and transfers, the flow viscous
 // operator's factors; applied on a backend by GpuSparseMatrix / CpuSparseMatrix (sparse_kernels.hpp).
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 namespace ss {
@@ -25,6 +27,14 @@ struct Triplet {
 // CSR from (row, col, value) entries, duplicates summed in their input order (element-by-element
 // assembly): the same values for any thread count. In parallel.
 SparseMatrix from_triplets(std::int32_t rows, std::int32_t cols, std::vector<Triplet> entries);
+
+// CSR assembled row by row, in parallel and without a global list of entries: row(i, entries)
+// appends row i's (column, value) pairs; each row is sorted by column (stably) and its duplicates
+// summed in the order they were appended, explicit zeros kept. Rows appended in element order give
+// from_triplets' matrix bit for bit, for any thread count. `row` runs on several threads at once
+// and must not throw.
+using RowEntries = std::vector<std::pair<std::int32_t, double>>;
+SparseMatrix assemble_rows(std::int32_t rows, std::int32_t cols, const std::function<void(std::int32_t, RowEntries&)>& row);
 
 SparseMatrix transpose(const SparseMatrix& a);
 // The rows `rows` of a (in that order, repeats allowed), every column kept: row k of the result is

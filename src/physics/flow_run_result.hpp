@@ -22,6 +22,7 @@ struct FlowRunResult {
   int first_step = 0;    // the step it started from (0, or the checkpoint's)
   double seconds = 0;    // wall time of start and steps
   double start_seconds = 0;  // of which the start (or restore)
+  FlowStartParts start_parts;  // and the solver's set-up within it
   double output_seconds = 0;  // and the outputs: progress lines, snapshots (the initial one too) and checkpoints, the final state
   std::optional<FlowSteadyReport> steady;  // steady mode: residual history and why it stopped
   std::optional<FlowHeatTotals> heat;      // a [heat] run: the temperature steps' totals

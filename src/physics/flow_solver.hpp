@@ -52,7 +52,9 @@ public:
       : backend_(backend), ops_(ops), problem_(problem), mesh_(mesh), data_(data), time_step_(problem), boundary_(backend, problem, mesh),
         momentum_operator_(backend, ops, problem, mesh, data,
                            problem.resolved_momentum_system() == MomentumSystem::vorticity),
-        pressure_(backend, ops, problem, mesh, data) {
+        momentum_operator_built_(Clock::now()), pressure_(backend, ops, problem, mesh, data) {
+    start_parts_.momentum_operator = std::chrono::duration<double>(momentum_operator_built_ - constructed_).count();
+    start_parts_.pressure = seconds_since(momentum_operator_built_);
     SS_REQUIRE(!problem.steady.enabled || problem.implicit_convection,
                "steady mode marches with implicit convection (problem.implicit_convection)");
     SS_REQUIRE(!problem.steady.enabled || !problem.time_dependent(),
@@ -75,10 +77,13 @@ public:
       }
       inverse_mass_ = backend.upload(inverse);
     }
+    const auto t0 = Clock::now();
     if (problem.method == FlowMethod::exact)
       exact_ = std::make_unique<ExactMethod<Backend, FlowOps>>(backend, ops, problem, mesh, data, momentum_operator_);
     else
       momentum_ = make_momentum_solve(data);
+    backend.finish();
+    (exact_ ? start_parts_.exact_method : start_parts_.momentum_system) = seconds_since(t0);
     update_boundary(0.0);
   }
 
@@ -98,10 +103,16 @@ public:
     backend_.copy(backend_.upload(U0), Ustar_);
     backend_.fill(p_, 0.0);
     pressure_current_ = true;
-    if (exact_) return count_setups(exact_->project(Ustar_, U_, "the initial projection"));
-    int iterations = 0;
-    SS_REQUIRE(pressure_.solve(Ustar_, 1.0, iterations), "the initial projection failed: " << pressure_.failure());
-    pressure_.project(Ustar_, 1.0, U_);
+    const auto t0 = Clock::now();
+    if (exact_) {
+      count_setups(exact_->project(Ustar_, U_, "the initial projection"));
+    } else {
+      int iterations = 0;
+      SS_REQUIRE(pressure_.solve(Ustar_, 1.0, iterations), "the initial projection failed: " << pressure_.failure());
+      pressure_.project(Ustar_, 1.0, U_);
+    }
+    backend_.finish();
+    start_parts_.initial_projection = seconds_since(t0);
   }
 
   void restore(const FlowState& s) {
@@ -124,7 +135,10 @@ public:
     if (!exact_) return;
     if (std::int64_t(s.streamfunction.size()) == mesh_.topology.num_edges) return exact_->restore(s.streamfunction);
     backend_.copy(U_, Ustar_);  // a state without s (a classical run's): s from its flux
+    const auto t0 = Clock::now();
     count_setups(exact_->project(Ustar_, U_, "the restart's projection onto a streamfunction"));
+    backend_.finish();
+    start_parts_.initial_projection = seconds_since(t0);
   }
 
   // The state (exact method: recovers the pressure first, when the last step has not).
@@ -144,6 +158,7 @@ public:
   double time() const { return time_; }
   double last_dt() const { return dt_; }
   const FlowTotals& totals() const { return totals_; }
+  const FlowStartParts& start_parts() const { return start_parts_; }
   const std::string& failure() const { return failure_; }
   bool finished() const { return time_step_.finished(step_, time_); }  // the last step or end time reached
 
@@ -351,6 +366,7 @@ private:
     momentum_operator_.set_boundary(b, boundary_.flux());
   }
 
+  Clock::time_point constructed_ = Clock::now();  // first: start_parts_ times the members' construction
   Backend& backend_;
   FlowOps& ops_;
   const FlowProblem& problem_;
@@ -359,6 +375,7 @@ private:
   FlowTimeStep time_step_;
   FlowBoundaryVectors<Backend> boundary_;
   MomentumOperator<Backend, FlowOps> momentum_operator_;
+  Clock::time_point momentum_operator_built_;
   PressureProjection<Backend, FlowOps> pressure_;
   std::unique_ptr<MomentumSolve<Backend>> momentum_;        // the classical method
   std::unique_ptr<ExactMethod<Backend, FlowOps>> exact_;    // the exact method
@@ -369,6 +386,7 @@ private:
   bool has_previous_ = false;     // U_previous_ holds Uⁿ⁻¹ (the predictor's start extrapolates)
   bool pressure_current_ = true;  // p_ belongs to the current flux (exact method: recovered lazily)
   FlowTotals totals_;
+  FlowStartParts start_parts_;
   std::string failure_;
   Vector U_, U_previous_, Ustar_, rhs_, p_, cell_scratch_;
   Vector ux_, uy_, uz_, fx_, fy_, fz_, integrated_, pressure_gradient_, courant_;

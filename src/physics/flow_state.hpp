@@ -38,6 +38,16 @@ struct FlowTotals {
   double diagnostics_seconds = 0;
 };
 
+// Where a run's start went (flow.json "start_parts"): the solver's set-up before its first step, in
+// seconds. The mesh, its tables and the upload are the run's stages before it (flow.json "timings").
+struct FlowStartParts {
+  double momentum_operator = 0;   // the face mass and the viscous operator (curl–curl: host build)
+  double pressure = 0;            // the pressure system and its multigrid
+  double momentum_system = 0;     // the classical method's momentum system (vorticity: host build)
+  double exact_method = 0;        // the exact method's edge systems (its preconditioner is in its set-ups)
+  double initial_projection = 0;  // start(): the first projection (restore(): the restart's)
+};
+
 // Host copy of the state (what a checkpoint holds).
 struct FlowState {
   int step = 0;

@@ -59,6 +59,7 @@ FlowRunResult march_flow(Backend& backend, FlowOps& ops, const FlowProblem& prob
   }
   result.first_step = solver.step_count();
   result.start_seconds = seconds();
+  result.start_parts = solver.start_parts();
   result.last = solver.diagnostics();
   if (hooks.snapshot && hooks.every > 0 && !initial) {  // the initial fields
     const double before_output = seconds();

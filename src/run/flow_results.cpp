@@ -79,6 +79,12 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
     j["streamfunction_preconditioner"] = {{"setups", t.streamfunction_preconditioner_setups},
                                           {"setup_seconds", t.streamfunction_preconditioner_setup_seconds}};
   j["start_seconds"] = r.start_seconds;
+  const FlowStartParts& s = r.start_parts;  // the solver's set-up within the start
+  j["start_parts"] = {{"momentum_operator", s.momentum_operator},
+                      {"pressure", s.pressure},
+                      {"momentum_system", s.momentum_system},
+                      {"exact_method", s.exact_method},
+                      {"initial_projection", s.initial_projection}};
   j["run_seconds"] = r.seconds;
   if (r.steady) {  // steady mode: why the march stopped; r_k (the relative steady residual), the CFL target and the
                    // momentum iterations per step
