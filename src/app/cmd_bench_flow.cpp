@@ -1,5 +1,5 @@
 // `streamsolve bench flow --mesh FILE [--case CASE.toml] [--refine K] [--steps N] [--warmup-steps W]
-//                       [--cpu-steps M] [--cfl C] [--methods classical,classical-flux,exact] [--json FILE]`
+//                       [--cpu-steps M] [--cfl C] [--methods classical,classical-flux,exact] [--real] [--json FILE]`
 // Seconds per time step of the fractional-step flow solver, split into convection (explicit terms and
 // right-hand side), momentum solve, pressure solve, projection and diagnostics, with the iterations
 // of each solve: on the GPU once per launch path of `--launch` (e.g. fragment,compute) and on the
@@ -12,6 +12,10 @@
 //   exact               the exact method (it first takes one untimed step from the developed state:
 //                       its streamfunction starts at 0), its streamfunction CG as a run picks it
 //   exact-jacobi        the same with the Jacobi preconditioner instead of the auxiliary-space one
+// With --real each run instead starts from the case's initial state and its own time step settings
+// (its first Δt and CFL target; --cfl and --warmup-steps do not apply) and times its first N steps as
+// `flow` does: the solver's start (set-up and initial projection) in setup_seconds, every
+// re-set-up within the steps' seconds.
 // The problem is the case's, or without --case the
 // lid-driven cavity at Re = 100 (lid speed 1, ν = 0.01; the mesh needs the groups "lid" and "walls",
 // as meshes/cavity.msh). Δt follows the CFL target (default 0.5) as in a production run.
@@ -48,6 +52,7 @@ struct FlowBenchOptions {
   std::string mesh, case_file, json;
   int refine = 0, steps = 10, warmup_steps = 20, cpu_steps = 2;
   double cfl = 0.5;
+  bool real = false;  // each run from the case's start, as `flow` runs it
   std::vector<std::string> methods{"classical", "classical-flux", "exact"};
 };
 
@@ -63,25 +68,26 @@ FlowCase cavity_case(const std::string& mesh_file) {
 }
 
 // Per-step figures of `steps` timed steps that continue from `developed`; when it is empty, the
-// run first steps `warmup` times from rest (untimed) and leaves that state in `developed`.
+// run first steps `warmup` times from rest (untimed) and leaves that state in `developed`. `real`:
+// from the start instead, without warm-up (`developed` unused).
 template <class Backend, class Ops>
 nlohmann::json time_steps(Backend& backend, Ops& ops, const FlowProblem& problem, const LoadedMesh& mesh,
                           const FlowOperatorData& data, std::optional<FlowState>& developed, int warmup, int steps,
-                          double setup_seconds) {
+                          double setup_seconds, bool real) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   FlowSolver<Backend, Ops> solver(backend, ops, problem, mesh, data);
-  if (developed) solver.restore(*developed);
+  if (developed && !real) solver.restore(*developed);
   else solver.start();
   FlowStepInfo info = solver.diagnostics();
   backend.finish();
   setup_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
   const auto step = [&] { SS_REQUIRE(solver.step(info), "bench flow: the run stopped: " << solver.failure()); };
-  if (!developed) {
+  if (!real && !developed) {
     for (int s = 0; s < warmup; ++s) step();
     developed = solver.state();
     std::fprintf(stderr, "streamsolve: bench flow: warmed up %d steps to t = %g\n", warmup, developed->time);
-  } else if (problem.method == FlowMethod::exact && developed->streamfunction.empty()) {
+  } else if (!real && problem.method == FlowMethod::exact && developed->streamfunction.empty()) {
     step();
   }
   const FlowTotals before = solver.totals();
@@ -110,7 +116,13 @@ nlohmann::json time_steps(Backend& backend, Ops& ops, const FlowProblem& problem
   }
   j["convection_time"] = problem.implicit_convection ? "implicit" : "explicit";
   j["momentum_system"] = to_string(problem.resolved_momentum_system());
-  j["setup_seconds"] = setup_seconds;  // operators, solver, first use of every kernel, restore
+  j["mode"] = real ? "real" : "developed";
+  j["setup_seconds"] = setup_seconds;  // operators, solver, first use of every kernel, restore (real: start)
+  const FlowStartParts& parts = solver.start_parts();
+  j["start_parts"] = {{"momentum_operator", parts.momentum_operator}, {"pressure", parts.pressure},
+                      {"momentum_system", parts.momentum_system}, {"exact_method", parts.exact_method},
+                      {"initial_projection", parts.initial_projection}};
+  j["run_seconds"] = setup_seconds + seconds;  // the set-up and the timed steps
   j["seconds_per_step"] = {{"convection", t.convection_seconds / n},   {"momentum", t.momentum_seconds / n},
                            {"pressure", t.pressure_seconds / n},       {"projection", t.projection_seconds / n},
                            {"streamfunction", t.streamfunction_seconds / n},
@@ -125,8 +137,9 @@ nlohmann::json time_steps(Backend& backend, Ops& ops, const FlowProblem& problem
 
 void print_row(const std::string& name, const nlohmann::json& r) {
   const auto& s = r["seconds_per_step"];
-  std::printf("%-32s %6d %11.4e %11.4e %11.4e %11.4e %11.4e %11.4e %11.4e %7.1f %7.1f %7.1f %9.3e\n", name.c_str(),
-              r["steps"].get<int>(), s["total"].get<double>(), s["convection"].get<double>(),
+  std::printf("%-32s %6d %9.3f %11.4e %11.4e %11.4e %11.4e %11.4e %11.4e %11.4e %7.1f %7.1f %7.1f %9.3e\n",
+              name.c_str(), r["steps"].get<int>(), r["setup_seconds"].get<double>(), s["total"].get<double>(),
+              s["convection"].get<double>(),
               s["momentum"].get<double>(), s["pressure"].get<double>(), s["projection"].get<double>(),
               s["streamfunction"].get<double>(), s["diagnostics"].get<double>(),
               r["iterations"]["momentum"].get<double>(), r["iterations"]["pressure"].get<double>(),
@@ -154,7 +167,7 @@ void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
   FlowProblem problem = build_flow_problem(flow_case, mesh);
   problem.time.steps = o.warmup_steps + std::max(o.steps, o.cpu_steps);  // never reached: the bench stops first
   problem.time.end_time = 0;
-  problem.time.cfl = o.cfl;
+  if (!o.real) problem.time.cfl = o.cfl;
   if (problem.time.max_dt <= 0) problem.time.max_dt = problem.time.dt;
   const MeshOperatorTables tables = build_mesh_operator_tables(mesh.topology, mesh.geometry);
   const FlowOperatorData data = build_flow_operator_data(tables, problem.boundary_kinds());
@@ -167,9 +180,10 @@ void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
   report["mesh"] = {{"file", flow_case.mesh_file}, {"refine", flow_case.refine}, {"nodes", mesh.mesh.nodes.size()},
                     {"cells", mesh.topology.num_cells}, {"faces", mesh.topology.num_faces},
                     {"edges", mesh.topology.num_edges}};
-  report["cfl_target"] = o.cfl;
+  report["cfl_target"] = problem.time.cfl;
+  report["mode"] = o.real ? "real" : "developed";
   report["viscosity"] = problem.viscosity;
-  report["warmup_steps"] = o.warmup_steps;
+  report["warmup_steps"] = o.real ? 0 : o.warmup_steps;
   report["scheme"] = {{"convection", problem.convection == Convection::central ? "central" : "upwind"},
                       {"theta", problem.theta},
                       {"convection_time", problem.implicit_convection ? "implicit" : "explicit"},
@@ -179,7 +193,7 @@ void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
   report["cpu_threads"] = std::thread::hardware_concurrency();
   report["cpu_device"] = cpu_device_name();
   report["runs"] = nlohmann::json::array();
-  std::printf("%-32s %6s %11s %11s %11s %11s %11s %11s %11s %7s %7s %7s %9s\n", "run", "steps", "s/step",
+  std::printf("%-32s %6s %9s %11s %11s %11s %11s %11s %11s %11s %7s %7s %7s %9s\n", "run", "steps", "setup_s", "s/step",
               "convection", "momentum", "pressure", "projection", "streamfn", "diagnost.", "mom_it", "p_it", "sf_it",
               "cfl");
 
@@ -216,7 +230,7 @@ void bench_method(const FlowBenchOptions& o, const std::vector<LaunchChoice>& la
     GpuBackend gpu(context, LayoutOptions{}, path);
     GpuMeshOperators mesh_ops(gpu, tables);
     GpuFlowOperators ops(gpu, mesh_ops, data);
-    nlohmann::json row = time_steps(gpu, ops, problem, mesh, data, developed, o.warmup_steps, o.steps, since(t0));
+    nlohmann::json row = time_steps(gpu, ops, problem, mesh, data, developed, o.warmup_steps, o.steps, since(t0), o.real);
     const std::string launch = to_string(path.launch);
     row["run"] = method;
     row["backend"] = "gpu";
@@ -232,7 +246,7 @@ void bench_method(const FlowBenchOptions& o, const std::vector<LaunchChoice>& la
     CpuBackend cpu;
     CpuMeshOperators mesh_ops(mesh);
     CpuFlowOperators ops(mesh_ops, data);
-    nlohmann::json row = time_steps(cpu, ops, problem, mesh, data, developed, o.warmup_steps, o.cpu_steps, since(t0));
+    nlohmann::json row = time_steps(cpu, ops, problem, mesh, data, developed, o.warmup_steps, o.cpu_steps, since(t0), o.real);
     row["run"] = method;
     row["backend"] = "cpu";
     const double cpu_seconds = row["seconds_per_step"]["total"].get<double>();
@@ -270,6 +284,8 @@ void add_bench_flow_command(CLI::App& bench, GlobalOptions& globals) {
                 "classical,classical-flux,exact)")
       ->delimiter(',')
       ->check(CLI::IsMember({"classical", "classical-flux", "classical-implicit", "exact", "exact-jacobi"}));
+  b->add_flag("--real", o.real, "time each run from the case's start with its own time steps, set-up included, as "
+                                "`flow` runs it (no warm-up; --cfl does not apply)");
   b->add_option("--json", o.json, "write the results as JSON to this file");
   b->callback([&globals] {
     SS_REQUIRE(!o.mesh.empty() || !o.case_file.empty(), "bench flow: give --mesh FILE (and --case CASE.toml for a "

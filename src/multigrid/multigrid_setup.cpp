@@ -173,6 +173,10 @@ DirectSolver::DirectSolver(const SparseMatrix& a) : impl_(std::make_unique<Impl>
   cholmod_common* c = &impl_->common;
   cholmod_start(c);
   c->print = 0;
+  // Simplicial: the coarsest level is small, and the supernodal factorization runs OpenMP teams of
+  // its own size (4 threads), which libgomp creates anew where the program's teams are smaller; a
+  // thread it cannot create (under a memory limit) ends the program without an exception.
+  c->supernodal = CHOLMOD_SIMPLICIAL;
   // Lower triangle in compressed columns = upper triangle of the (symmetric) CSR rows.
   size_t nnz = 0;
   for (std::int32_t i = 0; i < a.rows; ++i)

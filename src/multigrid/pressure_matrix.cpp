@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "mesh/bucket_sort.hpp"
 #include "util/error.hpp"
 
 namespace ss {
@@ -13,36 +14,27 @@ SparseMatrix pressure_matrix(const std::vector<std::int32_t>& face_cell0, const 
   const std::int32_t nc = data.num_cells;
   SS_REQUIRE(face_cell0.size() == nf && face_cell1.size() == nf && data.pressure_weight.size() == nf,
              "pressure matrix: " << face_cell0.size() << " face cells for " << nf << " faces");
-  // Per cell: (neighbour, −W_f) for interior faces; the diagonal Σ W_f.
-  std::vector<std::vector<std::pair<std::int32_t, double>>> rows(static_cast<size_t>(nc));
-  std::vector<double> diagonal(size_t(nc), 0.0);
-  for (size_t f = 0; f < nf; ++f) {
-    const std::int32_t c0 = face_cell0[f], c1 = face_cell1[f];
-    const double w = data.pressure_weight[f];
-    diagonal[size_t(c0)] += w;
-    if (c1 < 0) continue;
-    diagonal[size_t(c1)] += w;
-    rows[size_t(c0)].emplace_back(c1, -w);
-    rows[size_t(c1)].emplace_back(c0, -w);
-  }
-  SparseMatrix p;
-  p.rows = p.cols = nc;
-  p.offsets.assign(size_t(nc) + 1, 0);
-  for (std::int32_t c = 0; c < nc; ++c) {
-    auto& row = rows[size_t(c)];
-    row.emplace_back(c, diagonal[size_t(c)]);
-    std::sort(row.begin(), row.end());
-    for (size_t k = 0; k < row.size(); ++k) {
-      if (k > 0 && row[k].first == row[k - 1].first) {  // two faces shared by the same pair: sum
-        p.values.back() += row[k].second;
-        continue;
-      }
-      p.columns.push_back(row[k].first);
-      p.values.push_back(row[k].second);
+  // The faces of each cell, ascending (a stable counting sort of the face sides by cell; boundary
+  // sides go to an extra bucket). Row c: (neighbour, −W_f) for its interior faces and the diagonal
+  // Σ W_f summed in face order, in parallel.
+  std::vector<std::int32_t> faces(2 * nf);
+  const std::vector<std::int32_t> start = detail::bucket_scatter<2>(
+      std::int32_t(nf), nc + 1,
+      [&](std::int32_t f, int side) {
+        const std::int32_t c = side == 0 ? face_cell0[size_t(f)] : face_cell1[size_t(f)];
+        return c < 0 ? nc : c;
+      },
+      [&](std::int64_t at, std::int32_t f, int) { faces[size_t(at)] = f; });
+  return assemble_rows(nc, nc, [&](std::int32_t c, RowEntries& row) {
+    double diagonal = 0.0;
+    for (std::int32_t k = start[size_t(c)]; k < start[size_t(c) + 1]; ++k) {
+      const std::int32_t f = faces[size_t(k)], c0 = face_cell0[size_t(f)], c1 = face_cell1[size_t(f)];
+      const double w = data.pressure_weight[size_t(f)];
+      diagonal += w;
+      if (c1 >= 0) row.emplace_back(c0 == c ? c1 : c0, -w);
     }
-    p.offsets[size_t(c) + 1] = std::int32_t(p.values.size());
-  }
-  return p;
+    row.emplace_back(c, diagonal);
+  });
 }
 
 SparseMatrix pressure_matrix(const MeshOperatorTables& tables, const FlowOperatorData& data) {

@@ -1,5 +1,7 @@
 #include "operators/cpu_mesh_operators.hpp"
 
+#include <utility>
+
 #include "util/error.hpp"
 
 namespace ss {
@@ -23,6 +25,8 @@ CpuMeshOperators::CpuMeshOperators(const LoadedMesh& mesh) : CpuMeshOperators(me
 
 CpuMeshOperators::CpuMeshOperators(const Topology& topology, const Geometry& geometry)
     : tables_(build_mesh_operator_tables(topology, geometry)) {}
+
+CpuMeshOperators::CpuMeshOperators(MeshOperatorTables tables) : tables_(std::move(tables)) {}
 
 void CpuMeshOperators::gradient(const Vector& phi, Vector& out) { gradient_impl(phi, nullptr, out); }
 

@@ -18,6 +18,7 @@ public:
 
   explicit CpuMeshOperators(const LoadedMesh& mesh);
   CpuMeshOperators(const Topology& topology, const Geometry& geometry);
+  explicit CpuMeshOperators(MeshOperatorTables tables);  // tables made already (no second copy)
 
   std::int64_t num_cells() const { return tables_.num_cells; }
   std::int64_t num_faces() const { return tables_.num_faces; }

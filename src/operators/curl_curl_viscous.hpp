@@ -121,6 +121,8 @@ public:
   }
 
   const Vector& diagonal() const { return diagonal_; }  // ≈ diag K (≤ 0)
+  Sparse& edge_mass() { return edge_mass_; }             // M_e
+  Sparse& vorticity_source() { return source_; }         // B
   int degree() const { return degree_; }
 
 private:

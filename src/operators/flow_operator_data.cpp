@@ -29,6 +29,7 @@ FlowOperatorData build_flow_operator_data(const MeshOperatorTables& t, const std
     if (kinds[k] == FlowBoundaryKind::pressure) d.pressure_fixed = true;
   }
   d.pressure_weight.resize(nf);
+#pragma omp parallel for schedule(static) if (nf > 50000)
   for (size_t f = 0; f < nf; ++f) {
     d.face_mass[f] = 1.0 / d.area_over_distance[f];
     d.pressure_weight[f] = d.free_mask[f] * d.area_over_distance[f];
@@ -38,18 +39,25 @@ FlowOperatorData build_flow_operator_data(const MeshOperatorTables& t, const std
   d.inverse_volume_sum.assign(nf, 0.0);
   // B = V Λ₀ (per component): B_cc = −Σ (A/L) over the cell's interior and velocity faces.
   std::vector<double> laplacian_self(nc, 0.0);
+#pragma omp parallel for schedule(static) if (nc > 50000)
   for (size_t c = 0; c < nc; ++c) {
     d.inverse_volume[c] = 1.0 / t.cell_volumes[c];
     for (size_t k = 0; k < 4; ++k) {
       const std::int32_t f = decode_index(t.cell_faces[k][c]);
       d.pressure_diagonal[c] += d.pressure_weight[size_t(f)];
-      d.inverse_volume_sum[size_t(f)] += d.inverse_volume[c];
       const std::int32_t c1 = t.face_cell1[size_t(f)];
       if (c1 >= 0 || d.dirichlet_velocity[size_t(~c1)] > 0.0) laplacian_self[c] -= d.area_over_distance[size_t(f)];
     }
   }
+  // 1/V summed over the face's cells (0 + a + b: the same in either cell order).
+#pragma omp parallel for schedule(static) if (nf > 50000)
+  for (size_t f = 0; f < nf; ++f) {
+    d.inverse_volume_sum[f] = d.inverse_volume[size_t(t.face_cell0[f])];
+    if (t.face_cell1[f] >= 0) d.inverse_volume_sum[f] += d.inverse_volume[size_t(t.face_cell1[f])];
+  }
   // K_ff = Σ_{c, c' ∋ f} B_cc' I_cf · I_c'f, I_cf = ±(x_f − x_c)/V_c (the interpolation weight).
   std::vector<glm::dvec3> weight0(nf), weight1(nf, glm::dvec3(0.0));
+#pragma omp parallel for schedule(static) if (nc > 50000)
   for (size_t c = 0; c < nc; ++c)
     for (size_t k = 0; k < 4; ++k) {
       const std::int32_t code = t.cell_faces[k][c];
@@ -60,6 +68,7 @@ FlowOperatorData build_flow_operator_data(const MeshOperatorTables& t, const std
       else weight1[f] = w;
     }
   d.laplacian_diagonal.resize(nf);
+#pragma omp parallel for schedule(static) if (nf > 50000)
   for (size_t f = 0; f < nf; ++f) {
     const size_t c0 = size_t(t.face_cell0[f]);
     double k = laplacian_self[c0] * glm::dot(weight0[f], weight0[f]);

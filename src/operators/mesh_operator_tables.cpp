@@ -39,6 +39,7 @@ MeshOperatorTables build_mesh_operator_tables(const Topology& topo, const Geomet
     for (int d = 0; d < 3; ++d) t.interpolation[size_t(k)][size_t(d)].resize(nc);
   }
   t.cell_volumes = geo.cell_volumes;
+#pragma omp parallel for schedule(static) if (nc > 50000)
   for (size_t c = 0; c < nc; ++c) {
     const glm::dvec3 xc = geo.cell_centroids[c];
     const double inv_volume = 1.0 / geo.cell_volumes[c];
@@ -50,28 +51,26 @@ MeshOperatorTables build_mesh_operator_tables(const Topology& topo, const Geomet
     }
   }
 
-  // Faces -> edges (signed); edges -> faces as the transpose (CSR in ascending face order).
+  // Faces -> edges (signed); edges -> faces (CSR in ascending face order: the topology's edge_faces).
+  SS_REQUIRE(topo.edge_face_offsets.size() == ne + 1, "mesh operators need the topology's edge-face table");
   for (auto& table : t.face_edges) table.resize(nf);
-  t.edge_face_count.assign(ne, 0);
+#pragma omp parallel for schedule(static) if (nf > 50000)
   for (size_t f = 0; f < nf; ++f)
-    for (size_t j = 0; j < 3; ++j) {
-      const std::int32_t e = topo.face_edges[f][j];
-      t.face_edges[j][f] = encode_signed_index(e, topo.face_edge_signs[f][j]);
-      ++t.edge_face_count[size_t(e)];
-    }
+    for (size_t j = 0; j < 3; ++j) t.face_edges[j][f] = encode_signed_index(topo.face_edges[f][j], topo.face_edge_signs[f][j]);
+  t.edge_face_count.resize(ne);
   t.edge_face_start.resize(ne);
-  std::int32_t offset = 0;
+  t.edge_face_list.resize(topo.edge_faces.size());
+#pragma omp parallel for schedule(static) if (ne > 50000)
   for (size_t e = 0; e < ne; ++e) {
-    t.edge_face_start[e] = offset;
-    offset += t.edge_face_count[e];
-  }
-  t.edge_face_list.resize(size_t(offset));
-  std::vector<std::int32_t> fill = t.edge_face_start;
-  for (size_t f = 0; f < nf; ++f)
-    for (size_t j = 0; j < 3; ++j) {
-      const std::int32_t e = topo.face_edges[f][j];
-      t.edge_face_list[size_t(fill[size_t(e)]++)] = encode_signed_index(std::int32_t(f), topo.face_edge_signs[f][j]);
+    t.edge_face_start[e] = topo.edge_face_offsets[e];
+    t.edge_face_count[e] = topo.edge_face_offsets[e + 1] - topo.edge_face_offsets[e];
+    for (std::int32_t k = topo.edge_face_offsets[e]; k < topo.edge_face_offsets[e + 1]; ++k) {
+      const std::int32_t f = topo.edge_faces[size_t(k)];
+      size_t j = 0;
+      while (topo.face_edges[size_t(f)][j] != std::int32_t(e)) ++j;
+      t.edge_face_list[size_t(k)] = encode_signed_index(f, topo.face_edge_signs[size_t(f)][j]);
     }
+  }
 
   // Integration coefficients and A_f / L_f.
   for (int d = 0; d < 3; ++d) {
@@ -79,6 +78,7 @@ MeshOperatorTables build_mesh_operator_tables(const Topology& topo, const Geomet
     t.integration1[size_t(d)].assign(nf, 0.0);
   }
   t.face_area_over_distance.resize(nf);
+#pragma omp parallel for schedule(static) if (nf > 50000)
   for (size_t f = 0; f < nf; ++f) {
     const glm::dvec3 xf = geo.face_centroids[f];
     const glm::dvec3 r0 = xf - geo.cell_centroids[size_t(topo.face_cells[f][0])];

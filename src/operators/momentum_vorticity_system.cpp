@@ -25,7 +25,11 @@ MomentumVorticitySystem build_momentum_vorticity_system(const CurlCurlViscousDat
   // and its columns are dropped; its row of B is empty. Bᵀ D⁻¹ over the faces is −F with the held
   // edges dropped, scaled by D⁻¹ = 1/H (F = −Bᵀ exactly: curl_curl_viscous.cpp).
   const SparseMatrix& me = viscous.edge_mass;
-  s.edge_mass = assemble_rows(ne, ne, [&](std::int32_t e, RowEntries& entries) {
+  bool any_held = false;
+#pragma omp parallel for schedule(static) reduction(|| : any_held) if (ne > 50000)
+  for (std::int32_t e = 0; e < ne; ++e) any_held = any_held || held(e);
+  s.shares_factors = !any_held;
+  if (any_held) s.edge_mass = assemble_rows(ne, ne, [&](std::int32_t e, RowEntries& entries) {
     if (held(e)) {
       entries.emplace_back(e, 1.0);
       return;
@@ -33,7 +37,7 @@ MomentumVorticitySystem build_momentum_vorticity_system(const CurlCurlViscousDat
     for (std::int32_t k = me.offsets[size_t(e)]; k < me.offsets[size_t(e) + 1]; ++k)
       if (!held(me.columns[size_t(k)])) entries.emplace_back(me.columns[size_t(k)], me.values[size_t(k)]);
   });
-  s.source = assemble_rows(ne, nf, [&](std::int32_t e, RowEntries& entries) {
+  if (any_held) s.source = assemble_rows(ne, nf, [&](std::int32_t e, RowEntries& entries) {
     if (held(e)) return;
     for (std::int32_t k = b.offsets[size_t(e)]; k < b.offsets[size_t(e) + 1]; ++k)
       entries.emplace_back(b.columns[size_t(k)], b.values[size_t(k)]);
@@ -47,13 +51,15 @@ MomentumVorticitySystem build_momentum_vorticity_system(const CurlCurlViscousDat
 
   s.free_edges.resize(size_t(ne));
   for (std::int32_t e = 0; e < ne; ++e) s.free_edges[size_t(e)] = held(e) ? 0.0 : 1.0;
-  s.mass_diagonal = s.edge_mass.diagonal();
+  const SparseMatrix& mass = any_held ? s.edge_mass : me;
+  const SparseMatrix& source = any_held ? s.source : b;
+  s.mass_diagonal = mass.diagonal();
   s.coupling_diagonal.assign(size_t(ne), 0.0);  // (B D Bᵀ)_ee = Σ_f B_ef² D_f
 #pragma omp parallel for schedule(static) if (ne > 50000)
   for (std::int32_t e = 0; e < ne; ++e)
-    for (std::int32_t k = s.source.offsets[size_t(e)]; k < s.source.offsets[size_t(e) + 1]; ++k)
+    for (std::int32_t k = source.offsets[size_t(e)]; k < source.offsets[size_t(e) + 1]; ++k)
       s.coupling_diagonal[size_t(e)] +=
-          s.source.values[size_t(k)] * s.source.values[size_t(k)] * s.inverse_face_mass[size_t(s.source.columns[size_t(k)])];
+          source.values[size_t(k)] * source.values[size_t(k)] * s.inverse_face_mass[size_t(source.columns[size_t(k)])];
   return s;
 }
 

@@ -20,6 +20,9 @@
 namespace ss {
 
 struct MomentumVorticitySystem {
+  // No held edge (no slip face): M_e and B are the viscous operator's own, which the solve then
+  // shares (edge_mass and source stay empty here).
+  bool shares_factors = false;
   SparseMatrix edge_mass;        // M_e with held edges' rows and columns replaced by the identity
   SparseMatrix source;           // B with held edges' rows zeroed         (edges × faces)
   SparseMatrix scaled_transpose; // D Bᵀ, zero columns at held edges      (faces × edges)

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <new>
 #include <utility>
 
+#include "mesh/bucket_sort.hpp"
 #include "util/error.hpp"
 
 namespace ss {
@@ -129,11 +131,12 @@ SparseMatrix assemble_rows(std::int32_t rows, std::int32_t cols, const std::func
     std::int32_t bad_row = -1, bad_column = 0;  // its first entry out of range
   };
   std::vector<Part> parts(static_cast<size_t>(blocks));
+  bool out_of_memory = false;  // no exception may leave the parallel region: rethrown after it
 #pragma omp parallel if (rows > 50000)
   {
     RowEntries entries;
 #pragma omp for schedule(dynamic, 1)
-    for (std::int32_t block = 0; block < blocks; ++block) {
+    for (std::int32_t block = 0; block < blocks; ++block) detail::allocating([&] {
       Part& part = parts[size_t(block)];
       for (std::int32_t i = block * kBlock; i < std::min(rows, (block + 1) * kBlock); ++i) {
         entries.clear();
@@ -152,8 +155,9 @@ SparseMatrix assemble_rows(std::int32_t rows, std::int32_t cols, const std::func
         }
         part.lengths.push_back(length);
       }
-    }
+    }, out_of_memory);
   }
+  if (out_of_memory) throw std::bad_alloc();
   for (const Part& part : parts)
     SS_REQUIRE(part.bad_row < 0, "sparse matrix " << rows << "x" << cols << ": entry (" << part.bad_row << ", "
                                                   << part.bad_column << ") out of range");
@@ -205,12 +209,15 @@ SparseMatrix multiply(const SparseMatrix& a, const SparseMatrix& b) {
     std::vector<double> values;
   };
   std::vector<Part> parts(static_cast<size_t>(blocks));
+  bool out_of_memory = false;  // no exception may leave the parallel region: rethrown after it
 #pragma omp parallel if (a.rows > 50000)
   {
-    std::vector<double> accumulator(size_t(b.cols), 0.0);
-    std::vector<std::int32_t> marker(size_t(b.cols), -1), row;
+    std::vector<double> accumulator;
+    std::vector<std::int32_t> marker, row;
+    detail::allocating([&] { accumulator.assign(size_t(b.cols), 0.0), marker.assign(size_t(b.cols), -1); }, out_of_memory);
 #pragma omp for schedule(dynamic, 1)
-    for (std::int32_t block = 0; block < blocks; ++block) {
+    for (std::int32_t block = 0; block < blocks; ++block) detail::allocating([&] {
+      if (accumulator.size() != size_t(b.cols)) return;  // this thread's accumulator could not be had
       Part& part = parts[size_t(block)];
       for (std::int32_t i = block * kBlock; i < std::min(a.rows, (block + 1) * kBlock); ++i) {
         row.clear();
@@ -237,8 +244,9 @@ SparseMatrix multiply(const SparseMatrix& a, const SparseMatrix& b) {
         }
         part.lengths.push_back(length);
       }
-    }
+    }, out_of_memory);
   }
+  if (out_of_memory) throw std::bad_alloc();
   return join_row_parts(a.rows, b.cols, parts);
 }
 

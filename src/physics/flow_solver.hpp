@@ -82,6 +82,7 @@ public:
       exact_ = std::make_unique<ExactMethod<Backend, FlowOps>>(backend, ops, problem, mesh, data, momentum_operator_);
     else
       momentum_ = make_momentum_solve(data);
+    momentum_operator_.release_host_factors();
     backend.finish();
     (exact_ ? start_parts_.exact_method : start_parts_.momentum_system) = seconds_since(t0);
     update_boundary(0.0);

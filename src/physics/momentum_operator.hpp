@@ -102,7 +102,18 @@ public:
   const Vector& free_mask() const { return free_mask_; }  // m
   // Curl–curl only (null for two-point): the operator, its data and this step's ḡ.
   CurlCurlViscous<Backend>* curl_curl() { return curl_curl_.get(); }
-  const CurlCurlViscousData& curl_curl_data() const { return curl_curl_data_; }
+  const CurlCurlViscousData& curl_curl_data() const {
+    SS_REQUIRE(!factors_released_, "the curl-curl factors' host copies were released after the set-up");
+    return curl_curl_data_;
+  }
+  // After the set-up: the host copies of M_e, B and F go (the backend holds its own); the boundary
+  // source and the diagonals stay.
+  void release_host_factors() {
+    curl_curl_data_.edge_mass = SparseMatrix{};
+    curl_curl_data_.vorticity_source = SparseMatrix{};
+    curl_curl_data_.viscous_force = SparseMatrix{};
+    factors_released_ = true;
+  }
   const Vector& g_bar() const { return g_bar_; }
   // diag K per face on the host (≤ 0), right on the ghosts too (the exact method's preconditioners).
   const std::vector<double>& viscous_diagonal() const {
@@ -120,6 +131,7 @@ private:
   Vector ones_, inverse_diagonal_, face_mass_, free_mask_, fixed_columns_;
   double diagonal_dt_ = -1;  // the Δt inverse_diagonal_ was made for
   CurlCurlViscousData curl_curl_data_;
+  bool factors_released_ = false;
   std::unique_ptr<CurlCurlViscous<Backend>> curl_curl_;
   Vector masked_, lap_, viscous_force_, g_, g_previous_, g_bar_;
 };

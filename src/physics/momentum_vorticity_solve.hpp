@@ -21,6 +21,7 @@
 #include "physics/momentum_operator.hpp"
 #include "physics/momentum_solve.hpp"
 #include "solver/cg.hpp"
+#include "util/error.hpp"
 
 namespace ss {
 
@@ -30,10 +31,20 @@ public:
   using Vector = typename Backend::Vector;
   using Sparse = typename SparseMatrixOn<Backend>::type;
 
-  MomentumVorticitySolve(Backend& backend, const MomentumVorticitySystem& system)
-      : backend_(backend), mass_(backend, system.edge_mass), source_(backend, system.source),
-        scaled_transpose_(backend, system.scaled_transpose) {
-    const std::int64_t ne = system.edge_mass.rows, nf = system.source.cols;
+  // `factors`: the viscous operator whose M_e and B the system shares (system.shares_factors).
+  MomentumVorticitySolve(Backend& backend, const MomentumVorticitySystem& system,
+                         CurlCurlViscous<Backend>* factors = nullptr)
+      : backend_(backend), scaled_transpose_(backend, system.scaled_transpose) {
+    SS_REQUIRE(!system.shares_factors || factors,
+               "momentum vorticity solve: the system shares the viscous operator's M_e and B; pass that operator");
+    if (system.shares_factors) {
+      mass_ = &factors->edge_mass(), source_ = &factors->vorticity_source();
+    } else {
+      own_mass_ = std::make_unique<Sparse>(backend, system.edge_mass);
+      own_source_ = std::make_unique<Sparse>(backend, system.source);
+      mass_ = own_mass_.get(), source_ = own_source_.get();
+    }
+    const std::int64_t ne = std::int64_t(system.free_edges.size()), nf = std::int64_t(system.inverse_face_mass.size());
     mass_diagonal_ = backend.upload(system.mass_diagonal);
     coupling_diagonal_ = backend.upload(system.coupling_diagonal);
     inverse_face_mass_ = backend.upload(system.inverse_face_mass);
@@ -61,9 +72,9 @@ public:
     backend_.multiply(scale_, r, w_);
     if (theta < 1.0) {
       backend_.linear_combination({theta, 1.0 - theta}, {&w_, &U_old}, faces_);
-      source_.apply(faces_, b_);
+      source_->apply(faces_, b_);
     } else {
-      source_.apply(w_, b_);
+      source_->apply(w_, b_);
     }
     backend_.multiply(free_edges_, g_bar, edges_);
     backend_.axpy(1.0, edges_, b_, b_);
@@ -81,7 +92,7 @@ public:
     // S ω = M_e ω + c B (D Bᵀ ω)
     const auto apply = [&](const Vector& x, Vector& y) {
       scaled_transpose_.apply(x, faces_);
-      sum_of_products(backend_, mass_, x, source_, faces_, c, edges_, y);
+      sum_of_products(backend_, *mass_, x, *source_, faces_, c, edges_, y);
     };
     CgResult result = conjugate_gradient(backend_, apply, b_, omega_, &inverse_diagonal_, options);
     // Uⁿ⁺¹ = w − νΔt D Bᵀ ω
@@ -107,7 +118,10 @@ public:
 
 private:
   Backend& backend_;
-  Sparse mass_, source_, scaled_transpose_;
+  std::unique_ptr<Sparse> own_mass_, own_source_;  // with held edges: M_e and B of their own
+  Sparse* mass_ = nullptr;
+  Sparse* source_ = nullptr;
+  Sparse scaled_transpose_;
   Vector mass_diagonal_, coupling_diagonal_, inverse_face_mass_, prescribed_, free_edges_, ones_;
   Vector inverse_diagonal_, b_, edges_, omega_, omega_previous_, w_, faces_, scale_;
   double dt_ = -1, nu_theta_ = -1;
@@ -130,7 +144,7 @@ public:
     MomentumVorticitySystem system = build_momentum_vorticity_system(momentum.curl_curl_data(), face_mass, data.free_mask);
     for (std::vector<double>* v : {&system.mass_diagonal, &system.coupling_diagonal, &system.free_edges})
       complete_ghosts<Backend>(ops, *v);
-    solve_ = std::make_unique<MomentumVorticitySolve<Backend>>(backend, system);
+    solve_ = std::make_unique<MomentumVorticitySolve<Backend>>(backend, system, momentum.curl_curl());
   }
 
   void right_hand_side(const MomentumTerms<Vector>& t, Vector& rhs) override {

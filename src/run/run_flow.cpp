@@ -55,7 +55,10 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   const FlowProbes probes(mesh, flow_case.probes);  // a point outside the mesh stops here
   timings.add_since("problem", t0);
   t0 = StageTimings::now();
-  const MeshOperatorTables tables = build_mesh_operator_tables(mesh.topology, mesh.geometry);
+  // The mesh operators' tables, made once: the outputs' CPU operators (and a CPU run's) hold them,
+  // a GPU run uploads them.
+  CpuMeshOperators output_ops(build_mesh_operator_tables(mesh.topology, mesh.geometry));
+  const MeshOperatorTables& tables = output_ops.tables();
   const FlowOperatorData data = flow_operator_data(tables, problem);
   timings.add_since("assemble", t0);
   std::fprintf(stderr, "streamsolve: flow: %zu nodes, %d cells, %d faces (%zu on the boundary), nu = %g, %s\n",
@@ -90,7 +93,6 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     probe_files.clear_previous_run();
     heat_history.clear_previous_run();
   }
-  CpuMeshOperators output_ops(mesh);
   FlowRunHooks primary_hooks;
   primary_hooks.every = o.every ? *o.every : flow_case.output_every;
   std::optional<FlowForceMeter> meter;
@@ -134,8 +136,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   const auto run_cpu = [&](FlowRunHooks hooks) {
     auto t = StageTimings::now();
     CpuBackend cpu;
-    CpuMeshOperators mesh_ops(mesh);
-    CpuFlowOperators ops(mesh_ops, data);
+    CpuFlowOperators ops(output_ops, data);
     if (stages) stages->add_since("upload", t);
     t = StageTimings::now();
     std::optional<FlowTemperature<CpuBackend>> temperature;

@@ -203,6 +203,39 @@ if os.path.exists(out):
               for m in names))
     check("bench flow: every classical run continues from the same state to the same time step",
           len({round(x["last"]["dt"], 12) for x in classical if x["backend"] == "gpu"}) == 1)
+# bench flow --real: each run from the case's start as `flow` runs it; the CPU classical row ends
+# where `flow` does after the same steps, the GPU rows within float rounding of it.
+case = f"{work}/cavity_real.toml"
+with open(case, "w") as f:
+    f.write(f"[mesh]\nfile = '{cavity}'\n[fluid]\nviscosity = 0.01\n"
+            "[[boundary]]\ngroup = \"lid\"\ntype = \"wall\"\nvelocity = [1.0, 0.0, 0.0]\n"
+            "[[boundary]]\ngroup = \"walls\"\ntype = \"wall\"\n"
+            "[time]\ndt = 0.005\nsteps = 3\ncfl = 0.5\nmax_dt = 0.02\n"
+            f"[output]\ndirectory = '{work}/out_real'\nevery = 1000\n")
+r = run("flow", case, "--backend", "cpu", "--no-png", "--no-vtu", "--json", f"{work}/flow_real.json")
+check("flow of the --real case runs", r.returncode == 0)
+out = f"{work}/flow_real_bench.json"
+r = run("bench", "flow", "--case", case, "--real", "--steps", "3", "--cpu-steps", "3", "--methods", "classical,exact",
+        "--launch", "compute", "--json", out)
+check("bench flow --real runs", r.returncode == 0 and os.path.exists(out))
+if r.returncode == 0 and os.path.exists(out) and os.path.exists(f"{work}/flow_real.json"):
+    j, f = json.load(open(out)), json.load(open(f"{work}/flow_real.json"))
+    rows = {(x["run"], x["backend"]): x for x in j["runs"]}
+    check("bench flow --real: real rows of both methods on the GPU and the CPU, from the case's first step",
+          j["mode"] == "real" and j["warmup_steps"] == 0 and set(rows) == {(m, b) for m in ("classical", "exact")
+                                                                          for b in ("gpu", "cpu")} and
+          all(x["mode"] == "real" and x["steps"] == 3 and x["setup_seconds"] > 0 and
+              x["run_seconds"] > x["setup_seconds"] for x in rows.values()))
+    cpu, gpu = rows[("classical", "cpu")]["last"], rows[("classical", "gpu")]["last"]
+    check(f"bench flow --real: the CPU classical run ends at flow's t and kinetic energy ({cpu['kinetic_energy']:.9e}, "
+          f"flow {f['kinetic_energy']:.9e})",
+          abs(cpu["time"] - f["time"]) <= 1e-12 and abs(cpu["kinetic_energy"] - f["kinetic_energy"]) <= 1e-12 * f["kinetic_energy"])
+    check(f"bench flow --real: the GPU classical run within 1e-4 of it ({gpu['kinetic_energy']:.9e})",
+          abs(gpu["time"] - f["time"]) <= 1e-6 and abs(gpu["kinetic_energy"] - f["kinetic_energy"]) <= 1e-4 * f["kinetic_energy"])
+    exact = rows[("exact", "gpu")]
+    check("bench flow --real: the exact run's start holds its initial projection (and its first set-up)",
+          exact["start_parts"]["initial_projection"] > 0 and exact["start_parts"]["exact_method"] > 0 and
+          rows[("classical", "gpu")]["start_parts"]["momentum_operator"] > 0)
 r = run("bench", "flow", "--mesh", cube)
 check("bench flow without lid/walls groups: one error line naming the group", one_error_line(r) and "lid" in r.stderr)
 

@@ -6,6 +6,7 @@
 // ω = 0). Then the GPU solve (float; both packings and launch paths) against the CPU reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -47,9 +48,10 @@ struct Inputs {
   std::vector<double> r, U_old, g;  // r: m r_free + (1 − m) U_b, as momentum_rhs gives it with s = 0
 };
 
-Inputs make_inputs(const LoadedMesh& m) {
+Inputs make_inputs(const LoadedMesh& m, bool slip = true) {
   Inputs in;
   in.kinds = mixed_kinds(m);
+  if (!slip) std::replace(in.kinds.begin(), in.kinds.end(), FlowBoundaryKind::slip, FlowBoundaryKind::velocity);
   in.data = build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry), in.kinds);
   in.viscous = build_curl_curl_viscous(m, in.kinds, 1e-12);
   const size_t nf = size_t(m.topology.num_faces);
@@ -88,11 +90,14 @@ std::vector<double> face_form_solution(const Inputs& in) {
   return x;
 }
 
+// `system`: the one build_momentum_vorticity_system makes unless given.
 template <class Backend>
-std::vector<double> vorticity_solution(Backend& backend, const Inputs& in, double tolerance, int* iterations = nullptr) {
+std::vector<double> vorticity_solution(Backend& backend, const Inputs& in, double tolerance, int* iterations = nullptr,
+                                       const MomentumVorticitySystem* system = nullptr) {
   CurlCurlViscous<Backend> start(backend, in.viscous);
   MomentumVorticitySolve<Backend> solve(
-      backend, build_momentum_vorticity_system(in.viscous, in.data.face_mass, in.data.free_mask));
+      backend, system ? *system : build_momentum_vorticity_system(in.viscous, in.data.face_mass, in.data.free_mask),
+      &start);
   CgOptions options;
   options.tolerance = tolerance;
   auto U = backend.make_vector(std::int64_t(in.r.size()));
@@ -125,6 +130,24 @@ TEST(MomentumVorticity, EqualsTheFaceFormWithAnExactEdgeMassInverse) {
       ASSERT_EQ(U[f], in.r[f]) << "face " << f;
     }
   }
+}
+
+// Without slip faces no edge is held: the system shares the viscous operator's M_e and B instead of
+// copies, and solves exactly as with copies of them.
+TEST(MomentumVorticity, WithoutHeldEdgesSharesTheViscousOperatorsMatrices) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  const Inputs in = make_inputs(m, false);
+  const MomentumVorticitySystem shared = build_momentum_vorticity_system(in.viscous, in.data.face_mass, in.data.free_mask);
+  EXPECT_TRUE(shared.shares_factors);
+  EXPECT_EQ(shared.edge_mass.nonzeros(), 0);
+  EXPECT_EQ(shared.source.nonzeros(), 0);
+  MomentumVorticitySystem copies = shared;
+  copies.shares_factors = false, copies.edge_mass = in.viscous.edge_mass, copies.source = in.viscous.vorticity_source;
+  CpuBackend cpu;
+  const std::vector<double> from_shared = vorticity_solution(cpu, in, 1e-12, nullptr, &shared);
+  EXPECT_EQ(from_shared, vorticity_solution(cpu, in, 1e-12, nullptr, &copies));
+  EXPECT_EQ(from_shared, vorticity_solution(cpu, in, 1e-12));
+  EXPECT_FALSE(build_momentum_vorticity_system(make_inputs(m).viscous, in.data.face_mass, in.data.free_mask).shares_factors);
 }
 
 class MomentumVorticityGpu : public GlTest {};
