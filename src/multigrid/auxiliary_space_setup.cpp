@@ -1,6 +1,7 @@
 #include "multigrid/auxiliary_space_setup.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "multigrid/galerkin.hpp"
 #include "util/error.hpp"
@@ -20,19 +21,13 @@ SparseMatrix diagonal_matrix(const std::vector<double>& d) {
   return m;
 }
 
-void append_entries(const SparseMatrix& a, std::int32_t row_offset, std::int32_t column_offset, std::vector<Triplet>& to) {
-  for (std::int32_t i = 0; i < a.rows; ++i)
-    for (std::int32_t k = a.offsets[size_t(i)]; k < a.offsets[size_t(i) + 1]; ++k)
-      to.push_back({row_offset + i, column_offset + a.columns[size_t(k)], a.values[size_t(k)]});
-}
-
+// a + b, each row's entries summed a's first (as element-by-element assembly of a, then b, sums them).
 SparseMatrix sum(const SparseMatrix& a, const SparseMatrix& b) {
-  std::vector<Triplet> entries;
-  for (const SparseMatrix* m : {&a, &b})
-    for (std::int32_t i = 0; i < m->rows; ++i)
+  return assemble_rows(a.rows, a.cols, [&](std::int32_t i, RowEntries& row) {
+    for (const SparseMatrix* m : {&a, &b})
       for (std::int32_t k = m->offsets[size_t(i)]; k < m->offsets[size_t(i) + 1]; ++k)
-        entries.push_back({i, m->columns[size_t(k)], m->values[size_t(k)]});
-  return from_triplets(a.rows, a.cols, std::move(entries));
+        row.emplace_back(m->columns[size_t(k)], m->values[size_t(k)]);
+  });
 }
 
 // The columns of `a` with entries, renumbered in order (a × them), and their selection (them × a.cols).
@@ -115,23 +110,29 @@ AuxiliarySpaceMatrices auxiliary_space_matrices(const SparseMatrix& curl, const 
         if (m.laplacian.columns[size_t(k)] == n) m.laplacian.values[size_t(k)] *= 2.0;
   const SparseMatrix divergence = transpose(gradient);
   const SparseMatrix w = diagonal_matrix(face_weight), big_w = diagonal_matrix(node_weight);
-  // Π = [Π_0 Π_1 Π_2] over the three components' active nodes, and A_Π = blockdiag(A_0, A_1, A_2).
-  std::vector<Triplet> pi_entries, block_entries;
-  std::int32_t offset = 0;
+  // Π = [Π_0 Π_1 Π_2] over the three components' active nodes, and A_Π = blockdiag(A_0, A_1, A_2)
+  // with each block's diagonal shifted (added after the block's own entries).
+  std::array<SparseMatrix, 3> pi, a;
+  std::array<std::int32_t, 4> offset{0, 0, 0, 0};  // each component's first column of Π
   for (size_t d = 0; d < 3; ++d) {
-    ActiveColumns pi = active_columns(interpolation[d]);
-    const SparseMatrix curl_part = galerkin_product(multiply(curl, pi.matrix), w);
-    const SparseMatrix gauge_part = galerkin_product(multiply(divergence, pi.matrix), big_w);
-    const SparseMatrix a_d = sum(curl_part, gauge_part);
-    append_entries(a_d, offset, offset, block_entries);
-    const std::vector<double> diagonal = a_d.diagonal();
-    for (std::int32_t i = 0; i < a_d.rows; ++i)
-      block_entries.push_back({offset + i, offset + i, kVectorSpaceShift * diagonal[size_t(i)]});
-    append_entries(pi.matrix, 0, offset, pi_entries);
-    offset += pi.matrix.cols;
+    pi[d] = active_columns(interpolation[d]).matrix;
+    a[d] = sum(galerkin_product(multiply(curl, pi[d]), w), galerkin_product(multiply(divergence, pi[d]), big_w));
+    offset[d + 1] = offset[d] + pi[d].cols;
   }
-  m.interpolation = from_triplets(gradient.rows, offset, std::move(pi_entries));
-  m.vector_space = from_triplets(offset, offset, std::move(block_entries));
+  m.interpolation = assemble_rows(gradient.rows, offset[3], [&](std::int32_t i, RowEntries& row) {
+    for (size_t d = 0; d < 3; ++d)
+      for (std::int32_t k = pi[d].offsets[size_t(i)]; k < pi[d].offsets[size_t(i) + 1]; ++k)
+        row.emplace_back(offset[d] + pi[d].columns[size_t(k)], pi[d].values[size_t(k)]);
+  });
+  std::array<std::vector<double>, 3> diagonal;
+  for (size_t d = 0; d < 3; ++d) diagonal[d] = a[d].diagonal();
+  m.vector_space = assemble_rows(offset[3], offset[3], [&](std::int32_t i, RowEntries& row) {
+    const size_t d = i < offset[1] ? 0 : i < offset[2] ? 1 : 2;
+    const std::int32_t r = i - offset[d];
+    for (std::int32_t k = a[d].offsets[size_t(r)]; k < a[d].offsets[size_t(r) + 1]; ++k)
+      row.emplace_back(offset[d] + a[d].columns[size_t(k)], a[d].values[size_t(k)]);
+    row.emplace_back(i, kVectorSpaceShift * diagonal[d][size_t(r)]);
+  });
   return m;
 }
 

@@ -10,11 +10,14 @@
 
 #include <cmath>
 #include <numeric>
+#include <string>
 
 #include "auxiliary_space_test_util.hpp"
 #include "mesh/box_mesh.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "multigrid/auxiliary_space.hpp"
+#include "multigrid/galerkin.hpp"
+#include "mesh/mesh_test_util.hpp"
 #include "solver/cg.hpp"
 
 namespace ss::test {
@@ -43,6 +46,69 @@ TEST(EdgeAuxiliarySpaces, InterpolatedConstantFieldsHaveNoCurl) {
   }
   curl.multiply(field, curl_of_field);
   for (double v : curl_of_field) EXPECT_LE(std::fabs(v), 1e-14 * largest);
+}
+
+// Π and A_Π assembled row by row equal their element-by-element assembly through from_triplets
+// (each component's block, then its shifted diagonal), bit for bit, for 1 and 2 threads.
+TEST(AuxiliarySpace, MatricesEqualTripletAssembly) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 1);
+  const Topology& t = m.topology;
+  const EdgeSystem s = edge_system(m);
+  const SparseMatrix gradient = streamfunction_kernel(t, s.free_edge).gradient, curl = curl_matrix(t);
+  const std::array<SparseMatrix, 3> interpolation = nedelec_interpolation(t, m.mesh.nodes, s.free_edge);
+  std::vector<double> w(size_t(t.num_faces));
+  for (std::int32_t f = 0; f < t.num_faces; ++f) w[size_t(f)] = 1.0 + 0.01 * (f % 7);
+  const auto diagonal = [](const std::vector<double>& d) {
+    std::vector<Triplet> e;
+    for (size_t i = 0; i < d.size(); ++i) e.push_back({std::int32_t(i), std::int32_t(i), d[i]});
+    return from_triplets(std::int32_t(d.size()), std::int32_t(d.size()), e);
+  };
+  std::vector<Triplet> pi_entries, block_entries;
+  std::int32_t offset = 0;
+  for (size_t d = 0; d < 3; ++d) {
+    const SparseMatrix& p = interpolation[d];  // its columns with entries, renumbered in order
+    std::vector<std::int32_t> index(size_t(p.cols), -1);
+    for (std::int32_t c : p.columns) index[size_t(c)] = 0;
+    std::int32_t active = 0;
+    for (std::int32_t& i : index)
+      if (i == 0) i = active++;
+    std::vector<Triplet> kept;
+    for (std::int32_t r = 0; r < p.rows; ++r)
+      for (std::int32_t k = p.offsets[size_t(r)]; k < p.offsets[size_t(r) + 1]; ++k)
+        kept.push_back({r, index[size_t(p.columns[size_t(k)])], p.values[size_t(k)]});
+    const SparseMatrix pi = from_triplets(p.rows, active, kept);
+    const SparseMatrix curl_part = galerkin_product(multiply(curl, pi), diagonal(w));
+    const SparseMatrix gauge_part = galerkin_product(multiply(transpose(gradient), pi), diagonal(s.node_weight));
+    std::vector<Triplet> both;
+    for (const SparseMatrix* x : {&curl_part, &gauge_part})
+      for (std::int32_t r = 0; r < x->rows; ++r)
+        for (std::int32_t k = x->offsets[size_t(r)]; k < x->offsets[size_t(r) + 1]; ++k)
+          both.push_back({r, x->columns[size_t(k)], x->values[size_t(k)]});
+    const SparseMatrix a = from_triplets(curl_part.rows, curl_part.cols, both);
+    for (std::int32_t r = 0; r < a.rows; ++r)
+      for (std::int32_t k = a.offsets[size_t(r)]; k < a.offsets[size_t(r) + 1]; ++k)
+        block_entries.push_back({offset + r, offset + a.columns[size_t(k)], a.values[size_t(k)]});
+    const std::vector<double> a_diagonal = a.diagonal();
+    for (std::int32_t r = 0; r < a.rows; ++r) block_entries.push_back({offset + r, offset + r, 1e-3 * a_diagonal[size_t(r)]});
+    for (std::int32_t r = 0; r < pi.rows; ++r)
+      for (std::int32_t k = pi.offsets[size_t(r)]; k < pi.offsets[size_t(r) + 1]; ++k)
+        pi_entries.push_back({r, offset + pi.columns[size_t(k)], pi.values[size_t(k)]});
+    offset += pi.cols;
+  }
+  const SparseMatrix want_pi = from_triplets(gradient.rows, offset, pi_entries);
+  const SparseMatrix want_a = from_triplets(offset, offset, block_entries);
+  for (const int threads : {1, 2}) {
+    const AuxiliarySpaceMatrices got = with_threads(threads, [&] {
+      return auxiliary_space_matrices(curl, gradient, interpolation, w, s.node_weight);
+    });
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    EXPECT_EQ(got.interpolation.offsets, want_pi.offsets);
+    EXPECT_EQ(got.interpolation.columns, want_pi.columns);
+    EXPECT_EQ(got.interpolation.values, want_pi.values);
+    EXPECT_EQ(got.vector_space.offsets, want_a.offsets);
+    EXPECT_EQ(got.vector_space.columns, want_a.columns);
+    EXPECT_EQ(got.vector_space.values, want_a.values);
+  }
 }
 
 TEST(AuxiliarySpace, PreconditionerIsSymmetricPositiveDefinite) {

@@ -46,6 +46,14 @@ SparseMatrix reference_csr(std::int32_t rows, std::int32_t cols, const std::vect
   return m;
 }
 
+void expect_same(const SparseMatrix& got, const SparseMatrix& want) {
+  EXPECT_EQ(got.rows, want.rows);
+  EXPECT_EQ(got.cols, want.cols);
+  EXPECT_EQ(got.offsets, want.offsets);
+  EXPECT_EQ(got.columns, want.columns);
+  EXPECT_EQ(got.values, want.values);
+}
+
 TEST(SparseMatrix, FromTripletsIsEquivalentToRef) {
   for (const std::int32_t rows : {1, 2, 7, 127, 129, 50001, 65537}) {
     const std::int32_t cols = rows == 1 ? 1 : rows + 3;
@@ -54,11 +62,7 @@ TEST(SparseMatrix, FromTripletsIsEquivalentToRef) {
     for (const int threads : {1, 2}) {
       const SparseMatrix got = test::with_threads(threads, [&] { return from_triplets(rows, cols, entries); });
       SCOPED_TRACE("rows " + std::to_string(rows) + ", threads " + std::to_string(threads));
-      EXPECT_EQ(got.rows, rows);
-      EXPECT_EQ(got.cols, cols);
-      EXPECT_EQ(got.offsets, want.offsets);
-      EXPECT_EQ(got.columns, want.columns);
-      EXPECT_EQ(got.values, want.values);  // the same sums in the same order: bit for bit
+      expect_same(got, want);  // the same sums in the same order: bit for bit
     }
   }
 }
@@ -85,11 +89,7 @@ TEST(SparseMatrix, ProductIsEquivalentToRef) {
     for (const int threads : {1, 2}) {
       const SparseMatrix got = test::with_threads(threads, [&] { return multiply(a, b); });
       SCOPED_TRACE("rows " + std::to_string(rows) + ", threads " + std::to_string(threads));
-      EXPECT_EQ(got.rows, rows);
-      EXPECT_EQ(got.cols, cols);
-      EXPECT_EQ(got.offsets, want.offsets);
-      EXPECT_EQ(got.columns, want.columns);
-      EXPECT_EQ(got.values, want.values);
+      expect_same(got, want);
     }
   }
 }
@@ -110,11 +110,7 @@ TEST(SparseMatrix, RowAssemblyIsEquivalentToRef) {
         });
       });
       SCOPED_TRACE("rows " + std::to_string(rows) + ", threads " + std::to_string(threads));
-      EXPECT_EQ(got.rows, rows);
-      EXPECT_EQ(got.cols, cols);
-      EXPECT_EQ(got.offsets, want.offsets);
-      EXPECT_EQ(got.columns, want.columns);
-      EXPECT_EQ(got.values, want.values);
+      expect_same(got, want);
     }
   }
   EXPECT_THROW(assemble_rows(2, 2, [](std::int32_t i, RowEntries& row) { row.emplace_back(i + 1, 1.0); }), Error);
