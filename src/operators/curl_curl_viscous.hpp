@@ -123,6 +123,7 @@ public:
   const Vector& diagonal() const { return diagonal_; }  // ≈ diag K (≤ 0)
   Sparse& edge_mass() { return edge_mass_; }             // M_e
   Sparse& vorticity_source() { return source_; }         // B
+  Sparse& viscous_force() { return force_; }             // F = −Bᵀ
   int degree() const { return degree_; }
 
 private:

@@ -21,9 +21,9 @@ MomentumVorticitySystem build_momentum_vorticity_system(const CurlCurlViscousDat
     s.prescribed[size_t(f)] = 1.0 - free_mask[size_t(f)];
   }
 
-  // Rows of M_e and B (kept in place, no list of entries): a held edge's row of M_e is the identity
-  // and its columns are dropped; its row of B is empty. Bᵀ D⁻¹ over the faces is −F with the held
-  // edges dropped, scaled by D⁻¹ = 1/H (F = −Bᵀ exactly: curl_curl_viscous.cpp).
+  // With held edges, rows of M_e and B (no list of entries): a held edge's row of M_e is the
+  // identity and its columns are dropped; its row of B is empty. D Bᵀ over the faces is −F with the
+  // held edges dropped, scaled by D = m/H (F = −Bᵀ exactly: curl_curl_viscous.cpp).
   const SparseMatrix& me = viscous.edge_mass;
   bool any_held = false;
 #pragma omp parallel for schedule(static) reduction(|| : any_held) if (ne > 50000)
@@ -43,7 +43,7 @@ MomentumVorticitySystem build_momentum_vorticity_system(const CurlCurlViscousDat
       entries.emplace_back(b.columns[size_t(k)], b.values[size_t(k)]);
   });
   const SparseMatrix& force = viscous.viscous_force;
-  s.scaled_transpose = assemble_rows(nf, ne, [&](std::int32_t f, RowEntries& entries) {
+  if (any_held) s.scaled_transpose = assemble_rows(nf, ne, [&](std::int32_t f, RowEntries& entries) {
     for (std::int32_t k = force.offsets[size_t(f)]; k < force.offsets[size_t(f) + 1]; ++k)
       if (!held(force.columns[size_t(k)]))
         entries.emplace_back(force.columns[size_t(k)], -force.values[size_t(k)] * s.inverse_face_mass[size_t(f)]);

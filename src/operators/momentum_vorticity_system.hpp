@@ -20,8 +20,8 @@
 namespace ss {
 
 struct MomentumVorticitySystem {
-  // No held edge (no slip face): M_e and B are the viscous operator's own, which the solve then
-  // shares (edge_mass and source stay empty here).
+  // No held edge (no slip face): M_e, B and F = −Bᵀ are the viscous operator's own, which the solve
+  // then shares (edge_mass, source and scaled_transpose stay empty here: D Bᵀ x = −D (F x)).
   bool shares_factors = false;
   SparseMatrix edge_mass;        // M_e with held edges' rows and columns replaced by the identity
   SparseMatrix source;           // B with held edges' rows zeroed         (edges × faces)

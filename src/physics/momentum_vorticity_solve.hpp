@@ -34,17 +34,22 @@ public:
   // `factors`: the viscous operator whose M_e and B the system shares (system.shares_factors).
   MomentumVorticitySolve(Backend& backend, const MomentumVorticitySystem& system,
                          CurlCurlViscous<Backend>* factors = nullptr)
-      : backend_(backend), scaled_transpose_(backend, system.scaled_transpose) {
+      : backend_(backend) {
     SS_REQUIRE(!system.shares_factors || factors,
-               "momentum vorticity solve: the system shares the viscous operator's M_e and B; pass that operator");
+               "momentum vorticity solve: the system shares the viscous operator's M_e, B and F; pass that operator");
+    const std::int64_t ne = std::int64_t(system.free_edges.size()), nf = std::int64_t(system.inverse_face_mass.size());
     if (system.shares_factors) {
-      mass_ = &factors->edge_mass(), source_ = &factors->vorticity_source();
+      mass_ = &factors->edge_mass(), source_ = &factors->vorticity_source(), force_ = &factors->viscous_force();
+      std::vector<double> minus_d(system.inverse_face_mass.size());
+      for (size_t f = 0; f < minus_d.size(); ++f) minus_d[f] = -system.inverse_face_mass[f];
+      minus_inverse_face_mass_ = backend.upload(minus_d);
+      force_faces_ = backend.make_vector(nf);
     } else {
       own_mass_ = std::make_unique<Sparse>(backend, system.edge_mass);
       own_source_ = std::make_unique<Sparse>(backend, system.source);
+      own_scaled_transpose_ = std::make_unique<Sparse>(backend, system.scaled_transpose);
       mass_ = own_mass_.get(), source_ = own_source_.get();
     }
-    const std::int64_t ne = std::int64_t(system.free_edges.size()), nf = std::int64_t(system.inverse_face_mass.size());
     mass_diagonal_ = backend.upload(system.mass_diagonal);
     coupling_diagonal_ = backend.upload(system.coupling_diagonal);
     inverse_face_mass_ = backend.upload(system.inverse_face_mass);
@@ -91,12 +96,12 @@ public:
     }
     // S ω = M_e ω + c B (D Bᵀ ω)
     const auto apply = [&](const Vector& x, Vector& y) {
-      scaled_transpose_.apply(x, faces_);
+      scaled_transpose(x, faces_);
       sum_of_products(backend_, *mass_, x, *source_, faces_, c, edges_, y);
     };
     CgResult result = conjugate_gradient(backend_, apply, b_, omega_, &inverse_diagonal_, options);
     // Uⁿ⁺¹ = w − νΔt D Bᵀ ω
-    scaled_transpose_.apply(omega_, faces_);
+    scaled_transpose(omega_, faces_);
     backend_.axpy(-nu * dt, faces_, w_, U);
     ++steps_;
     return result;
@@ -117,11 +122,19 @@ public:
   }
 
 private:
+  // faces = D Bᵀ x: its own matrix, or with the viscous operator's factors −D (F x).
+  void scaled_transpose(const Vector& x, Vector& faces) {
+    if (own_scaled_transpose_) return own_scaled_transpose_->apply(x, faces);
+    force_->apply(x, force_faces_);
+    backend_.multiply(minus_inverse_face_mass_, force_faces_, faces);
+  }
+
   Backend& backend_;
-  std::unique_ptr<Sparse> own_mass_, own_source_;  // with held edges: M_e and B of their own
+  std::unique_ptr<Sparse> own_mass_, own_source_, own_scaled_transpose_;  // with held edges: their own
   Sparse* mass_ = nullptr;
   Sparse* source_ = nullptr;
-  Sparse scaled_transpose_;
+  Sparse* force_ = nullptr;                         // shared: F = −Bᵀ
+  Vector minus_inverse_face_mass_, force_faces_;    // shared: −D, F x
   Vector mass_diagonal_, coupling_diagonal_, inverse_face_mass_, prescribed_, free_edges_, ones_;
   Vector inverse_diagonal_, b_, edges_, omega_, omega_previous_, w_, faces_, scale_;
   double dt_ = -1, nu_theta_ = -1;
