@@ -153,6 +153,8 @@ SparseMatrix curl_incidence_transpose(const Topology& t) {
 }
 
 SparseMatrix curl_incidence(const Topology& t) {
+  // C: the circulation of an edge field around face f along its node cycle (right-handed about the
+  // face normal) = the flux of its curl through f.
   return assemble_rows(t.num_faces, t.num_edges, [&](std::int32_t f, RowEntries& entries) {
     for (int k = 0; k < 3; ++k)
       entries.emplace_back(t.face_edges[size_t(f)][size_t(k)], double(t.face_edge_signs[size_t(f)][size_t(k)]));
