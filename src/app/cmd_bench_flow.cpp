@@ -102,6 +102,8 @@ nlohmann::json time_steps(Backend& backend, Ops& ops, const FlowProblem& problem
   t.streamfunction_seconds -= before.streamfunction_seconds;
   t.streamfunction_preconditioner_setups -= before.streamfunction_preconditioner_setups;
   t.streamfunction_preconditioner_setup_seconds -= before.streamfunction_preconditioner_setup_seconds;
+  t.streamfunction_preconditioner_updates -= before.streamfunction_preconditioner_updates;
+  t.streamfunction_preconditioner_update_seconds -= before.streamfunction_preconditioner_update_seconds;
   t.convection_seconds -= before.convection_seconds, t.momentum_seconds -= before.momentum_seconds;
   t.pressure_seconds -= before.pressure_seconds, t.projection_seconds -= before.projection_seconds;
   t.diagnostics_seconds -= before.diagnostics_seconds;
@@ -113,6 +115,8 @@ nlohmann::json time_steps(Backend& backend, Ops& ops, const FlowProblem& problem
     j["streamfunction_preconditioner"] = to_string(problem.resolved_streamfunction_preconditioner());
     j["streamfunction_preconditioner_setups"] = t.streamfunction_preconditioner_setups;  // in the timed steps
     j["streamfunction_preconditioner_setup_seconds"] = t.streamfunction_preconditioner_setup_seconds;
+    j["streamfunction_preconditioner_updates"] = t.streamfunction_preconditioner_updates;
+    j["streamfunction_preconditioner_update_seconds"] = t.streamfunction_preconditioner_update_seconds;
   }
   j["convection_time"] = problem.implicit_convection ? "implicit" : "explicit";
   j["momentum_system"] = to_string(problem.resolved_momentum_system());

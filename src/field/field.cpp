@@ -15,19 +15,14 @@ TexelFormat int_format(const Layout& layout) {
 
 namespace {
 
-// Writes convert(values[i]) into the texture's zero-padded W×H×P image of T, chunk by chunk straight
-// into the upload buffer (each chunk one parallel pass; only the padding zeroed).
+// Writes convert(values[i]) into the texture's zero-padded image of T (each chunk one parallel pass).
 template <typename T, typename S, typename Convert>
 void upload_padded(Texture& texture, const Layout& layout, const std::vector<S>& values, Convert convert) {
   SS_REQUIRE(std::int64_t(values.size()) == layout.n,
              "upload of " << values.size() << " values into a field of " << layout.n << " elements");
-  const std::int64_t n = layout.n;
-  texture.write_rows(0, layout.height, [&](void* bytes, std::int64_t first, std::int64_t count) {
-    T* image = static_cast<T*>(bytes);
-    const std::int64_t end = std::min(first + count, n);  // values in this chunk: [first, end)
+  detail::upload_chunks<T>(texture, layout, [&](T* image, std::int64_t first, std::int64_t end) {
 #pragma omp parallel for schedule(static) if (end - first > 65536)
     for (std::int64_t i = first; i < end; ++i) image[i - first] = convert(values[size_t(i)]);
-    std::fill(image + std::max<std::int64_t>(end - first, 0), image + count, T(0));
   });
 }
 template <typename T, typename S>

@@ -6,6 +6,7 @@
 // Ping-pong: a kernel never reads and writes one texture in a pass. When an operation's output is
 // also one of its inputs, the backend renders into a spare texture of the same shape from a
 // TexturePool and then swaps it into the field (`swap_texture`), so in-place updates cost no copy.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <tuple>
@@ -15,6 +16,21 @@
 #include "field/texture.hpp"
 
 namespace ss {
+
+namespace detail {
+// Writes the texture's zero-padded W×H×P image of T chunk by chunk straight into the upload buffer:
+// fill(out, first, end) writes elements [first, end) into out[0 .. end − first); the padding is zeroed here.
+template <class T, class Fill>
+void upload_chunks(Texture& texture, const Layout& layout, const Fill& fill) {
+  const std::int64_t n = layout.n;
+  texture.write_rows(0, layout.height, [&](void* bytes, std::int64_t first, std::int64_t count) {
+    T* image = static_cast<T*>(bytes);
+    const std::int64_t end = std::min(first + count, n);
+    if (end > first) fill(image, first, end);
+    std::fill(image + std::max<std::int64_t>(end - first, 0), image + count, T(0));
+  });
+}
+}  // namespace detail
 
 class Field {
 public:
@@ -30,6 +46,10 @@ public:
   void upload(const std::vector<double>& values);  // rounded to float on the way (one host pass)
   // float(v − double(float(v))) of each value: the lo part of the float pair (hi, lo) ≈ v.
   void upload_low_parts(const std::vector<double>& values);
+  // Whole-field upload made by fill(out, first, end) (detail::upload_chunks: the values of
+  // [first, end), chunk by chunk, with whatever parallel loop fill runs) without a host copy of the field.
+  template <class Fill>
+  void upload_chunks(const Fill& fill) { detail::upload_chunks<float>(texture_, layout_, fill); }
   // Elements [begin, end) back to the host (end = -1: to the end).
   std::vector<float> download(std::int64_t begin = 0, std::int64_t end = -1) const;
 
@@ -54,6 +74,12 @@ public:
 
   // Uploads exactly size() values and remembers their range (for bounds checks of gathers).
   void upload(const std::vector<std::int32_t>& values);
+  // Field::upload_chunks' twin; [lo, hi] must hold every value written (the range gathers check).
+  template <class Fill>
+  void upload_chunks(const Fill& fill, std::int32_t lo, std::int32_t hi) {
+    detail::upload_chunks<std::int32_t>(texture_, layout_, fill);
+    set_range(lo, hi);
+  }
   std::vector<std::int32_t> download() const;
   // A kernel wrote the values (GpuBackend::launch_indices): their range as the kernel guarantees it.
   void set_range(std::int32_t lo, std::int32_t hi) { min_ = lo, max_ = hi; }

@@ -26,6 +26,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "multigrid/auxiliary_space_setup.hpp"
 #include "multigrid/multigrid.hpp"
@@ -78,6 +79,21 @@ public:
 
   void set_vector_scale(double sigma) { vector_scale_ = sigma; }
 
+  // The vector space as a family A_Π(ρ) = A_Π + ρ A_1 (vector_space_matrix: A_Π is linear in the
+  // weights), A_Π the matrix it was set up for: A_1's Galerkin products over its levels are made
+  // here, once, for recombine_vector_space.
+  bool has_vector_space_parts() const { return !vector_parts_.empty(); }
+  void set_vector_space_second_part(SparseMatrix a1) {
+    SS_REQUIRE(!has_vector_space_parts(), "auxiliary space: the vector space's second part is set once");
+    vector_parts_ = galerkin_parts(vector_space_->setup(), std::move(a1));
+  }
+  // The vector space's multigrid for A_Π(ρ): its levels recombined, its transfers (the aggregation
+  // of the first set-up) kept. The gradient space does not depend on ρ (W is read at each application).
+  void recombine_vector_space(double rho) {
+    SS_REQUIRE(has_vector_space_parts(), "auxiliary space: recombined before its vector space's second part was set");
+    vector_space_->recombine(vector_parts_, rho);
+  }
+
   // z = B r.
   void operator()(const Vector& r, Vector& z) {
     backend_.multiply(edge_smoother_, r, z);
@@ -120,6 +136,7 @@ private:
   std::unique_ptr<Sparse> interpolation_, restriction_;
   std::unique_ptr<Multigrid<Backend>> laplacian_;
   std::unique_ptr<Multigrid<Backend>> vector_space_;
+  std::vector<std::array<SparseMatrix, 2>> vector_parts_;  // per level of vector_space_ (galerkin_parts)
   Vector n1_, n2_, weight_, e1_, e2_;
   Vector vector_n1_, vector_n2_;
   double vector_scale_ = 1.0;

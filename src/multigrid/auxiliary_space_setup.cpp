@@ -21,15 +21,6 @@ SparseMatrix diagonal_matrix(const std::vector<double>& d) {
   return m;
 }
 
-// a + b, each row's entries summed a's first (as element-by-element assembly of a, then b, sums them).
-SparseMatrix sum(const SparseMatrix& a, const SparseMatrix& b) {
-  return assemble_rows(a.rows, a.cols, [&](std::int32_t i, RowEntries& row) {
-    for (const SparseMatrix* m : {&a, &b})
-      for (std::int32_t k = m->offsets[size_t(i)]; k < m->offsets[size_t(i) + 1]; ++k)
-        row.emplace_back(m->columns[size_t(k)], m->values[size_t(k)]);
-  });
-}
-
 // The columns of `a` with entries, renumbered in order (a × them), and their selection (them × a.cols).
 struct ActiveColumns {
   SparseMatrix matrix, selection;
@@ -88,15 +79,67 @@ std::vector<std::int32_t> floating_component_nodes(const SparseMatrix& g, bool& 
 // A_d's diagonal shift (auxiliary_space_setup.hpp).
 constexpr double kVectorSpaceShift = 1e-3;
 
-AuxiliarySpaceMatrices auxiliary_space_matrices(const SparseMatrix& curl, const SparseMatrix& gradient,
-                                                const std::array<SparseMatrix, 3>& interpolation,
-                                                const std::vector<double>& face_weight,
-                                                const std::vector<double>& node_weight) {
+namespace {
+
+// Π_d on component d's active nodes, and Π = [Π_0 Π_1 Π_2] (offset[d]: component d's first column).
+struct VectorSpaceInterpolation {
+  std::array<SparseMatrix, 3> pi;
+  SparseMatrix interpolation;
+  std::array<std::int32_t, 4> offset{0, 0, 0, 0};
+};
+
+VectorSpaceInterpolation vector_space_interpolation(std::int32_t edges, const std::array<SparseMatrix, 3>& interpolation) {
+  VectorSpaceInterpolation v;
+  for (size_t d = 0; d < 3; ++d) {
+    v.pi[d] = active_columns(interpolation[d]).matrix;
+    v.offset[d + 1] = v.offset[d] + v.pi[d].cols;
+  }
+  v.interpolation = assemble_rows(edges, v.offset[3], [&](std::int32_t i, RowEntries& row) {
+    for (size_t d = 0; d < 3; ++d)
+      for (std::int32_t k = v.pi[d].offsets[size_t(i)]; k < v.pi[d].offsets[size_t(i) + 1]; ++k)
+        row.emplace_back(v.offset[d] + v.pi[d].columns[size_t(k)], v.pi[d].values[size_t(k)]);
+  });
+  return v;
+}
+
+// A_Π = blockdiag(A_0, A_1, A_2), A_d = (C Π_d)ᵀ diag(w) (C Π_d) + (Gᵀ Π_d)ᵀ diag(W) (Gᵀ Π_d), each
+// block's diagonal shifted (added after the block's own entries).
+SparseMatrix vector_space_matrix(const SparseMatrix& curl, const SparseMatrix& gradient, const VectorSpaceInterpolation& v,
+                                 const std::vector<double>& face_weight, const std::vector<double>& node_weight) {
+  const SparseMatrix divergence = transpose(gradient);
+  const SparseMatrix w = diagonal_matrix(face_weight), big_w = diagonal_matrix(node_weight);
+  std::array<SparseMatrix, 3> a;
+  std::array<std::vector<double>, 3> diagonal;
+  for (size_t d = 0; d < 3; ++d) {
+    a[d] = add(1.0, galerkin_product(multiply(curl, v.pi[d]), w), 1.0, galerkin_product(multiply(divergence, v.pi[d]), big_w));
+    diagonal[d] = a[d].diagonal();
+  }
+  const std::array<std::int32_t, 4>& offset = v.offset;
+  return assemble_rows(offset[3], offset[3], [&](std::int32_t i, RowEntries& row) {
+    const size_t d = i < offset[1] ? 0 : i < offset[2] ? 1 : 2;
+    const std::int32_t r = i - offset[d];
+    for (std::int32_t k = a[d].offsets[size_t(r)]; k < a[d].offsets[size_t(r) + 1]; ++k)
+      row.emplace_back(offset[d] + a[d].columns[size_t(k)], a[d].values[size_t(k)]);
+    row.emplace_back(i, kVectorSpaceShift * diagonal[d][size_t(r)]);
+  });
+}
+
+void check_weights(const SparseMatrix& curl, const SparseMatrix& gradient, const std::vector<double>& face_weight,
+                   const std::vector<double>& node_weight) {
   SS_REQUIRE(std::int64_t(face_weight.size()) == curl.rows && std::int64_t(node_weight.size()) == gradient.cols &&
                  curl.cols == gradient.rows,
              "auxiliary space: " << face_weight.size() << " face and " << node_weight.size() << " node weights for a "
                                  << curl.rows << "x" << curl.cols << " curl and a " << gradient.rows << "x"
                                  << gradient.cols << " gradient");
+}
+
+}  // namespace
+
+AuxiliarySpaceMatrices auxiliary_space_matrices(const SparseMatrix& curl, const SparseMatrix& gradient,
+                                                const std::array<SparseMatrix, 3>& interpolation,
+                                                const std::vector<double>& face_weight,
+                                                const std::vector<double>& node_weight) {
+  check_weights(curl, gradient, face_weight, node_weight);
   AuxiliarySpaceMatrices m;
   ActiveColumns g = active_columns(gradient);
   m.gradient = std::move(g.matrix), m.gradient_nodes = std::move(g.selection);
@@ -108,32 +151,18 @@ AuxiliarySpaceMatrices auxiliary_space_matrices(const SparseMatrix& curl, const 
     for (std::int32_t n : floating)
       for (std::int32_t k = m.laplacian.offsets[size_t(n)]; k < m.laplacian.offsets[size_t(n) + 1]; ++k)
         if (m.laplacian.columns[size_t(k)] == n) m.laplacian.values[size_t(k)] *= 2.0;
-  const SparseMatrix divergence = transpose(gradient);
-  const SparseMatrix w = diagonal_matrix(face_weight), big_w = diagonal_matrix(node_weight);
-  // Π = [Π_0 Π_1 Π_2] over the three components' active nodes, and A_Π = blockdiag(A_0, A_1, A_2)
-  // with each block's diagonal shifted (added after the block's own entries).
-  std::array<SparseMatrix, 3> pi, a;
-  std::array<std::int32_t, 4> offset{0, 0, 0, 0};  // each component's first column of Π
-  for (size_t d = 0; d < 3; ++d) {
-    pi[d] = active_columns(interpolation[d]).matrix;
-    a[d] = sum(galerkin_product(multiply(curl, pi[d]), w), galerkin_product(multiply(divergence, pi[d]), big_w));
-    offset[d + 1] = offset[d] + pi[d].cols;
-  }
-  m.interpolation = assemble_rows(gradient.rows, offset[3], [&](std::int32_t i, RowEntries& row) {
-    for (size_t d = 0; d < 3; ++d)
-      for (std::int32_t k = pi[d].offsets[size_t(i)]; k < pi[d].offsets[size_t(i) + 1]; ++k)
-        row.emplace_back(offset[d] + pi[d].columns[size_t(k)], pi[d].values[size_t(k)]);
-  });
-  std::array<std::vector<double>, 3> diagonal;
-  for (size_t d = 0; d < 3; ++d) diagonal[d] = a[d].diagonal();
-  m.vector_space = assemble_rows(offset[3], offset[3], [&](std::int32_t i, RowEntries& row) {
-    const size_t d = i < offset[1] ? 0 : i < offset[2] ? 1 : 2;
-    const std::int32_t r = i - offset[d];
-    for (std::int32_t k = a[d].offsets[size_t(r)]; k < a[d].offsets[size_t(r) + 1]; ++k)
-      row.emplace_back(offset[d] + a[d].columns[size_t(k)], a[d].values[size_t(k)]);
-    row.emplace_back(i, kVectorSpaceShift * diagonal[d][size_t(r)]);
-  });
+  VectorSpaceInterpolation v = vector_space_interpolation(gradient.rows, interpolation);
+  m.vector_space = vector_space_matrix(curl, gradient, v, face_weight, node_weight);
+  m.interpolation = std::move(v.interpolation);
   return m;
+}
+
+SparseMatrix vector_space_matrix(const SparseMatrix& curl, const SparseMatrix& gradient,
+                                 const std::array<SparseMatrix, 3>& interpolation, const std::vector<double>& face_weight,
+                                 const std::vector<double>& node_weight) {
+  check_weights(curl, gradient, face_weight, node_weight);
+  return vector_space_matrix(curl, gradient, vector_space_interpolation(gradient.rows, interpolation), face_weight,
+                             node_weight);
 }
 
 }  // namespace ss

@@ -35,4 +35,11 @@ AuxiliarySpaceMatrices auxiliary_space_matrices(const SparseMatrix& curl, const 
                                                 const std::vector<double>& face_weight,
                                                 const std::vector<double>& node_weight);
 
+// auxiliary_space_matrices' A_Π alone. A_Π is linear in the weights (its shift too), so for
+// w = w_0 + ρ w_1 and W = W_0 + ρ W_1 it is A_Π(w_0, W_0) + ρ A_Π(w_1, W_1) up to rounding: a
+// multigrid family (multigrid_setup.hpp).
+SparseMatrix vector_space_matrix(const SparseMatrix& curl, const SparseMatrix& gradient,
+                                 const std::array<SparseMatrix, 3>& interpolation, const std::vector<double>& face_weight,
+                                 const std::vector<double>& node_weight);
+
 }  // namespace ss

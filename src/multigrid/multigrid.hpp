@@ -20,6 +20,7 @@
 // Pᵀ A 1 = 0), restriction keeps b ⊥ 1, and the coarsest is solved with one unknown pinned then
 // made mean-free (MultigridSetup::solve_coarsest): the cycle stays symmetric, and positive on the
 // complement of the constants where CG's residuals live.
+#include <array>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -30,6 +31,7 @@
 #include "multigrid/multigrid_ops.hpp"
 #include "multigrid/multigrid_setup.hpp"
 #include "multigrid/v_cycle.hpp"
+#include "util/error.hpp"
 
 namespace ss {
 
@@ -67,6 +69,18 @@ public:
       : backend_(backend), a_(a), s_(s), options_(options),
         setup_(setup_multigrid_below_finest(fine, geometric, a, s, options)) {
     build_levels(nullptr, &geometric, std::move(fine_apply));
+  }
+
+  // Algebraic, every level a matrix: the levels of another member A(ρ) of a family whose levels'
+  // parts are `parts` (galerkin_parts of setup()), sent to the backend again; the transfers stay.
+  void recombine(const std::vector<std::array<SparseMatrix, 2>>& parts, double rho) {
+    for (const Level& v : levels_) SS_REQUIRE(v.matrix, "multigrid: only a hierarchy of matrices recombines");
+    recombine_algebraic_multigrid(setup_, parts, rho, options_);
+    for (size_t l = 0; l < levels_.size(); ++l) {
+      levels_[l].matrix.reset();  // the old one's memory goes first
+      levels_[l].matrix = std::make_unique<Sparse>(backend_, setup_.levels[l].matrix);
+      set_smoother(levels_[l], setup_.levels[l], l + 1 == levels_.size());
+    }
   }
 
   // z = M⁻¹ r (one V-cycle from zero; one level: the coarsest solve).
@@ -107,20 +121,29 @@ private:
       v.b = backend_.make_vector(h.size);
       v.x = backend_.make_vector(h.size);
       const bool coarsest = l + 1 == setup_.levels.size();
-      if (coarsest && h.size <= options_.coarsest_inverse_on_backend)
-        coarsest_inverse_ = std::make_unique<Sparse>(backend_, coarsest_inverse(h.size));
       if (!coarsest) {
-        v.inverse_diagonal = backend_.upload(h.inverse_diagonal);
         v.ax = backend_.make_vector(h.size);
         v.d = backend_.make_vector(h.size);
         v.prolongation = std::make_unique<Sparse>(backend_, h.prolongation);
         v.restriction = std::make_unique<Sparse>(backend_, h.restriction);
-        const double hi = options_.smoother_upper * h.lambda_max, lo = hi / options_.smoother_ratio;
-        v.theta = 0.5 * (hi + lo);
-        v.delta = 0.5 * (hi - lo);
       }
+      set_smoother(v, h, coarsest);
       levels_.push_back(std::move(v));
     }
+  }
+
+  // A level's smoother (its inverse diagonal and Chebyshev interval), or the coarsest's solve.
+  void set_smoother(Level& v, const HostLevel& h, bool coarsest) {
+    if (coarsest) {
+      if (h.size > options_.coarsest_inverse_on_backend) return;  // solved on the host from setup_
+      coarsest_inverse_.reset();
+      coarsest_inverse_ = std::make_unique<Sparse>(backend_, coarsest_inverse(h.size));
+      return;
+    }
+    v.inverse_diagonal = backend_.upload(h.inverse_diagonal);
+    const double hi = options_.smoother_upper * h.lambda_max, lo = hi / options_.smoother_ratio;
+    v.theta = 0.5 * (hi + lo);
+    v.delta = 0.5 * (hi - lo);
   }
 
   HeatOp make_heat(const HeatOperatorData& data, const std::vector<std::int32_t>& fixed_nodes) {

@@ -240,17 +240,24 @@ std::string MultigridSetup::describe() const {
 
 namespace {
 
-// A matrix level below setup.levels.back(): its diagonal and λmax(D⁻¹A) (above coarse_size).
+// A matrix level's smoother data from its matrix: the inverse diagonal and λmax(D⁻¹A) (above coarse_size).
+void set_matrix_smoother(HostLevel& level, const MultigridOptions& o) {
+  const SparseMatrix& a = level.matrix;
+  level.inverse_diagonal = inverse_of(a.diagonal());
+  level.lambda_max = 0;
+  if (level.size > o.coarse_size)
+    level.lambda_max = estimate_lambda_max([&](const std::vector<double>& x, std::vector<double>& y) { a.multiply(x, y); },
+                                           level.inverse_diagonal, o.lanczos_steps);
+}
+
+// A matrix level below setup.levels.back().
 void add_matrix_level(MultigridSetup& setup, const SparseMatrix& coarse, const MultigridOptions& o,
                       HostLevel::Kind kind = HostLevel::Kind::algebraic) {
   HostLevel level;
   level.kind = kind;
   level.size = coarse.rows;
-  level.inverse_diagonal = inverse_of(coarse.diagonal());
-  if (level.size > o.coarse_size)
-    level.lambda_max = estimate_lambda_max([&](const std::vector<double>& x, std::vector<double>& y) { coarse.multiply(x, y); },
-                                           level.inverse_diagonal, o.lanczos_steps);
   level.matrix = coarse;
+  set_matrix_smoother(level, o);
   setup.levels.push_back(std::move(level));
 }
 
@@ -377,10 +384,7 @@ MultigridSetup setup_algebraic_multigrid(const SparseMatrix& a, bool constant_nu
   top.kind = HostLevel::Kind::fine;
   top.size = a.rows;
   top.matrix = a;
-  top.inverse_diagonal = inverse_of(a.diagonal());
-  if (top.size > o.coarse_size)
-    top.lambda_max = estimate_lambda_max([&](const std::vector<double>& x, std::vector<double>& y) { a.multiply(x, y); },
-                                         top.inverse_diagonal, o.lanczos_steps);
+  set_matrix_smoother(top, o);
   setup.levels.push_back(std::move(top));
   // The refinement's families first (A_c = R A Rᵀ, P = α Rᵀ), then smoothed aggregation.
   SparseMatrix current = a;
@@ -399,6 +403,45 @@ MultigridSetup setup_algebraic_multigrid(const SparseMatrix& a, bool constant_nu
   add_aggregation_levels(setup, std::move(current), o);
   setup.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return setup;
+}
+
+std::vector<std::array<SparseMatrix, 2>> galerkin_parts(const MultigridSetup& setup, SparseMatrix a1) {
+  std::vector<std::array<SparseMatrix, 2>> parts(setup.levels.size());
+  for (size_t l = 0; l < setup.levels.size(); ++l) {
+    const HostLevel& level = setup.levels[l];
+    SS_REQUIRE(level.kind != HostLevel::Kind::geometric, "multigrid: a geometric level has no matrix to recombine");
+    // R A Rᵀ, as the setup made the level's matrix (the families' P is Rᵀ over-corrected)
+    SparseMatrix own = l == 0 ? std::move(a1) : galerkin_product(transpose(setup.levels[l - 1].restriction), parts[l - 1][1]);
+    SS_REQUIRE(level.matrix.rows == level.size && own.rows == level.size,
+               "multigrid: level " << l << " of " << level.size << " rows has a second part of " << own.rows);
+    // Both on the same entries (their union), so that a combination is a loop over the values.
+    if (own.offsets == level.matrix.offsets && own.columns == level.matrix.columns) {
+      parts[l] = {level.matrix, std::move(own)};
+    } else {
+      parts[l] = {add(1.0, level.matrix, 0.0, own), add(0.0, level.matrix, 1.0, own)};
+    }
+  }
+  return parts;
+}
+
+void recombine_algebraic_multigrid(MultigridSetup& setup, const std::vector<std::array<SparseMatrix, 2>>& parts,
+                                   double rho, const MultigridOptions& o) {
+  SS_REQUIRE(parts.size() == setup.levels.size(),
+             "multigrid: " << parts.size() << " levels of parts for " << setup.levels.size() << " levels");
+  for (size_t l = 0; l < setup.levels.size(); ++l) {
+    HostLevel& level = setup.levels[l];
+    const SparseMatrix &a0 = parts[l][0], &a1 = parts[l][1];
+    SS_REQUIRE(a0.rows == level.size && a1.rows == level.size && a0.nonzeros() == a1.nonzeros(),
+               "multigrid: level " << l << " of " << level.size << " rows has parts of " << a0.rows << " and "
+                                   << a1.rows << " rows, " << a0.nonzeros() << " and " << a1.nonzeros() << " entries");
+    level.matrix = a0;  // the pattern both parts share (galerkin_parts)
+    const std::int64_t n = a0.nonzeros();
+#pragma omp parallel for schedule(static) if (n > 100000)
+    for (std::int64_t k = 0; k < n; ++k) level.matrix.values[size_t(k)] = a0.values[size_t(k)] + rho * a1.values[size_t(k)];
+    set_matrix_smoother(level, o);
+  }
+  const SparseMatrix& coarsest = setup.levels.back().matrix;
+  setup.coarse = std::make_shared<DirectSolver>(setup.constant_null_space ? pin_first_unknown(coarsest) : coarsest);
 }
 
 SparseMatrix family_restriction(std::int32_t fine) {

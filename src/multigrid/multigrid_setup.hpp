@@ -17,6 +17,7 @@
 // for a matrix over a refined mesh's cells — the refinement's families (refinement_families), then
 // aggregation levels and the coarsest as above; with the constants as null space (the flow
 // pressure operator without an outlet) the coarsest is factorised with one unknown pinned.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -142,5 +143,19 @@ MultigridSetup setup_multigrid_below_finest(const FinestSmoother& fine, const Ge
 // refinement's families (options.refinement_families) and smoothed aggregation below it, CHOLMOD
 // at the bottom (with one unknown pinned when singular).
 MultigridSetup setup_algebraic_multigrid(const SparseMatrix& a, bool constant_null_space, const MultigridOptions& options);
+
+// A family of systems A(ρ) = A_0 + ρ A_1 on one algebraic hierarchy (made from any member): with its
+// transfers kept, level l's matrix is R_l … R_0 A(ρ) R_0ᵀ … R_lᵀ, the same combination of the two
+// parts' Galerkin products, so another ρ recombines the levels instead of aggregating again. The
+// V-cycle stays symmetric and its coarse operators Galerkin: another member costs iterations only
+// where the transfers made for the first fit it worse.
+// The levels' parts of a `setup` made for A_0 (setup_algebraic_multigrid, not yet recombined): part 0
+// of each level is its own matrix, part 1 is `a1` on level 0 and R (part 1 above) Rᵀ below, with
+// the level above's restriction; the two parts of a level on the same entries (their union, zeros kept).
+std::vector<std::array<SparseMatrix, 2>> galerkin_parts(const MultigridSetup& setup, SparseMatrix a1);
+// Every level's matrix made A(ρ)'s from `parts` (galerkin_parts of this setup), its inverse
+// diagonal and λmax(D⁻¹A) made anew, and the coarsest factorised again.
+void recombine_algebraic_multigrid(MultigridSetup& setup, const std::vector<std::array<SparseMatrix, 2>>& parts,
+                                   double rho, const MultigridOptions& options);
 
 }  // namespace ss

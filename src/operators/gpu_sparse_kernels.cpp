@@ -36,26 +36,53 @@ void GpuSparseMatrix::upload_tables(const SparseMatrix& m) {
                                                                   << m.nonzeros() << " entries is too large for 32-bit indices");
     slice_start[size_t(s) + 1] = std::int32_t(total);
   }
-  std::vector<std::int32_t> columns(size_t(std::max<std::int64_t>(total, 1)), 0);
-  std::vector<double> weights(columns.size(), 0.0);
+  // The sliced layout straight into the textures: entry `at` of slice s is (column k, row r) with
+  // at = slice_start[s] + k S + r; rows past a slice's last entry repeat its last column (weight 0),
+  // rows past the matrix and empty rows hold column 0.
+  const auto slice_of = [&](std::int64_t at) {
+    return std::int32_t(std::upper_bound(slice_start.begin(), slice_start.end(), std::int32_t(at)) - slice_start.begin()) - 1;
+  };
+  const auto fill = [&](auto* out, std::int64_t first, std::int64_t end, auto entry) {
+    const std::int64_t blocks = (end - first + 65535) / 65536;
 #pragma omp parallel for schedule(static)
-  for (std::int32_t i = 0; i < m.rows; ++i) {
-    const std::int32_t s = i / S, w = width[size_t(s)];
-    const std::int32_t begin = m.offsets[size_t(i)], count = m.offsets[size_t(i) + 1] - begin;
-    for (std::int32_t k = 0; k < w; ++k) {
-      const size_t at = size_t(slice_start[size_t(s)]) + size_t(k) * size_t(S) + size_t(i - s * S);
-      if (k < count) {
-        columns[at] = m.columns[size_t(begin + k)];
-        weights[at] = m.values[size_t(begin + k)];
-      } else {
-        columns[at] = count > 0 ? m.columns[size_t(begin + count - 1)] : 0;
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const std::int64_t begin = first + b * 65536, stop = std::min(end, begin + 65536);
+      std::int32_t s = begin < total ? slice_of(begin) : 0;
+      for (std::int64_t at = begin; at < stop; ++at) {
+        if (at >= total) {  // the one element of a matrix without entries
+          out[at - first] = entry(0, 0, 0);
+          continue;
+        }
+        while (at >= slice_start[size_t(s) + 1]) ++s;
+        const std::int64_t offset = at - slice_start[size_t(s)];
+        const std::int32_t i = s * S + std::int32_t(offset % S), k = std::int32_t(offset / S);
+        const std::int32_t begin_row = i < m.rows ? m.offsets[size_t(i)] : 0;
+        const std::int32_t count = i < m.rows ? m.offsets[size_t(i) + 1] - begin_row : 0;
+        out[at - first] = entry(begin_row, count, k);
       }
     }
-  }
+  };
+  std::int32_t highest = 0;
+  const std::int64_t nonzeros = m.nonzeros();
+#pragma omp parallel for schedule(static) reduction(max : highest) if (nonzeros > 65536)
+  for (std::int64_t k = 0; k < nonzeros; ++k) highest = std::max(highest, m.columns[size_t(k)]);
+  const Layout layout = gpu_.layout_for(std::max<std::int64_t>(total, 1));
+  columns_ = IndexField(layout);
+  columns_.upload_chunks(
+      [&](std::int32_t* out, std::int64_t first, std::int64_t end) {
+        fill(out, first, end, [&](std::int32_t begin, std::int32_t count, std::int32_t k) {
+          return count == 0 ? 0 : m.columns[size_t(begin + std::min(k, count - 1))];
+        });
+      },
+      0, highest);
+  weights_ = Field(layout);
+  weights_.upload_chunks([&](float* out, std::int64_t first, std::int64_t end) {
+    fill(out, first, end, [&](std::int32_t begin, std::int32_t count, std::int32_t k) {
+      return k < count ? static_cast<float>(m.values[size_t(begin + k)]) : 0.0f;
+    });
+  });
   stored_entries_ = total;
   slice_start_ = gpu_.upload_indices(slice_start);
-  columns_ = gpu_.upload_indices(columns);
-  weights_ = gpu_.upload(weights);
 }
 
 std::vector<KernelInput> GpuSparseMatrix::table_inputs() const {

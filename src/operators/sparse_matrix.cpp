@@ -250,4 +250,15 @@ SparseMatrix multiply(const SparseMatrix& a, const SparseMatrix& b) {
   return join_row_parts(a.rows, b.cols, parts);
 }
 
+SparseMatrix add(double alpha, const SparseMatrix& a, double beta, const SparseMatrix& b) {
+  SS_REQUIRE(a.rows == b.rows && a.cols == b.cols,
+             "sparse sum: " << a.rows << "x" << a.cols << " plus " << b.rows << "x" << b.cols);
+  return assemble_rows(a.rows, a.cols, [&](std::int32_t i, RowEntries& row) {
+    for (std::int32_t k = a.offsets[size_t(i)]; k < a.offsets[size_t(i) + 1]; ++k)
+      row.emplace_back(a.columns[size_t(k)], alpha * a.values[size_t(k)]);
+    for (std::int32_t k = b.offsets[size_t(i)]; k < b.offsets[size_t(i) + 1]; ++k)
+      row.emplace_back(b.columns[size_t(k)], beta * b.values[size_t(k)]);
+  });
+}
+
 }  // namespace ss

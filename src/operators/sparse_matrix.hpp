@@ -41,5 +41,8 @@ SparseMatrix transpose(const SparseMatrix& a);
 // row rows[k] of a (a halo's send rows: distributed/distributed_flow_operators.hpp).
 SparseMatrix select_rows(const SparseMatrix& a, const std::vector<std::int32_t>& rows);
 SparseMatrix multiply(const SparseMatrix& a, const SparseMatrix& b);  // a·b, exact zeros kept out
+// α a + β b over the union of their entries (explicit zeros kept), each row's entries summed a's
+// first (as assembling a, then b, element by element). In parallel.
+SparseMatrix add(double alpha, const SparseMatrix& a, double beta, const SparseMatrix& b);
 
 }  // namespace ss

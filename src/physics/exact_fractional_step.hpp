@@ -77,8 +77,10 @@ public:
     std::string failure;
     int iterations = 0;           // streamfunction CG iterations of this solve
     int harmonic_iterations = 0;  // of which spent on the harmonic responses w_k (operator changed)
-    int preconditioner_setups = 0;  // the auxiliary-space preconditioner made (νθΔt in a new class)
+    int preconditioner_setups = 0;  // the auxiliary-space preconditioner made (once a run)
     double preconditioner_setup_seconds = 0;
+    int preconditioner_updates = 0;  // its vector space recombined (νθΔt in a new class)
+    double preconditioner_update_seconds = 0;
   };
 
   // `a` and `b`: per edge, Σ over its free faces of H_f and of −K_ff, so Σ_f m_f A_ff on an edge is
@@ -230,14 +232,17 @@ private:
   // A(1/Δt, ρ) = (1/Δt)(A_m + ρ A_v). Another Δt only scales A by 1/Δt; another ρ changes the mix
   // of its mass and viscous parts, measured by x = ρ ℓ_v / ℓ_m (ℓ_m, ℓ_v: the sums of the edge
   // system's l1 row sums of each part, over all ranks — the diagonal's viscous-to-mass ratio). So
-  // one set-up serves every ρ of a class of x, used as c A(1, ρ_k) with c = (1 + x)/(1 + x_k):
-  //   x < kMassDominated: one class, set up at ρ_k = 0 (the mass part: the usual unsteady step,
-  //                       and the initial projection at ν = 0);
+  // the preconditioner of one ρ serves every ρ of a class of x, used as c A(1, ρ_k) with
+  // c = (1 + x)/(1 + x_k):
+  //   x < kMassDominated: one class, ρ_k = 0 (the mass part: the usual unsteady step, and the
+  //                       initial projection at ν = 0);
   //   otherwise:          x rounded to a power of kClassRatio, ρ_k = x_k ℓ_m / ℓ_v.
-  // The class depends on the current ρ only, whatever came before, so a restarted run uses the
-  // preconditioner of the uninterrupted one. The last two set-ups are kept (a CFL-driven Δt that
-  // moves back and forth across a class boundary makes no new ones).
+  // It is set up once, for ρ = 0 (its aggregation and transfers, the gradient space); a class of
+  // ρ_k > 0 recombines the vector space's levels for A_Π(ρ_k) = A_Π(0) + ρ_k A_Π,v over the same
+  // transfers (auxiliary_space.hpp). The levels in use depend on the current ρ only, whatever came
+  // before, so a restarted run uses the preconditioner of the uninterrupted one.
   static constexpr double kMassDominated = 0.25, kClassRatio = 4.0;
+  static constexpr int kMassClass = std::numeric_limits<int>::min();
   void update_auxiliary_space(double inv_dt, double nu_theta, Result& result) {
     if constexpr (kAuxiliarySpace) {
       backend_.linear_combination({inv_dt, nu_theta}, {&face_mass_, &face_viscous_}, face_weight_);
@@ -245,20 +250,26 @@ private:
       backend_.divide(edge_free_, l1_, l1_inverse_);
       const double rho = nu_theta / inv_dt;
       const double x = l1_mass_total_ > 0 ? rho * l1_viscous_total_ / l1_mass_total_ : 0.0;
-      const int key = x < kMassDominated ? std::numeric_limits<int>::min()
-                                         : int(std::lround(std::log(x) / std::log(kClassRatio)));
-      const double x_k = key == std::numeric_limits<int>::min() ? 0.0 : std::pow(kClassRatio, key);
-      if (auxiliary_setups_[1].ams && auxiliary_setups_[1].key == key) std::swap(auxiliary_setups_[0], auxiliary_setups_[1]);
-      if (!auxiliary_setups_[0].ams || auxiliary_setups_[0].key != key) {
+      const int key = x < kMassDominated ? kMassClass : int(std::lround(std::log(x) / std::log(kClassRatio)));
+      const double x_k = key == kMassClass ? 0.0 : std::pow(kClassRatio, key);
+      const auto seconds_since = [](std::chrono::steady_clock::time_point t0) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      };
+      if (!auxiliary_space_) {
         const auto t0 = std::chrono::steady_clock::now();
-        std::swap(auxiliary_setups_[0], auxiliary_setups_[1]);
-        auxiliary_setups_[0].ams.reset();
-        auxiliary_setups_[0].ams = set_up_auxiliary_space(x_k > 0 ? x_k * l1_mass_total_ / l1_viscous_total_ : 0.0);
-        auxiliary_setups_[0].key = key;
+        auxiliary_space_ = set_up_auxiliary_space();
+        auxiliary_key_ = kMassClass;
         result.preconditioner_setups += 1;
-        result.preconditioner_setup_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        result.preconditioner_setup_seconds += seconds_since(t0);
       }
-      auxiliary_space_ = auxiliary_setups_[0].ams.get();
+      if (auxiliary_key_ != key) {
+        const auto t0 = std::chrono::steady_clock::now();
+        if (!auxiliary_space_->has_vector_space_parts()) auxiliary_space_->set_vector_space_second_part(viscous_vector_space());
+        auxiliary_space_->recombine_vector_space(x_k * l1_mass_total_ / l1_viscous_total_);
+        auxiliary_key_ = key;
+        result.preconditioner_updates += 1;
+        result.preconditioner_update_seconds += seconds_since(t0);
+      }
       auxiliary_space_->set_vector_scale((1.0 + x_k) / ((1.0 + x) * inv_dt));
     }
   }
@@ -296,18 +307,22 @@ private:
     fa_ = backend_.make_vector(nf), fb_ = backend_.make_vector(nf), ea_ = backend_.make_vector(ne);
     na_ = backend_.make_vector(nn), nb_ = backend_.make_vector(nn);
   }
-  // The preconditioner for w = m H + ρ m (−K_ff) and W likewise (1/Δt = 1).
-  auto set_up_auxiliary_space(double rho) {
+  // The preconditioner for ρ = 0: w = m H and W = its mass part (1/Δt = 1).
+  auto set_up_auxiliary_space() {
     const StreamfunctionAuxiliarySpaces& a = *auxiliary_;
-    std::vector<double> w(a.face_mass.size()), big_w(potential_mass_host_.size());
-    for (size_t f = 0; f < w.size(); ++f) w[f] = a.face_mass[f] + rho * a.face_viscous[f];
-    for (size_t p = 0; p < big_w.size(); ++p) big_w[p] = potential_mass_host_[p] + rho * potential_viscous_host_[p];
-    const AuxiliarySpaceMatrices m = auxiliary_space_matrices(a.curl, auxiliary_gradient_, a.interpolation, w, big_w);
+    const AuxiliarySpaceMatrices m =
+        auxiliary_space_matrices(a.curl, auxiliary_gradient_, a.interpolation, a.face_mass, potential_mass_host_);
     typename AuxiliarySpace::EdgeComplete complete;
     if constexpr (!std::is_same_v<LocalBackend, Backend>) complete = [this](Vector& z) { backend_.update_ghosts(z); };
     return std::make_unique<AuxiliarySpace>(
         LocalBackendOf<Backend>::of(backend_), m, [this](const Vector& x, Vector& y) { apply_sparse_edge_system(x, y); },
         l1_inverse_, potential_weight_, std::move(complete));
+  }
+
+  // A_Π(ρ) = A_Π(0) + ρ A_Π,v: A_Π,v from the weights' viscous parts.
+  SparseMatrix viscous_vector_space() const {
+    const StreamfunctionAuxiliarySpaces& a = *auxiliary_;
+    return vector_space_matrix(a.curl, auxiliary_gradient_, a.interpolation, a.face_viscous, potential_viscous_host_);
   }
 
   // Jacobi: 1 / Σ_{f ∋ e} m_f (H_f/Δt − νθ K_ff) on free edges, 0 on fixed ones.
@@ -459,12 +474,8 @@ private:
   const StreamfunctionAuxiliarySpaces* auxiliary_;
   using AuxiliarySpace =
       std::conditional_t<kAuxiliarySpace, AuxiliarySpacePreconditioner<LocalBackend>, NoAuxiliarySpace>;
-  struct AuxiliarySetup {
-    int key = 0;  // its class of ρ (update_auxiliary_space)
-    std::unique_ptr<AuxiliarySpace> ams;
-  };
-  std::array<AuxiliarySetup, 2> auxiliary_setups_;  // the one in use first
-  AuxiliarySpace* auxiliary_space_ = nullptr;
+  std::unique_ptr<AuxiliarySpace> auxiliary_space_;
+  int auxiliary_key_ = kMassClass;  // the class of ρ its vector space is combined for (update_auxiliary_space)
   SparseMatrix gradient_host_, auxiliary_gradient_;  // G, and G on the auxiliary space's edges
   std::vector<double> potential_mass_host_, potential_viscous_host_, degree_host_;
   Vector face_mass_, face_viscous_, face_weight_, l1_mass_, l1_viscous_, l1_, l1_inverse_, fa_, fb_, ea_, na_, nb_;

@@ -316,6 +316,8 @@ private:
   void count_setups(const Result& result) {
     totals_.streamfunction_preconditioner_setups += result.preconditioner_setups;
     totals_.streamfunction_preconditioner_setup_seconds += result.preconditioner_setup_seconds;
+    totals_.streamfunction_preconditioner_updates += result.preconditioner_updates;
+    totals_.streamfunction_preconditioner_update_seconds += result.preconditioner_update_seconds;
   }
 
   void recover_pressure() {

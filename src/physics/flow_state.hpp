@@ -33,6 +33,8 @@ struct FlowTotals {
   double streamfunction_seconds = 0;
   int streamfunction_preconditioner_setups = 0;  // exact method, ams: set-ups (included in streamfunction_seconds)
   double streamfunction_preconditioner_setup_seconds = 0;
+  int streamfunction_preconditioner_updates = 0;  // its vector space recombined for a new class of νθΔt (included alike)
+  double streamfunction_preconditioner_update_seconds = 0;
   int momentum_preconditioner_setups = 0;  // block Jacobi builds (included in momentum_seconds)
   double momentum_preconditioner_setup_seconds = 0;
   double diagnostics_seconds = 0;

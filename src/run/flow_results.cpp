@@ -77,7 +77,9 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
                                     {"setup_seconds", t.momentum_preconditioner_setup_seconds}};
   if (t.streamfunction_preconditioner_setups > 0)  // the exact method's auxiliary space (time in streamfunction's)
     j["streamfunction_preconditioner"] = {{"setups", t.streamfunction_preconditioner_setups},
-                                          {"setup_seconds", t.streamfunction_preconditioner_setup_seconds}};
+                                          {"setup_seconds", t.streamfunction_preconditioner_setup_seconds},
+                                          {"updates", t.streamfunction_preconditioner_updates},
+                                          {"update_seconds", t.streamfunction_preconditioner_update_seconds}};
   j["start_seconds"] = r.start_seconds;
   const FlowStartParts& s = r.start_parts;  // the solver's set-up within the start
   j["start_parts"] = {{"momentum_operator", s.momentum_operator},

@@ -3,6 +3,8 @@
 // A = E Cᵀ diag(w) C E + G diag(W) Gᵀ, on a project mesh whose boundary edges are fixed (as a
 // cavity's walls fix them), with face weights w in [1, 2] and a gauge weight W that is 1 % of w
 // (the exact method's gauge is this small), assembled on the host.
+#include <array>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -23,19 +25,16 @@ struct EdgeSystem {
   AuxiliarySpaceMatrices spaces;
 };
 
-inline EdgeSystem edge_system(const LoadedMesh& mesh) {
+// With the face weights w and the node weights W given.
+inline EdgeSystem edge_system(const LoadedMesh& mesh, const std::vector<double>& w, const std::vector<double>& node_weight) {
   EdgeSystem s;
   s.mesh = &mesh;
   const Topology& t = s.mesh->topology;
   s.free_edge.assign(size_t(t.num_edges), 1.0);
   for (std::int32_t f : t.boundary_faces)
     for (std::int32_t e : t.face_edges[size_t(f)]) s.free_edge[size_t(e)] = 0.0;
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> u(1.0, 2.0);
-  std::vector<double> w(size_t(t.num_faces));
-  for (double& x : w) x = u(rng);
   const SparseMatrix gradient = streamfunction_kernel(t, s.free_edge).gradient;
-  s.node_weight.assign(size_t(t.num_nodes), 0.01);
+  s.node_weight = node_weight;
   const SparseMatrix curl = curl_matrix(t);
   std::vector<Triplet> mask, weights, node_weights;
   for (std::int32_t e = 0; e < t.num_edges; ++e) mask.push_back({e, e, s.free_edge[size_t(e)]});
@@ -64,7 +63,53 @@ inline EdgeSystem edge_system(const LoadedMesh& mesh) {
   return s;
 }
 
+// w uniform in [1, 2], W = 0.01.
+inline EdgeSystem edge_system(const LoadedMesh& mesh) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(1.0, 2.0);
+  std::vector<double> w(size_t(mesh.topology.num_faces));
+  for (double& x : w) x = u(rng);
+  return edge_system(mesh, w, std::vector<double>(size_t(mesh.topology.num_nodes), 0.01));
+}
+
 inline EdgeSystem edge_system(const std::string& file, int refine) { return edge_system(project_mesh(file, refine)); }
+
+// The system's G, C and Π (the auxiliary space's inputs).
+struct EdgeOperators {
+  SparseMatrix gradient, curl;
+  std::array<SparseMatrix, 3> interpolation;
+};
+inline EdgeOperators edge_operators(const EdgeSystem& s) {
+  const Topology& t = s.mesh->topology;
+  return {streamfunction_kernel(t, s.free_edge).gradient, curl_matrix(t),
+          nedelec_interpolation(t, s.mesh->mesh.nodes, s.free_edge)};
+}
+
+// The mixes w_0 + ρ w_1, W_0 + ρ W_1 of the recombination tests: w_0 = 1 (a mass part), w_1 from
+// 0.01 to 100 (a viscous part that varies over the mesh), W_0 = 0.01, W_1 = 0.02.
+struct WeightMix {
+  std::vector<double> w0, w1, big_w0, big_w1;
+  std::vector<double> face(double rho) const {
+    std::vector<double> w(w0.size());
+    for (size_t f = 0; f < w.size(); ++f) w[f] = w0[f] + rho * w1[f];
+    return w;
+  }
+  std::vector<double> node(double rho) const {
+    std::vector<double> w(big_w0.size());
+    for (size_t n = 0; n < w.size(); ++n) w[n] = big_w0[n] + rho * big_w1[n];
+    return w;
+  }
+};
+inline WeightMix weight_mix(const Topology& t) {
+  WeightMix m;
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  m.w0.assign(size_t(t.num_faces), 1.0);
+  for (std::int32_t f = 0; f < t.num_faces; ++f) m.w1.push_back(std::pow(10.0, u(rng)));
+  m.big_w0.assign(size_t(t.num_nodes), 0.01);
+  m.big_w1.assign(size_t(t.num_nodes), 0.02);
+  return m;
+}
 
 // Uniform values in [−1, 1] on the free edges, 0 on the fixed ones.
 inline std::vector<double> random_free_edges(const EdgeSystem& s, std::uint64_t seed) {

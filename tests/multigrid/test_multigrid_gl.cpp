@@ -80,6 +80,11 @@ TEST_P(MultigridGl, SparseApplyIsEquivalentToRef) {
       }
     }
   }
+  // A matrix without entries (its tables one padding element) gives zeros.
+  GpuSparseMatrix empty(g, from_triplets(5, 3, {}));
+  Field gx = g.upload(mixed_values(3, 14)), gy = g.upload(mixed_values(5, 15));
+  empty.apply(gx, gy);
+  EXPECT_EQ(g.download(gy), std::vector<double>(5, 0.0));
 }
 
 // The sliced ELLPACK storage: each slice of kSliceRows rows takes its longest row's length.

@@ -1,5 +1,5 @@
-// Host CSR assembly and products (operators/sparse_matrix.hpp): from_triplets and multiply against
-// a plain per-row map, on awkward sizes, with duplicates summed in input order and the same result
+// Host CSR assembly, products and sums (operators/sparse_matrix.hpp): from_triplets, multiply and add
+// against a plain per-row map, on awkward sizes, with duplicates summed in input order and the same result
 // for 1 and 2 threads.
 #include <algorithm>
 #include <cstdint>
@@ -114,6 +114,32 @@ TEST(SparseMatrix, RowAssemblyIsEquivalentToRef) {
     }
   }
   EXPECT_THROW(assemble_rows(2, 2, [](std::int32_t i, RowEntries& row) { row.emplace_back(i + 1, 1.0); }), Error);
+}
+
+// α a + β b against a per-row map over the union of their entries (a's term added first, zeros
+// kept), on awkward sizes, for 1 and 2 threads; mismatched shapes throw.
+TEST(SparseMatrix, SumIsEquivalentToRef) {
+  for (const std::int32_t rows : {1, 7, 4097, 50001, 65537}) {
+    const std::int32_t cols = rows + 2;
+    const SparseMatrix a = from_triplets(rows, cols, random_triplets(rows, cols, unsigned(rows) + 3));
+    const SparseMatrix b = from_triplets(rows, cols, random_triplets(rows, cols, unsigned(rows) + 4));
+    for (const double beta : {-0.75, 0.0}) {
+      std::vector<Triplet> both;
+      for (const auto& [m, scale] : {std::pair{&a, 2.5}, std::pair{&b, beta}})
+        for (std::int32_t i = 0; i < rows; ++i)
+          for (std::int32_t k = m->offsets[size_t(i)]; k < m->offsets[size_t(i) + 1]; ++k)
+            both.push_back({i, m->columns[size_t(k)], scale * m->values[size_t(k)]});
+      std::stable_sort(both.begin(), both.end(), [](const Triplet& x, const Triplet& y) { return x.row < y.row; });
+      const SparseMatrix want = reference_csr(rows, cols, both);
+      for (const int threads : {1, 2}) {
+        const SparseMatrix got = test::with_threads(threads, [&] { return add(2.5, a, beta, b); });
+        SCOPED_TRACE("rows " + std::to_string(rows) + ", beta " + std::to_string(beta) + ", threads " +
+                     std::to_string(threads));
+        expect_same(got, want);
+      }
+    }
+  }
+  EXPECT_THROW(add(1.0, from_triplets(2, 3, {}), 1.0, from_triplets(3, 2, {})), Error);
 }
 
 TEST(SparseMatrix, FromTripletsOfNothingHasEmptyRows) {
