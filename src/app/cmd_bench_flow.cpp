@@ -15,7 +15,7 @@
 // With --real each run instead starts from the case's initial state and its own time step settings
 // (its first Δt and CFL target; --cfl and --warmup-steps do not apply) and times its first N steps as
 // `flow` does: the solver's start (set-up and initial projection) in setup_seconds, every
-// re-set-up within the steps' seconds.
+// recombination of the exact method's preconditioner within the steps' seconds.
 // The problem is the case's, or without --case the
 // lid-driven cavity at Re = 100 (lid speed 1, ν = 0.01; the mesh needs the groups "lid" and "walls",
 // as meshes/cavity.msh). Δt follows the CFL target (default 0.5) as in a production run.

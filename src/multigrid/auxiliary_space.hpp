@@ -79,9 +79,9 @@ public:
 
   void set_vector_scale(double sigma) { vector_scale_ = sigma; }
 
-  // The vector space as a family A_Π(ρ) = A_Π + ρ A_1 (vector_space_matrix: A_Π is linear in the
-  // weights), A_Π the matrix it was set up for: A_1's Galerkin products over its levels are made
-  // here, once, for recombine_vector_space.
+  // The vector space as a family A_Π(ρ) = A_Π(0) + ρ A_1, A_Π(0) the matrix it was set up for
+  // (vector_space_matrix: A_Π is linear in the weights): A_1's Galerkin products over its levels
+  // are made here, once, for recombine_vector_space.
   bool has_vector_space_parts() const { return !vector_parts_.empty(); }
   void set_vector_space_second_part(SparseMatrix a1) {
     SS_REQUIRE(!has_vector_space_parts(), "auxiliary space: the vector space's second part is set once");

@@ -44,7 +44,7 @@ void GpuSparseMatrix::upload_tables(const SparseMatrix& m) {
   };
   const auto fill = [&](auto* out, std::int64_t first, std::int64_t end, auto entry) {
     const std::int64_t blocks = (end - first + 65535) / 65536;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (blocks > 1)
     for (std::int64_t b = 0; b < blocks; ++b) {
       const std::int64_t begin = first + b * 65536, stop = std::min(end, begin + 65536);
       std::int32_t s = begin < total ? slice_of(begin) : 0;
