@@ -105,13 +105,16 @@ void CpuBackend::xpay_pair(double a, const Vector& u, const Vector& w, Vector& p
   }
 }
 
-// Up to four dot products in one sweep over the data (its first `count` elements when count >= 0).
-std::vector<double> CpuBackend::dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count) {
+// Up to four dot products in one sweep over the data (its first `count` elements when count >= 0),
+// each term times weights[i] when weights is given.
+std::vector<double> CpuBackend::dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count,
+                                     const Vector* weights) {
   SS_REQUIRE(!pairs.empty() && pairs.size() <= 4, "dots takes 1 to 4 pairs (got " << pairs.size() << ")");
   for (const auto& [a, b] : pairs) {
     require_size(*pairs[0].first, *a, "dots");
     require_size(*pairs[0].first, *b, "dots");
   }
+  if (weights) require_size(*pairs[0].first, *weights, "dots (weights)");
   const Vector* a[4] = {pairs[0].first, pairs[0].first, pairs[0].first, pairs[0].first};
   const Vector* b[4] = {pairs[0].second, pairs[0].second, pairs[0].second, pairs[0].second};
   for (size_t k = 0; k < pairs.size(); ++k) a[k] = pairs[k].first, b[k] = pairs[k].second;
@@ -123,10 +126,11 @@ std::vector<double> CpuBackend::dots(const std::vector<std::pair<const Vector*, 
 #pragma omp parallel for reduction(+ : s0, s1, s2, s3) schedule(static) if (n > kCpuParallelMin)
   for (std::int64_t i = 0; i < n; ++i) {
     const size_t j = size_t(i);
-    s0 += (*a[0])[j] * (*b[0])[j];
-    if (m > 1) s1 += (*a[1])[j] * (*b[1])[j];
-    if (m > 2) s2 += (*a[2])[j] * (*b[2])[j];
-    if (m > 3) s3 += (*a[3])[j] * (*b[3])[j];
+    const double w = weights ? (*weights)[j] : 1.0;
+    s0 += w * (*a[0])[j] * (*b[0])[j];
+    if (m > 1) s1 += w * (*a[1])[j] * (*b[1])[j];
+    if (m > 2) s2 += w * (*a[2])[j] * (*b[2])[j];
+    if (m > 3) s3 += w * (*a[3])[j] * (*b[3])[j];
   }
   const double all[4] = {s0, s1, s2, s3};
   return std::vector<double>(all, all + m);

@@ -1,9 +1,11 @@
 #include "distributed/distributed_flow.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <type_traits>
 
 #include <mpi.h>
 
@@ -56,6 +58,12 @@ std::shared_ptr<const LanczosSpace> edge_space(const EntityHalo& edges) {
   return space;
 }
 
+template <class Backend>
+std::array<std::int64_t, 2> kernel_counts(const Backend& b) {
+  if constexpr (std::is_same_v<Backend, GpuBackend>) return {b.passes(), b.blocking_reads()};
+  else return {0, 0};
+}
+
 // Step 4 on one backend: halos of the three entity kinds, the distributed backend and operators,
 // the unchanged time loop.
 template <class Backend, class FlowOps>
@@ -97,8 +105,15 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
   // A [heat] run's temperature on the piece: its operators complete their outputs over the node halo.
   std::optional<FlowTemperature<DistributedBackend<Backend>>> temperature;
   if (run.heat) temperature.emplace(dist, mesh, *run.heat, ghost_completion(piece.nodes));
+  const std::array<std::int64_t, 2> launched = kernel_counts(local);
   FlowRunResult r = march_flow(dist, dops, problem, mesh, data, initial, hooks, "rank " + std::to_string(mpi::rank()),
                              temperature ? &*temperature : nullptr);
+  // The march's kernel passes and blocking reduction read-backs (GPU backend): fixed costs a pass
+  // and a read-back pay whatever the piece's size.
+  if constexpr (std::is_same_v<Backend, GpuBackend>) {
+    figures.add_count("kernel_passes", double(local.passes() - launched[0]));
+    figures.add_count("reduction_read_backs", double(local.blocking_reads() - launched[1]));
+  }
   if (pressure_multigrid) {
     figures.add("pressure_multigrid_coarsest_seconds", pressure_multigrid->coarsest_seconds());
     figures.add("pressure_multigrid_coarser_halo_seconds", pressure_multigrid->coarser_halo_seconds());
@@ -111,6 +126,10 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
   figures.add("halo_upload_seconds", cells.upload_seconds() + faces.upload_seconds() + edges.upload_seconds() + nodes.upload_seconds());
   figures.add_count("halo_exchanges", double(cells.exchanges() + faces.exchanges() + edges.exchanges() + nodes.exchanges()));
   figures.add_count("halo_overlapped_exchanges", double(dist.overlapped_updates()));  // of those, overlapped
+  figures.add_count("halo_cell_exchanges", double(cells.exchanges()));  // of those, per entity kind
+  figures.add_count("halo_face_exchanges", double(faces.exchanges()));
+  figures.add_count("halo_edge_exchanges", double(edges.exchanges()));
+  figures.add_count("halo_node_exchanges", double(nodes.exchanges()));
   figures.add_count("halo_values_received",
                     double(cells.values_received() + faces.values_received() + edges.values_received() +
                            nodes.values_received()));

@@ -5,7 +5,10 @@
 //
 //     coarsest:    x = A_l⁻¹ b               (owned b gathered whole on every rank and solved there,
 //                                            on the rank's own device, by the serial algebraic
-//                                            multigrid, whose coarsest is a dense inverse there)
+//                                            multigrid — the level's refinement families, then
+//                                            aggregation, its coarsest a dense inverse there; the
+//                                            base mesh, or the first coarser level of at most
+//                                            gather_size cells)
 //     smoothing:   x = S_l(b, from 0), x += S_l(b − A_l x)   (Chebyshev of D⁻¹A; each A_l x one
 //                                            halo round trip)
 //     restriction: b_{l+1} = R (b − A_l x)   (children summed: no message; the finest level's A_l x
@@ -55,12 +58,15 @@ public:
       : backend_(backend), options_(options), comm_(comm) {
     mpi_check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
     const auto t0 = std::chrono::steady_clock::now();
-    // Levels finest first, down to the base mesh or the first of at most coarse_size cells.
+    // Levels finest first (never gathered unless it has at most coarse_size cells), down to the base
+    // mesh or the first coarser level of at most max(coarse_size, gather_size) cells: the coarsest,
+    // gathered whole.
     std::vector<CellLevel> cells;
     std::vector<std::vector<std::int32_t>> parents;  // parents[k]: level k -> k + 1
     cells.push_back(std::move(finest));
+    const std::int64_t gather_at = std::max(options_.coarse_size, options_.gather_size);
     for (int k = 0; k < refinements && cells.back().whole > options_.coarse_size &&
-                    k + 1 < options_.max_levels;
+                    (k == 0 || cells.back().whole > gather_at) && k + 1 < options_.max_levels;
          ++k) {
       parents.emplace_back();
       cells.push_back(coarsen_cells(cells.back(), parents.back(), comm_));
@@ -117,8 +123,10 @@ public:
     std::vector<std::int64_t> owned_global;
     for (std::int32_t i : levels_.back().owned) owned_global.push_back(last.global[size_t(i)]);
     whole_.emplace(owned_global, comm_);
+    const int families_below = refinements - int(cells.size() - 1);  // the gathered level's own refinements
     coarse_ = std::make_unique<Multigrid<Backend>>(backend_, whole_matrix(last), constant_null_space,
-                                                   typename Multigrid<Backend>::LevelApply{}, replicated_options(options_));
+                                                   typename Multigrid<Backend>::LevelApply{},
+                                                   replicated_options(options_, families_below));
     whole_b_ = backend_.make_vector(whole_->size());
     whole_x_ = backend_.make_vector(whole_->size());
     const bool single_level = levels_.size() == 1;  // the finest is the coarsest: ghosts from the answer too
@@ -176,12 +184,14 @@ private:
     double theta = 1, delta = 0;
   };
 
-  // The serial multigrid of the coarsest level, solved whole on every rank's device: down to at most
-  // kReplicatedDirect cells, whose solve is a dense inverse applied there as one sparse product (no
-  // read-back inside the cycle; at most kReplicatedDirect² entries, made at set-up from as many
-  // direct solves).
+  // The serial multigrid of the coarsest level, solved whole on every rank's device: the level's
+  // own refinement families first (its global ids number a cell's children 8C .. 8C + 7, as the
+  // serial refinement does), then aggregation down to at most kReplicatedDirect cells, whose solve
+  // is a dense inverse applied there as one sparse product (no read-back inside the cycle; at most
+  // kReplicatedDirect² entries, made at set-up from as many direct solves).
   static constexpr std::int32_t kReplicatedDirect = 500;
-  static MultigridOptions replicated_options(MultigridOptions o) {
+  static MultigridOptions replicated_options(MultigridOptions o, int families) {
+    o.refinement_families = families;
     o.coarse_size = std::min(o.coarse_size, kReplicatedDirect);
     o.coarsest_inverse_on_backend = o.coarse_size;
     return o;

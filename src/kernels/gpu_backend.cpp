@@ -341,9 +341,11 @@ double GpuBackend::norm2(const Vector& x) {
 }
 
 // Up to four dot products in one reduction: the first pass (reduce_dots.glsl) fuses the products
-// and writes one partial sum per channel of an RGBA32F texture whatever the fields' packing; the
-// next passes reduce the four channels together (reduce_sum.glsl compiled for RGBA); one read-back.
-std::vector<double> GpuBackend::dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count) {
+// (and the weights, when given) and writes one partial sum per channel of an RGBA32F texture whatever
+// the fields' packing; the next passes reduce the four channels together (reduce_sum.glsl compiled
+// for RGBA); one read-back.
+std::vector<double> GpuBackend::dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count,
+                                     const Vector* weights) {
   SS_REQUIRE(!pairs.empty() && pairs.size() <= 4, "dots takes 1 to 4 pairs (got " << pairs.size() << ")");
   SS_REQUIRE(count <= pairs[0].first->size(), "dots: " << count << " elements asked of vectors of " << pairs[0].first->size());
   const Vector& x = *pairs[0].first;
@@ -351,6 +353,7 @@ std::vector<double> GpuBackend::dots(const std::vector<std::pair<const Vector*, 
     require_same_size(x, *a, "dots");
     require_same_size(x, *b, "dots");
   }
+  if (weights) require_same_size(x, *weights, "dots (weights)");
   static const char* a_names[4] = {"a0", "a1", "a2", "a3"};
   static const char* b_names[4] = {"b0", "b1", "b2", "b3"};
   std::vector<KernelInput> inputs;
@@ -359,6 +362,7 @@ std::vector<double> GpuBackend::dots(const std::vector<std::pair<const Vector*, 
     inputs.push_back(in(a_names[k], *pair.first));
     inputs.push_back(in(b_names[k], *pair.second));
   }
+  inputs.push_back(in("weights", weights ? *weights : x));  // read only when weighted
   const Layout& layout = x.layout();
   const std::int64_t final_texels = std::int64_t(options_.rmin) * options_.rmin;
   int in_w = layout.width, in_h = layout.height;
@@ -374,7 +378,7 @@ std::vector<double> GpuBackend::dots(const std::vector<std::pair<const Vector*, 
     program.set("ss_in_size", glm::ivec2(in_w, in_h));
     program.set("ss_in_n", int(in_n));
     program.set("ss_fold", fold);
-    if (first_pass) program.set("dots", int(pairs.size()));
+    if (first_pass) program.set("dots", int(pairs.size())), program.set("weighted", weights ? 1 : 0);
     std::vector<KernelInput> bound = first_pass ? inputs : std::vector<KernelInput>{{"source", &current}};
     launcher_.run(program, bound, {&out}, std::int64_t(out_w) * out_h * 4);
     pool_.give(std::move(current));
@@ -517,6 +521,7 @@ void GpuBackend::dispatch_scatter(Vector& z, const ScatterList& at, const std::v
     glUniform1i(program->uniform("first"), GLint(first));
     glUniform1i(program->uniform("count"), GLint(count));
     glDispatchCompute(GLuint((count + 255) / 256), 1, 1);
+    launcher_.count_pass();
     glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
   }
   // Visible to what may come next, as after any kernel (Launcher::dispatch).
@@ -576,6 +581,7 @@ void GpuBackend::draw_points(Vector& z, const BufferName& indices, const std::ve
     if (layout.elements_per_texel == 4) glColorMaski(0, c == 0, c == 1, c == 2, c == 3);
     glUniform1i(program.uniform("component"), c);
     glDrawArrays(GL_POINTS, 0, GLsizei(values.size()));
+    launcher_.count_pass();
   }
   if (add) glDisablei(GL_BLEND, 0);
   glColorMaski(0, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);

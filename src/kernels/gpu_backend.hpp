@@ -27,6 +27,8 @@
 //                                         scatter_add then take the list and upload the values only
 //   gather(x, idx, z)                     z[i] = x[idx[i]]
 //   dots(pairs, count)                    the dot products over the first `count` elements only
+//   dots(pairs, -1, &w)                   Σ w_i a_i b_i (w: a distributed vector's owner marker),
+//                                         the weight fused into the first pass
 //   begin_download(x, pending)            queue a copy of x to the host and return at once
 //   end_download(pending)                 wait for that copy (not for work queued after it); its
 //                                         values are Value (GPU: float, as stored; CPU: double), the
@@ -161,7 +163,8 @@ public:
   double max(const Vector& x);
   double norm2(const Vector& x);
   std::int64_t count_nonfinite(const Vector& x);
-  std::vector<double> dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count = -1);
+  std::vector<double> dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count = -1,
+                           const Vector* weights = nullptr);
 
   void scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
   void scatter_add(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
@@ -196,6 +199,9 @@ public:
   // does two quarter levels per pass.
   void set_reduction_fold(int fold);
   std::size_t programs_compiled() const { return programs_.size(); }
+  // Kernel passes launched and blocking read-backs made so far (Launcher's counts).
+  std::int64_t passes() const { return launcher_.passes(); }
+  std::int64_t blocking_reads() const { return launcher_.blocking_reads(); }
 
 private:
   enum class Combine { sum, min, max };

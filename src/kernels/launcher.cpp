@@ -25,6 +25,7 @@ void Launcher::attach(const std::vector<Texture*>& outputs) {
 
 void Launcher::read(Texture& texture, void* data) {
   attach({&texture});
+  ++reads_;
   glReadBuffer(GL_COLOR_ATTACHMENT0);
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
   const bool four = channels(texture.format()) == 4;
@@ -64,6 +65,7 @@ void Launcher::draw(Program& program, const std::vector<KernelInput>& inputs, co
   attach(outputs);
   glBindVertexArray(empty_vao_.id());
   glDrawArrays(GL_TRIANGLES, 0, 3);
+  ++passes_;
   glBindVertexArray(0);
   draws_since_dispatch_ = true;
   SS_GL_CHECK("kernel " + program.label());
@@ -88,6 +90,7 @@ void Launcher::dispatch(Program& program, const std::vector<KernelInput>& inputs
   const GLuint groups_x = GLuint((outputs[0]->width() + group.x - 1) / group.x);
   const GLuint groups_y = GLuint((outputs[0]->height() + group.y - 1) / group.y);
   glDispatchCompute(groups_x, groups_y, 1);
+  ++passes_;
   // Make the image stores visible to what may come next: texel fetches by later kernels, scatter
   // draws into the same texture, glReadPixels / glGetTexImage readbacks, texture updates, and
   // further image stores (which also wait here for this dispatch's texel fetches).

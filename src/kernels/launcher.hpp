@@ -48,6 +48,12 @@ public:
   void note_draw() { draws_since_dispatch_ = true; }
   // Reads the whole texture back through the launcher's framebuffer (no per-call FBO).
   void read(Texture& texture, void* data);
+  // Counts since construction: kernel passes (draws and dispatches, scatter's included) and
+  // blocking read-backs (read()) — a pass's fixed cost and a read-back's wait do not shrink with
+  // the piece a rank holds.
+  std::int64_t passes() const { return passes_; }
+  std::int64_t blocking_reads() const { return reads_; }
+  void count_pass() { ++passes_; }
 
 private:
   void bind(Program& program, const std::vector<KernelInput>& inputs, const std::vector<Texture*>& outputs,
@@ -56,6 +62,7 @@ private:
   VertexArrayName empty_vao_;
   FramebufferName framebuffer_;
   bool draws_since_dispatch_ = true;
+  std::int64_t passes_ = 0, reads_ = 0;
 };
 
 }  // namespace ss

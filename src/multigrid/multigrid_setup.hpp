@@ -51,6 +51,12 @@ struct MultigridOptions {
   // fine faces), so the coarse correction comes out short: α = family_over_correction over-corrects it.
   int refinement_families = 0;
   double family_over_correction = 1.6;
+  // Over MPI ranks (distributed_pressure_multigrid.hpp): the levels below the finest stop at the
+  // first whose whole mesh has at most this many unknowns, which is gathered onto every rank and
+  // solved there by this multigrid (its own levels below it). A level over the ranks costs a halo
+  // round trip per smoothing step and residual, latency that a small level's work cannot hide; the
+  // gather costs one all-gather of the level per V-cycle.
+  std::int32_t gather_size = 300'000;
 };
 
 // The geometric levels below the finest mesh, coarse first (level K = the finest is the caller's

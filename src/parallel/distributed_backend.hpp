@@ -168,18 +168,13 @@ public:
   // Largest and smallest owned entry of all ranks.
   double max(const Vector& x) { return global_reduce(local_.max(owned_only(x, -kFar)), MPI_MAX); }
   double min(const Vector& x) { return global_reduce(local_.min(owned_only(x, kFar)), MPI_MIN); }
-  // Several dot products: local fused reductions of the owner-masked first factors, then ONE
-  // MPI_Allreduce of all of them (single-sync CG: one global synchronisation per iteration).
+  // Several dot products: one local fused reduction over the owned entries (the owned prefix, or
+  // every entry weighted by the owner marker), then ONE MPI_Allreduce of all of them (single-sync
+  // CG: one global synchronisation per iteration).
   std::vector<double> dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs) {
-    std::vector<double> local;
     const Kind& kind = kind_of(*pairs.front().first);
-    if (kind.owned_prefix >= 0) {
-      local = local_.dots(pairs, kind.owned_prefix);
-    } else {
-      std::vector<std::pair<const Vector*, const Vector*>> local_pairs;
-      for (size_t k = 0; k < pairs.size(); ++k) local_pairs.push_back({&masked(*pairs[k].first, k), pairs[k].second});
-      local = local_.dots(local_pairs);
-    }
+    const std::vector<double> local =
+        kind.owned_prefix >= 0 ? local_.dots(pairs, kind.owned_prefix) : local_.dots(pairs, -1, &kind.marker);
     std::vector<double> global(local.size(), 0.0);
     const auto t0 = std::chrono::steady_clock::now();
     mpi_check(MPI_Allreduce(local.data(), global.data(), int(local.size()), MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
@@ -215,10 +210,10 @@ private:
       if (k.size == std::int64_t(x.size())) return k;
     SS_THROW("distributed vectors: no entity kind has " << x.size() << " local entries");
   }
-  // marker∘x in scratch vector `slot` (one per factor of a fused dots call).
-  const Vector& masked(const Vector& x, size_t slot = 0) {
+  // marker∘x in a scratch vector.
+  const Vector& masked(const Vector& x) {
     const Kind& kind = kind_of(x);
-    std::optional<Vector>& scratch = scratch_[slot];
+    std::optional<Vector>& scratch = scratch_;
     if (!scratch || std::int64_t(scratch->size()) != std::int64_t(x.size())) scratch.emplace(local_.make_vector(std::int64_t(x.size())));
     local_.multiply(kind.marker, x, *scratch);
     return *scratch;
@@ -248,7 +243,7 @@ private:
   Backend& local_;
   MPI_Comm comm_;
   std::vector<Kind> kinds_;
-  std::optional<Vector> scratch_[4];
+  std::optional<Vector> scratch_;
   double allreduce_seconds_ = 0;
   std::int64_t allreduces_ = 0;
   std::int64_t overlapped_updates_ = 0;

@@ -40,9 +40,12 @@ iterations are between 1/R and R times the serial ones.
 
 With --max-allreduces-per-iteration X: each rank's MPI_Allreduce calls over the run per CG iteration
 (flow.json's per_rank allreduces over steps x (momentum + pressure mean iterations)) are at most X.
+With --max-round-trips-per-step X: each rank's halo round trips over the run (flow.json's per_rank
+halo_exchanges plus pressure_multigrid_coarser_halo_exchanges) per step are at most X (the latency
+a step pays over the ranks: a change that adds round trips fails).
 
 usage: check_flow_mpi.py STREAMSOLVE MPIEXEC CASE OUTDIR --backend gpu|cpu --ranks 1,2,3,4 --tol 1e-5 [--refine K]
-                         [--max-allreduces-per-iteration X]
+                         [--max-allreduces-per-iteration X] [--max-round-trips-per-step X]
 Reads the VTU files and pieces with meshio (Debian's python3-meshio: run with /usr/bin/python3)."""
 import argparse, glob, json, os, shutil, subprocess, sys
 import xml.etree.ElementTree as ET
@@ -325,6 +328,7 @@ def main():
     # The MPI_Allreduce calls of each rank over the run, per CG iteration (momentum and pressure):
     # the single-sync CG makes one a iteration, plus a few a solve and a step.
     ap.add_argument("--max-allreduces-per-iteration", type=float)
+    ap.add_argument("--max-round-trips-per-step", type=float)
     ap.add_argument("--streamfunction-iterations-ratio", type=float)
     ap.add_argument("--momentum-iterations-ratio", type=float)
     a = ap.parse_args()
@@ -381,6 +385,12 @@ def main():
             if per_iteration > a.max_allreduces_per_iteration:
                 failures.append(f"{n} ranks: {per_iteration:.3f} MPI_Allreduce calls per CG iteration "
                                 f"(> {a.max_allreduces_per_iteration})")
+        if a.max_round_trips_per_step:
+            per_step = max(r["halo_exchanges"] + r.get("pressure_multigrid_coarser_halo_exchanges", 0)
+                           for r in j["per_rank"]) / max(j["steps_this_run"], 1)
+            print(f"{n} ranks: {per_step:.1f} halo round trips per step")
+            if per_step > a.max_round_trips_per_step:
+                failures.append(f"{n} ranks: {per_step:.1f} halo round trips per step (> {a.max_round_trips_per_step})")
         if j["solver"]["pressure"] != serial["solver"]["pressure"]:
             failures.append(f"{n} ranks: pressure solver {j['solver']['pressure']} != serial {serial['solver']['pressure']}")
         for solve in [k for k in ("momentum", "pressure", "streamfunction") if k in serial["iterations"]]:

@@ -368,6 +368,36 @@ TEST_P(SolverOps, MultiDotOverPrefixIsEquivalentToRef) {
   EXPECT_THROW(cpu.dots({{&ha, &hb}}, n + 1), Error);
 }
 
+// Weighted dot products Σ w_i a_i b_i (a distributed vector's owner marker as w: every third
+// entry a ghost) against the CPU twin, and against the products of the masked copies the weights
+// replace; the weight is fused into the first pass, so the sums are those of the masked factors.
+TEST_P(SolverOps, WeightedMultiDotIsEquivalentToRef) {
+  GpuBackend gpu = make_gpu();
+  const std::vector<double> ha = mixed_values(n, 70 + n), hb = mixed_values(n, 71 + n);
+  std::vector<double> marker(static_cast<size_t>(n)), masked(static_cast<size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) marker[size_t(i)] = i % 3 == 1 ? 0.0 : 1.0;
+  for (std::int64_t i = 0; i < n; ++i) masked[size_t(i)] = marker[size_t(i)] * ha[size_t(i)];
+  const Field a = gpu.upload(ha), b = gpu.upload(hb), w = gpu.upload(marker), am = gpu.upload(masked);
+  double expect_ab = 0, expect_aa = 0, magnitude = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const size_t j = size_t(i);
+    expect_ab += marker[j] * ha[j] * hb[j];
+    expect_aa += marker[j] * ha[j] * ha[j];
+    magnitude += std::fabs(ha[j] * hb[j]) + ha[j] * ha[j];
+  }
+  const std::vector<double> cpu_dots = cpu.dots({{&ha, &hb}, {&ha, &ha}}, -1, &marker);
+  EXPECT_NEAR(cpu_dots[0], expect_ab, 1e-12 * magnitude + 1e-300);
+  EXPECT_NEAR(cpu_dots[1], expect_aa, 1e-12 * magnitude + 1e-300);
+  const std::vector<double> gpu_dots = gpu.dots({{&a, &b}, {&a, &a}}, -1, &w);
+  EXPECT_NEAR(gpu_dots[0], expect_ab, reduction_error_bound(n, 2 * magnitude) + 1e-30);
+  EXPECT_NEAR(gpu_dots[1], expect_aa, reduction_error_bound(n, 2 * magnitude) + 1e-30);
+  const std::vector<double> of_masked = gpu.dots({{&am, &b}, {&am, &a}});  // what the weights replace
+  EXPECT_EQ(gpu_dots[0], of_masked[0]);
+  EXPECT_EQ(gpu_dots[1], of_masked[1]);
+  const Field short_weights = gpu.upload(std::vector<double>(static_cast<size_t>(n) + 1, 1.0));
+  EXPECT_THROW(gpu.dots({{&a, &b}}, -1, &short_weights), Error);
+}
+
 // p = u + a·p, s = w + a·s (and CG's update_pair) as one two-output pass and as two passes.
 TEST_P(SolverOps, XpayPairIsEquivalentToRef) {
   const double a = -0.8125;
