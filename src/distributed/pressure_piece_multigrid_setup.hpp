@@ -11,8 +11,9 @@
 //
 // Levels, finest first: the flow piece's cells (its own order: owned and ghost cells interleaved,
 // ascending global id) down to the base mesh's cells, or to the first level whose whole mesh has at
-// most max(coarse_size, gather_size) cells (distributed_pressure_multigrid.hpp). A coarser level has its owned cells first (ascending global id), then its
-// ghosts (by owner, then global id): the cells the owned rows reach across a face.
+// most max(coarse_size, gather_size) cells (distributed_pressure_multigrid.hpp). A coarser level
+// has its owned cells first (ascending global id), then its ghosts (by owner, then global id): the
+// cells the owned rows reach across a face.
 #include <cstdint>
 #include <vector>
 
