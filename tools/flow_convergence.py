@@ -4,21 +4,26 @@ tables the cell-velocity error that flow.json reports from the case's [exact] ta
 
 Cases:
   ethier-steinman  Ethier & Steinman's unsteady 3D Navier-Stokes solution (1994), a = pi/4, d = pi/2, nu = 1,
-                   on meshes/cube.msh; the exact velocity on every boundary face and at t = 0, Crank-Nicolson,
-                   to t = 0.1 with dt = dt0 / 2^refine (dt ~ h).
+                   on meshes/cube.msh; the exact velocity on every boundary face and at t = 0, to t = 0.1 with
+                   dt = dt0 / 2^refine (dt ~ h).
   duct             Developed laminar flow in the rectangular duct meshes/duct.msh (4 x 1 x 0.5) between two
                    pressures (gradient 1, nu = 1), from rest to its steady state (t = 0.4, dt = 0.02: the slowest
                    transient has decayed to 1e-6); exact: the series of White, Viscous Fluid Flow, 3-48.
 
   tools/flow_convergence.py --case ethier-steinman|duct [--refine 0,1,2] [--methods classical,exact]
                             [--exe build/streamsolve] [--backend gpu|cpu] [--launch compute|fragment]
-                            [--end-time T] [--tolerance TOL] [--streamfunction-tolerance TOL] [--time-level K] [--out DIR] [--json FILE]
+                            [--end-time T] [--tolerance TOL] [--streamfunction-tolerance TOL] [--time-level K]
+                            [--time-stepping crank_nicolson|theta] [--theta THETA] [--out DIR] [--json FILE]
 
 Prints one line per run and the observed rates log2(e_k / e_k+1) per method, and writes JSON. With
 --time-level K (Ethier-Steinman) it also runs refine K with dt0 / 2^k, k = 0..3: the error left when only
-dt shrinks (the spatial floor shows).
+dt shrinks (the spatial floor shows), and the order in time on that fixed mesh from the final face
+fluxes of successive runs, log2(|U_k - U_k+1| / |U_k+1 - U_k+2|) (each run has the same spatial error).
+--time-stepping picks [scheme] time_stepping (default crank_nicolson); theta runs the theta-scheme with
+--theta (default 0.5: Crank-Nicolson viscosity, forward-Euler convection).
 """
 import argparse
+import glob
 import json
 import math
 import os
@@ -26,6 +31,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
+from output_files import read_state  # noqa: E402  (the flow state file's reader, shared with the tests)
 
 
 def vector(components):
@@ -42,7 +49,13 @@ def es_component(p, q, r):
             f"*exp(-{ES_NU * ES_D * ES_D!r}*t)")
 
 
-def ethier_steinman_case(refine, dt, end_time, method, out):
+def scheme_keys(args):
+    if args.time_stepping == "theta":
+        return f'time_stepping = "theta"\ntheta = {args.theta!r}\n'
+    return 'time_stepping = "crank_nicolson"\n'
+
+
+def ethier_steinman_case(refine, dt, end_time, method, out, scheme):
     velocity = vector([es_component("x", "y", "z"), es_component("y", "z", "x"), es_component("z", "x", "y")])
     boundaries = "".join(f'[[boundary]]\ngroup = "{g}"\ntype = "velocity"\nvelocity = {velocity}\n\n'
                          for g in ("left", "right", "front", "back", "bottom", "top"))
@@ -65,8 +78,7 @@ dt = {dt}
 end_time = {end_time}
 
 [scheme]
-theta = 0.5
-method = "{method}"
+{scheme}method = "{method}"
 
 [output]
 directory = "{out}"
@@ -92,7 +104,7 @@ def duct_velocity():
     return f"{scale!r}*({''.join(terms)})"
 
 
-def duct_case(refine, dt, end_time, method, out):
+def duct_case(refine, dt, end_time, method, out, scheme):
     return f"""# Pressure-driven rectangular duct (written by tools/flow_convergence.py)
 [mesh]
 file = "{ROOT}/meshes/duct.msh"
@@ -123,7 +135,7 @@ dt = {dt}
 end_time = {end_time}
 
 [scheme]
-method = "{method}"
+{scheme}method = "{method}"
 
 [output]
 directory = "{out}"
@@ -144,7 +156,7 @@ def run(args, method, refine, dt, end_time):
     os.makedirs(folder, exist_ok=True)
     case = os.path.join(folder, "case.toml")
     with open(case, "w") as f:
-        f.write(CASES[args.case][0](refine, dt, end_time, method, os.path.join(folder, "out")))
+        f.write(CASES[args.case][0](refine, dt, end_time, method, os.path.join(folder, "out"), scheme_keys(args)))
         tolerances = {s: args.tolerance for s in ("momentum", "pressure", "streamfunction")}
         if args.streamfunction_tolerance is not None:
             tolerances["streamfunction"] = args.streamfunction_tolerance
@@ -166,7 +178,8 @@ def run(args, method, refine, dt, end_time):
            "momentum_iterations": iterations["momentum"]["mean"],
            "pressure_iterations": iterations["pressure"]["mean"],
            "streamfunction_iterations": iterations["streamfunction"]["mean"],
-           "setup_seconds": s["start_seconds"]}
+           "setup_seconds": s["start_seconds"],
+           "state": max(glob.glob(os.path.join(folder, "out", "flow_*.state")))}
     solves = (f"stream {row['streamfunction_iterations']:.0f}" if method == "exact" else
               f"mom {row['momentum_iterations']:.0f} + p {row['pressure_iterations']:.0f}")
     print(f"  {method:9} refine {refine} ({row['cells']:>8} cells) dt {dt:<9g} L2 {row['l2_error']:.4e}"
@@ -177,6 +190,13 @@ def run(args, method, refine, dt, end_time):
 
 def rates(rows):
     return [math.log2(a["l2_error"] / b["l2_error"]) for a, b in zip(rows, rows[1:])]
+
+
+def time_orders(rows):
+    """log2(|U_k - U_k+1| / |U_k+1 - U_k+2|) from the runs' final face fluxes (the same mesh)."""
+    fluxes = [read_state(row["state"])["flux"] for row in rows]
+    gaps = [math.sqrt(sum((x - y) ** 2 for x, y in zip(a, b))) for a, b in zip(fluxes, fluxes[1:])]
+    return [math.log2(a / b) for a, b in zip(gaps, gaps[1:])]
 
 
 def main():
@@ -194,6 +214,8 @@ def main():
     parser.add_argument("--time-level", type=int, default=None,
                         help="also sweep dt0/2^k, k = 0..3, on this refine level (explicit convection needs "
                              "dt0 * |u| / h < 1 there)")
+    parser.add_argument("--time-stepping", default="crank_nicolson", choices=["crank_nicolson", "theta"])
+    parser.add_argument("--theta", type=float, default=0.5, help="theta of --time-stepping theta (default 0.5)")
     parser.add_argument("--backend", default="gpu", choices=["gpu", "cpu"])
     parser.add_argument("--launch", default="compute", choices=["fragment", "compute"])
     parser.add_argument("--out", default="flow_convergence_runs")
@@ -207,7 +229,7 @@ def main():
     dt0 = args.dt0 if args.dt0 is not None else default_dt0
     end_time = args.end_time if args.end_time is not None else default_end
 
-    report = {"case": args.case, "backend": args.backend, "end_time": end_time, "tolerance": args.tolerance, "streamfunction_tolerance": args.streamfunction_tolerance,
+    report = {"case": args.case, "backend": args.backend, "time_stepping": args.time_stepping, "end_time": end_time, "tolerance": args.tolerance, "streamfunction_tolerance": args.streamfunction_tolerance,
               "launch": args.launch if args.backend == "gpu" else None, "space": {}, "time": {}}
     for method in methods:
         print(f"{args.case}, {method}: space" + (" (dt halved with h)" if dt_follows_h else ""))
@@ -218,7 +240,9 @@ def main():
             print(f"{args.case}, {method}: time (refine {args.time_level})")
             rows = [run(args, method, args.time_level, dt0 / 2 ** k, end_time) for k in range(4)]
             print("  rates:", " ".join(f"{x:.2f}" for x in rates(rows)))
-            report["time"][method] = {"runs": rows, "rates": rates(rows)}
+            orders = time_orders(rows)
+            print("  order in time (successive runs' fluxes):", " ".join(f"{x:.2f}" for x in orders))
+            report["time"][method] = {"runs": rows, "rates": rates(rows), "orders": orders}
     with open(args.json, "w") as f:
         json.dump(report, f, indent=2)
     print("wrote", args.json)

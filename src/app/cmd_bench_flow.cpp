@@ -189,6 +189,7 @@ void run_flow_bench(const FlowBenchOptions& o, const GlobalOptions& globals) {
   report["viscosity"] = problem.viscosity;
   report["warmup_steps"] = o.real ? 0 : o.warmup_steps;
   report["scheme"] = {{"convection", problem.convection == Convection::central ? "central" : "upwind"},
+                      {"time_stepping", to_string(problem.time_scheme)},
                       {"theta", problem.theta},
                       {"convection_time", problem.implicit_convection ? "implicit" : "explicit"},
                       {"viscous", problem.viscous == ViscousScheme::curl_curl ? "curl_curl" : "two_point"},

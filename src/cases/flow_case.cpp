@@ -280,6 +280,16 @@ FlowCase flow_case_from(const CaseFile& file) {
   read_table(top, "scheme", "scheme", [&](TableReader& t) {
     c.convection = t.choice("convection", "central", {"central", "upwind"}) == "central" ? FlowCase::Convection::central
                                                                                        : FlowCase::Convection::upwind;
+    // time_stepping: crank_nicolson unless steady mode or a θ is given (a θ-scheme case as written before).
+    const bool has_theta = t.table().get("theta") != nullptr;
+    const std::string stepping =
+        t.choice("time_stepping", c.steady.enabled || has_theta ? "theta" : "crank_nicolson", {"crank_nicolson", "theta"});
+    c.crank_nicolson = stepping == "crank_nicolson";
+    SS_REQUIRE(!(c.crank_nicolson && c.steady.enabled),
+               t.where_key("time_stepping") << ": [scheme] time_stepping = \"crank_nicolson\" does not apply in steady "
+                                               "mode (its pseudo-time march is the θ-scheme)");
+    SS_REQUIRE(!(c.crank_nicolson && has_theta),
+               t.where_key("theta") << ": [scheme] theta is for time_stepping = \"theta\" (crank_nicolson has θ = 0.5)");
     c.theta = t.number("theta", c.theta);
     t.require_in("theta", c.theta, 0.5, 1.0, "1: implicit Euler, 0.5: Crank-Nicolson");
     c.two_point_viscous = t.choice("viscous", "curl_curl", {"curl_curl", "two_point"}) == "two_point";
@@ -296,6 +306,8 @@ FlowCase flow_case_from(const CaseFile& file) {
                t.where_key("convection_time") << ": [scheme] convection_time = \"implicit\" is for method = "
                                                  "\"classical\" (the exact method's convection is explicit)");
   });
+  if (c.steady.enabled) c.crank_nicolson = false;  // also without a [scheme] table
+  if (c.crank_nicolson) c.theta = 0.5;
   if (c.steady.enabled) {
     c.implicit_convection = true;  // also without a [scheme] table
     for (const FlowBoundary& b : c.boundaries)

@@ -24,7 +24,10 @@
 //                 0.1: each step's momentum solve reduces its initial residual by this factor (delta
 //                 form; [solver.momentum] tolerance is for time-accurate runs). Boundary values must not
 //                 depend on t.
-//   [scheme]      convection = "central" | "upwind", theta = 1.0, viscous = "curl_curl" | "two_point",
+//   [scheme]      time_stepping = "crank_nicolson" (default: second order, θ = ½ and Adams–Bashforth 2
+//                 explicit convection; flow_problem.hpp's TimeScheme) | "theta" (default in steady mode or
+//                 with a theta key: first order, forward Euler convection), theta = 1.0 (time_stepping =
+//                 "theta" only), convection = "central" | "upwind", viscous = "curl_curl" | "two_point",
 //                 method = "classical" | "exact" (the exact fractional step: U = C s, physics/exact_fractional_step.hpp),
 //                 convection_time = "explicit" (default) | "implicit" — implicit: linearised convection (the
 //                 convecting flux of the last step), a nonsymmetric momentum system solved by BiCGStab; allows
@@ -153,7 +156,8 @@ struct FlowCase {
   FlowTime time;                                 // [time]
   FlowSteady steady;                             // [steady]
   enum class Convection { central, upwind } convection = Convection::central;  // [scheme] convection
-  double theta = 1.0;                            // [scheme] theta: 1 or 0.5 (any value in [0.5, 1])
+  bool crank_nicolson = true;                    // [scheme] time_stepping = "crank_nicolson" (else "theta")
+  double theta = 1.0;                            // [scheme] theta: 1 or 0.5 (any value in [0.5, 1]); crank_nicolson: 0.5
   bool two_point_viscous = false;                // [scheme] viscous = "two_point" (default "curl_curl")
   bool exact_method = false;                     // [scheme] method = "exact" (default "classical")
   bool implicit_convection = false;              // [scheme] convection_time = "implicit" (default "explicit")

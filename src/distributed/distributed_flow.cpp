@@ -177,6 +177,9 @@ FlowState gather_state(const FlowState& s, const EntityPiece& piece, const FineC
   g.pressure = gather_by_id(cells, owned_entries(s.pressure, piece.cells), root ? size_t(fine.cells) : 0);
   if (!s.previous_flux.empty())  // every rank has one or none
     g.previous_flux = gather_by_id(faces, owned_entries(s.previous_flux, piece.faces), root ? size_t(fine.faces) : 0);
+  if (!s.previous_convection.empty())  // Crank–Nicolson's, on every rank after the first step
+    g.previous_convection =
+        gather_by_id(faces, owned_entries(s.previous_convection, piece.faces), root ? size_t(fine.faces) : 0);
   const std::vector<std::int64_t> edges = owned_entries(piece.edges.global, piece.edges);
   const auto gather_edges = [&](const std::vector<double>& v) {
     return gather_by_id(edges, owned_entries(v, piece.edges), root ? size_t(fine.edges) : 0);
@@ -192,7 +195,7 @@ FlowState gather_state(const FlowState& s, const EntityPiece& piece, const FineC
 
 // --restart: rank 0's checkpoint (by global id), each rank's entries of it (cut faces 0).
 FlowState scatter_state(const std::optional<FlowState>& whole, const EntityPiece& piece, const FineCounts& fine) {
-  double head[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  double head[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   if (whole) {
     SS_REQUIRE(std::int64_t(whole->flux.size()) == fine.faces && std::int64_t(whole->pressure.size()) == fine.cells &&
                    (whole->streamfunction.empty() || std::int64_t(whole->streamfunction.size()) == fine.edges) &&
@@ -203,14 +206,16 @@ FlowState scatter_state(const std::optional<FlowState>& whole, const EntityPiece
     head[5] = std::int64_t(whole->vorticity.size()) == fine.edges;
     head[6] = head[5] != 0 && whole->previous_vorticity.size() == whole->vorticity.size();
     head[7] = !whole->temperature.empty();
+    head[8] = !whole->previous_convection.empty();
   }
-  mpi_check(MPI_Bcast(head, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  mpi_check(MPI_Bcast(head, 9, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast");
   FlowState s;
   s.step = int(head[0]), s.time = head[1], s.dt = head[2];
   const std::vector<double> none;
   s.flux = scatter_by_id(whole ? whole->flux : none, piece.faces.global);
   s.pressure = scatter_by_id(whole ? whole->pressure : none, piece.cells.global);
   if (head[3] != 0) s.previous_flux = scatter_by_id(whole ? whole->previous_flux : none, piece.faces.global);
+  if (head[8] != 0) s.previous_convection = scatter_by_id(whole ? whole->previous_convection : none, piece.faces.global);
   if (head[4] != 0) s.streamfunction = scatter_by_id(whole ? whole->streamfunction : none, piece.edges.global);
   if (head[5] != 0) s.vorticity = scatter_by_id(whole ? whole->vorticity : none, piece.edges.global);
   if (head[6] != 0) s.previous_vorticity = scatter_by_id(whole ? whole->previous_vorticity : none, piece.edges.global);

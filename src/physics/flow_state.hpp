@@ -57,6 +57,9 @@ struct FlowState {
   std::vector<double> flux;      // U_f per face
   std::vector<double> pressure;  // p per cell
   std::vector<double> previous_flux;  // Uⁿ⁻¹ per face (empty at the start: no previous step)
+  // Crank–Nicolson time stepping: the last step's explicit convection and body force T(−N + body)
+  // per face, which the next step's Adams–Bashforth extrapolation reads (empty: none yet, or θ-scheme).
+  std::vector<double> previous_convection;
   std::vector<double> streamfunction;  // s per edge (exact method; empty otherwise)
   // The vorticity momentum system's last two ω per edge (ωⁿ, ωⁿ⁻¹; its next start vector
   // extrapolates them, so a restarted run continues as the uninterrupted one): empty otherwise.

@@ -6,7 +6,10 @@
 //     velocity I U* at the new level, C x = T N(Uⁿ; I x, u_b = 0) its linear part:
 //       H (U* − Uⁿ)/Δt + T N(Uⁿ; I U*, u_b) = …  ⇔  (H/Δt + C − νθ K) U* = rhs + m C(Uⁿ − U_b)
 //     (rhs as above, whose −T N(Uⁿ; I Uⁿ, u_b) the added term turns into the implicit one; U_b is 0
-//     on free faces); nonsymmetric: BiCGStab with the Jacobi of H/Δt − νθ K or block Jacobi of the
+//     on free faces); with Crank–Nicolson time stepping the convecting flux is Ũ, Uⁿ⁺½ extrapolated
+//     (MomentumTerms), in the explicit terms too, and C is weighted by w = ½: the convection at the
+//     half step, −N(Ũ; uⁿ) − ½ C(U* − Uⁿ) = −N(Ũ; ½(uⁿ + u*)); wC is made as C with the convecting
+//     flux w Ũ (C is linear in it and w > 0 keeps the upwind directions); nonsymmetric: BiCGStab with the Jacobi of H/Δt − νθ K or block Jacobi of the
 //     assembled system (momentum_block_jacobi.hpp), or the first until its solves are slow
 //     ("automatic", flow_problem.hpp). In steady mode with [steady] grad_div > 0 the
 //     system gains γ m Dᵀ (Γ/V) D U* (grad_div_term.hpp; its prescribed faces' part, from U_b, on the
@@ -74,12 +77,13 @@ public:
 
   ImplicitConvectionMomentumSolve(Backend& backend, FlowOps& ops, const FlowProblem& problem, const LoadedMesh& mesh,
                                   const FlowOperatorData& data, MomentumOperator<Backend, FlowOps>& momentum)
-      : Base(backend, ops, problem, momentum) {
+      : Base(backend, ops, problem, momentum), weight_(problem.implicit_convection_weight()) {
     SS_REQUIRE(problem.convection != Convection::none, "implicit convection needs convection (central or upwind)");
     boundary_zero_ = backend.make_vector(std::max<std::int64_t>(1, data.num_boundary_faces));
     backend.fill(boundary_zero_, 0.0);
     const std::int64_t nf = std::int64_t(data.face_mass.size());
     convection_x_ = backend.make_vector(nf), convection_y_ = backend.make_vector(nf);
+    if (weight_ != 1.0) weighted_flux_ = backend.make_vector(nf);
     if (problem.steady.enabled && problem.steady.grad_div > 0) {
       grad_div_ = std::make_unique<GradDivTerm<Backend, FlowOps>>(backend, ops, data, problem.steady.grad_div,
                                                                  mesh.topology.face_cells);
@@ -91,11 +95,13 @@ public:
     use_block_jacobi_ = problem.momentum.block_jacobi;
   }
 
-  // rhs += m C(Uⁿ − U_b) (and − γ m Dᵀ V⁻¹ D U_b with the grad–div term)
+  // rhs += m C(Uⁿ − U_b) (and − γ m Dᵀ V⁻¹ D U_b with the grad–div term); the convecting flux w Ũ
+  // of this step's system.
   void right_hand_side(const MomentumTerms<Vector>& t, Vector& rhs) override {
     Base::right_hand_side(t, rhs);
+    if (weight_ != 1.0) this->backend_.scale(weight_, t.convecting_flux, weighted_flux_);
     this->backend_.axpy(-1.0, t.boundary_flux, t.flux, convection_x_);
-    linear_convection(t.flux, convection_x_, convection_y_);
+    linear_convection(convecting_flux(t), convection_x_, convection_y_);
     this->backend_.axpy(1.0, convection_y_, rhs, rhs);
     if (with_grad_div(t)) {
       grad_div_->set_flux(t.flux, courant_);
@@ -151,7 +157,7 @@ private:
     const auto apply = [&](const Vector& v, Vector& y) { apply_system(t, v, y); };
     if (use_block_jacobi_) {
       static const std::vector<double> no_term;
-      block_jacobi_->update(t.flux, t.dt, grad_div_ ? grad_div_->scale() : 0.0, grad_div_ ? grad_div_->weight() : no_term);
+      block_jacobi_->update(convecting_flux(t), t.dt, grad_div_ ? grad_div_->scale() : 0.0, grad_div_ ? grad_div_->weight() : no_term);
       const auto precondition = [&](const Vector& r, Vector& z) { block_jacobi_->apply(r, z); };
       return preconditioned_bicgstab(this->backend_, apply, b, x, precondition, options);
     }
@@ -165,9 +171,14 @@ private:
   void apply_system(const MomentumTerms<Vector>& t, const Vector& x, Vector& y) {
     this->A_.apply(1.0 / t.dt, this->nu_theta(), x, y);
     this->backend_.multiply(this->A_.free_mask(), x, convection_x_);
-    linear_convection(t.flux, convection_x_, convection_y_);
+    linear_convection(convecting_flux(t), convection_x_, convection_y_);
     this->backend_.axpy(1.0, convection_y_, y, y);
     if (with_grad_div(t)) grad_div_->add(1.0, convection_x_, y);  // convection_x_ = m x
+  }
+
+  // The flux that convects in wC: Ũ, or w Ũ (made by right_hand_side) when w ≠ 1.
+  const Vector& convecting_flux(const MomentumTerms<Vector>& t) const {
+    return weight_ != 1.0 ? weighted_flux_ : t.convecting_flux;
   }
 
   // The grad–div term is in every step's system, not in the steady residual (Δt = ∞): it vanishes at
@@ -186,6 +197,8 @@ private:
     this->backend_.scale(-1.0, y, y);
   }
 
+  const double weight_;  // w: 1, or ½ with Crank–Nicolson time stepping
+  Vector weighted_flux_;  // w Ũ
   Vector boundary_zero_, convection_x_, convection_y_, integrated_, cux_, cuy_, cuz_, cfx_, cfy_, cfz_;
   Vector initial_residual_, delta_;  // steady mode's delta form
   std::unique_ptr<GradDivTerm<Backend, FlowOps>> grad_div_;  // steady mode's, or none

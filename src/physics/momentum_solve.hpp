@@ -22,6 +22,9 @@ struct MomentumTerms {
   const Vector& integrated;         // T f, f = −N(u) (+ viscous and body terms) per cell
   const Vector& pressure_gradient;  // G pⁿ with the boundary pressures
   const Vector& boundary_flux;      // U_b (0 on free faces)
+  // The flux that convects in implicit convection's C: Uⁿ, or (Crank–Nicolson) Uⁿ⁺½ extrapolated,
+  // (1 + r/2) Uⁿ − (r/2) Uⁿ⁻¹.
+  const Vector& convecting_flux;
 };
 
 template <class Backend>

@@ -68,6 +68,7 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
   FlowProblem p;
   p.viscosity = c.viscosity;
   p.theta = c.theta;
+  p.time_scheme = c.crank_nicolson ? TimeScheme::crank_nicolson : TimeScheme::theta;
   p.viscous = c.two_point_viscous ? ViscousScheme::two_point : ViscousScheme::curl_curl;
   p.convection = c.convection == FlowCase::Convection::central ? Convection::central : Convection::upwind;
   p.implicit_convection = c.implicit_convection;

@@ -47,7 +47,9 @@ FlowHeatProblem build_flow_heat_problem(const FlowCase& c, const LoadedMesh& mes
     p.conduction.initial[size_t(p.conduction.dirichlet_nodes[k])] = p.conduction.dirichlet_values[k];
   p.conductivity = c.heat->conductivity;
   p.heat_capacity = c.heat->heat_capacity;
-  p.theta = c.theta;
+  // The temperature step stays the bounded θ-scheme: with the flow's Crank–Nicolson, implicit Euler
+  // conduction (θ = ½ would let T leave its bounds at large Δt/h²).
+  p.theta = c.crank_nicolson ? 1.0 : c.theta;
   p.implicit_advection = c.steady.enabled;
   p.limited_advection = c.heat->advection == "limited";
   p.solver.tolerance = c.temperature.tolerance;

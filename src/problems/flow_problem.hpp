@@ -102,13 +102,27 @@ enum class MomentumSystem { automatic, flux, vorticity };
 // Jacobi or none; automatic: ams with the grad–div gauge, jacobi without it.
 enum class StreamfunctionPreconditioner { automatic, ams, jacobi, none };
 
+// The time stepping of a run.
+//   theta:          the viscous term by the θ-scheme (problem.theta; 1 implicit Euler), explicit
+//                   convection and body force by forward Euler, implicit convection linearised at the
+//                   new level: first order in Δt (steady mode's pseudo-time march);
+//   crank_nicolson: θ = ½, explicit convection and body force by variable-step Adams–Bashforth 2,
+//                   T f̃ = (1 + r/2) T fⁿ − (r/2) T fⁿ⁻¹ with r = Δt/Δtⁿ⁻¹ (forward Euler on a
+//                   run's first step), implicit convection linearised at the half step,
+//                   −N(Uⁿ⁺½) ≈ −N(Uⁿ) − ½ C (Uⁿ⁺¹ − Uⁿ): second order in Δt (the case files' default for
+//                   time-accurate runs).
+// Both keep the incremental pressure correction (pⁿ in the predictor, pⁿ⁺¹ = pⁿ + φ).
+enum class TimeScheme { theta, crank_nicolson };
+inline const char* to_string(TimeScheme s) { return s == TimeScheme::crank_nicolson ? "crank_nicolson" : "theta"; }
+
 // classical: momentum predictor, pressure Poisson, projection (thesis §7.3); exact: U = C s from
 // one streamfunction solve, pressure only when written (§7.4, physics/exact_fractional_step.hpp).
 enum class FlowMethod { classical, exact };
 
 struct FlowProblem {
   double viscosity = 0;
-  double theta = 1.0;
+  double theta = 1.0;  // the viscous θ (crank_nicolson: 0.5)
+  TimeScheme time_scheme = TimeScheme::theta;
   Convection convection = Convection::central;
   // The convecting flux's time level: explicit (−N(Uⁿ) on the right-hand side, CFL ≲ 1) or implicit
   // (linearised: the convecting flux Uⁿ, the convected velocity I U*, a nonsymmetric momentum system
@@ -130,6 +144,8 @@ struct FlowProblem {
   StreamfunctionPreconditioner streamfunction_preconditioner = StreamfunctionPreconditioner::automatic;
 
   std::vector<FlowBoundaryKind> boundary_kinds() const;
+  // The weight of the linearised convection C in the implicit-convection system: 1 (theta), ½ (crank_nicolson).
+  double implicit_convection_weight() const { return time_scheme == TimeScheme::crank_nicolson ? 0.5 : 1.0; }
   bool time_dependent() const;
   // The momentum system a run uses; an explicit request that does not apply is one error line.
   MomentumSystem resolved_momentum_system() const;

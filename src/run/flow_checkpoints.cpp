@@ -53,7 +53,8 @@ void FlowCheckpoints::clear_previous_run() {
 }
 
 void require_checkpoint_fits(const FlowState& state, std::int64_t faces, std::int64_t cells, const std::string& directory) {
-  const bool previous_fits = state.previous_flux.empty() || std::int64_t(state.previous_flux.size()) == faces;
+  const auto fits = [&](const std::vector<double>& v) { return v.empty() || std::int64_t(v.size()) == faces; };
+  const bool previous_fits = fits(state.previous_flux) && fits(state.previous_convection);
   SS_REQUIRE(std::int64_t(state.flux.size()) == faces && std::int64_t(state.pressure.size()) == cells && previous_fits,
              "--restart: the checkpoint of step " << state.step << " in '" << directory << "' has " << state.flux.size()
                  << " faces and " << state.pressure.size() << " cells, this mesh " << faces << " and " << cells

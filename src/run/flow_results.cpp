@@ -204,6 +204,7 @@ FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_
       to_string(problem.resolved_streamfunction_preconditioner());
   summary["scheme"] = {{"method", problem.method == FlowMethod::exact ? "exact" : "classical"},
                        {"convection", problem.convection == Convection::central ? "central" : "upwind"},
+                       {"time_stepping", to_string(problem.time_scheme)},
                        {"theta", problem.theta},
                        {"convection_time", problem.implicit_convection ? "implicit" : "explicit"},
                        {"viscous", problem.viscous == ViscousScheme::curl_curl ? "curl_curl" : "two_point"}};

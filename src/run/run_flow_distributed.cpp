@@ -116,6 +116,7 @@ struct WholeMesh {
     };
     s.flux = permute(by_id.flux, face_global);
     s.previous_flux = permute(by_id.previous_flux, face_global);
+    s.previous_convection = permute(by_id.previous_convection, face_global);
     s.pressure = permute(by_id.pressure, cell_global);
     s.streamfunction = permute(by_id.streamfunction, edge_global);
     s.vorticity = permute(by_id.vorticity, edge_global);

@@ -19,6 +19,16 @@
 
 namespace ss::test {
 
+// Ethier & Steinman's (1994) unsteady solution of the Navier–Stokes equations, a = π/4, d = π/2:
+//   u = −a [e^{ax} sin(ay + dz) + e^{az} cos(ax + dy)] e^{−ν d² t}, v and w by cycling (x, y, z).
+inline glm::dvec3 ethier_steinman(const glm::dvec3& x, double t, double nu) {
+  const double pi = 3.14159265358979323846, a = pi / 4, d = pi / 2, decay = -a * std::exp(-nu * d * d * t);
+  const auto component = [&](double p, double q, double r) {
+    return decay * (std::exp(a * p) * std::sin(a * q + d * r) + std::exp(a * r) * std::cos(a * p + d * q));
+  };
+  return {component(x.x, x.y, x.z), component(x.y, x.z, x.x), component(x.z, x.x, x.y)};
+}
+
 // Assigns conditions[name] to every boundary face of the surface group called `name`.
 inline void assign_by_group(FlowProblem& p, const LoadedMesh& m, const std::map<std::string, FlowCondition>& by_name) {
   std::map<std::int32_t, std::int32_t> index_of_group;

@@ -137,16 +137,7 @@ TEST(FlowValidation, ExactMethodVelocityDrivenDuctConvergesToTheExactSeries) {
   expect_duct_converges(true, FlowMethod::exact);
 }
 
-// ---- Ethier & Steinman (1994), a = π/4, d = π/2, on the unit cube:
-//   u = −a [e^{ax} sin(ay + dz) + e^{az} cos(ax + dy)] e^{−ν d² t}, v and w by cycling (x, y, z).
-glm::dvec3 ethier_steinman(const glm::dvec3& x, double t, double nu) {
-  const double a = kPi / 4, d = kPi / 2, decay = -a * std::exp(-nu * d * d * t);
-  const auto component = [&](double p, double q, double r) {
-    return decay * (std::exp(a * p) * std::sin(a * q + d * r) + std::exp(a * r) * std::cos(a * p + d * q));
-  };
-  return {component(x.x, x.y, x.z), component(x.y, x.z, x.x), component(x.z, x.x, x.y)};
-}
-
+// ---- Ethier & Steinman (1994) on the unit cube (ethier_steinman, flow_test_util.hpp).
 void expect_ethier_steinman_converges(FlowMethod method) {
   const double nu = 1.0, end = 0.1;
   const VelocityFunction exact = [nu](const glm::dvec3& x, double t) { return ethier_steinman(x, t, nu); };

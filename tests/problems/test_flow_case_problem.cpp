@@ -138,6 +138,7 @@ FlowState sample_state(std::int64_t faces, std::int64_t cells) {
   for (std::int64_t i = 0; i < faces; ++i) s.flux.push_back(std::sin(double(i)) * 1e-3);
   for (std::int64_t i = 0; i < cells; ++i) s.pressure.push_back(std::cos(double(i)) / 7.0);
   for (std::int64_t i = 0; i < faces; ++i) s.previous_flux.push_back(std::sin(double(i) + 0.5) * 1e-3);
+  for (std::int64_t i = 0; i < faces; ++i) s.previous_convection.push_back(std::cos(double(i) + 0.75) * 1e-2);
   for (std::int64_t i = 0; i < faces + cells; ++i) s.streamfunction.push_back(std::cos(double(i) + 0.25) * 1e-4);
   return s;
 }
@@ -165,11 +166,13 @@ TEST(FlowStateFile, RoundTripsExactly) {
   EXPECT_EQ(r.flux, s.flux);
   EXPECT_EQ(r.pressure, s.pressure);
   EXPECT_EQ(r.previous_flux, s.previous_flux);
+  EXPECT_EQ(r.previous_convection, s.previous_convection);
   EXPECT_EQ(r.streamfunction, s.streamfunction);
   FlowState first = s;  // a run's first checkpoint may come before any previous step
-  first.previous_flux.clear();
+  first.previous_flux.clear(), first.previous_convection.clear();
   write_flow_state(path, first);
   EXPECT_TRUE(read_flow_state(path).previous_flux.empty());
+  EXPECT_TRUE(read_flow_state(path).previous_convection.empty());
   EXPECT_EQ(read_flow_state(path).flux, s.flux);
   write_flow_state(path, s);
   const FlowState header = read_flow_state_header(path);

@@ -8,16 +8,17 @@ import zlib
 
 
 def read_state(path):
-    """A flow_NNNNNN.state (version 6, src/postprocess/flow_state_file.hpp) and its expected size."""
+    """A flow_NNNNNN.state (version 7, src/postprocess/flow_state_file.hpp) and its expected size."""
     data = open(path, "rb").read()
     assert data[:8] == b"SSFLOWST", path
     (version, step, t, dt, faces, cells, previous, edges, base_levels, vorticity,
-     previous_vorticity, temperatures) = struct.unpack_from("<Iiddqqqqiqqq", data, 8)
-    assert version == 6, f"{path}: version {version}"
-    at = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 8 + 4 + 8 + 8 + 8
-    counts = [faces, cells, previous, edges, vorticity, previous_vorticity, temperatures]
+     previous_vorticity, temperatures, convection) = struct.unpack_from("<Iiddqqqqiqqqq", data, 8)
+    assert version == 7, f"{path}: version {version}"
+    at = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 8 + 4 + 8 + 8 + 8 + 8
+    counts = [faces, cells, previous, edges, vorticity, previous_vorticity, temperatures, convection]
     values = struct.unpack_from("<%dd" % sum(counts), data, at)
-    names = ["flux", "pressure", "previous_flux", "streamfunction", "vorticity", "previous_vorticity", "temperature"]
+    names = ["flux", "pressure", "previous_flux", "streamfunction", "vorticity", "previous_vorticity", "temperature",
+             "previous_convection"]
     state = {"step": step, "time": t, "dt": dt, "base_levels": base_levels, "size": at + 8 * sum(counts) + 8,
              "file_size": len(data)}
     for name, count in zip(names, counts):
