@@ -3,7 +3,7 @@
 tables the cell-velocity error that flow.json reports from the case's [exact] table.
 
 Cases:
-  ethier-steinman  Ethier & Steinman's unsteady 3D Navier-Stokes solution (1994), a = pi/4, d = pi/2, nu = 1,
+  ethier-steinman  Ethier & Steinman's unsteady 3D Navier-Stokes solution (1994), a = pi/4, d = pi/2, nu = 1 (--viscosity),
                    on meshes/cube.msh; the exact velocity on every boundary face and at t = 0, to t = 0.1 with
                    dt = dt0 / 2^refine (dt ~ h).
   duct             Developed laminar flow in the rectangular duct meshes/duct.msh (4 x 1 x 0.5) between two
@@ -13,7 +13,7 @@ Cases:
   tools/flow_convergence.py --case ethier-steinman|duct [--refine 0,1,2] [--methods classical,exact]
                             [--exe build/streamsolve] [--backend gpu|cpu] [--launch compute|fragment]
                             [--end-time T] [--tolerance TOL] [--streamfunction-tolerance TOL] [--time-level K]
-                            [--time-stepping crank_nicolson|theta] [--theta THETA] [--out DIR] [--json FILE]
+                            [--time-stepping crank_nicolson|theta] [--theta THETA] [--viscosity NU] [--out DIR] [--json FILE]
 
 Prints one line per run and the observed rates log2(e_k / e_k+1) per method, and writes JSON. With
 --time-level K (Ethier-Steinman) it also runs refine K with dt0 / 2^k, k = 0..3: the error left when only
@@ -40,13 +40,13 @@ def vector(components):
 
 
 # ---- Ethier-Steinman: u = -a [e^{ax} sin(ay + dz) + e^{az} cos(ax + dy)] e^{-nu d^2 t}, v and w by cycling.
-ES_A, ES_D, ES_NU = math.pi / 4, math.pi / 2, 1.0
+ES_A, ES_D = math.pi / 4, math.pi / 2
 
 
-def es_component(p, q, r):
+def es_component(p, q, r, nu):
     a, d = repr(ES_A), repr(ES_D)
     return (f"-{a}*(exp({a}*{p})*sin({a}*{q}+{d}*{r})+exp({a}*{r})*cos({a}*{p}+{d}*{q}))"
-            f"*exp(-{ES_NU * ES_D * ES_D!r}*t)")
+            f"*exp(-{nu * ES_D * ES_D!r}*t)")
 
 
 def scheme_keys(args):
@@ -55,8 +55,8 @@ def scheme_keys(args):
     return 'time_stepping = "crank_nicolson"\n'
 
 
-def ethier_steinman_case(refine, dt, end_time, method, out, scheme):
-    velocity = vector([es_component("x", "y", "z"), es_component("y", "z", "x"), es_component("z", "x", "y")])
+def ethier_steinman_case(refine, dt, end_time, method, out, scheme, nu):
+    velocity = vector([es_component("x", "y", "z", nu), es_component("y", "z", "x", nu), es_component("z", "x", "y", nu)])
     boundaries = "".join(f'[[boundary]]\ngroup = "{g}"\ntype = "velocity"\nvelocity = {velocity}\n\n'
                          for g in ("left", "right", "front", "back", "bottom", "top"))
     return f"""# Ethier-Steinman (written by tools/flow_convergence.py)
@@ -65,7 +65,7 @@ file = "{ROOT}/meshes/cube.msh"
 refine = {refine}
 
 [fluid]
-viscosity = {ES_NU}
+viscosity = {nu}
 
 {boundaries}[initial]
 velocity = {velocity}
@@ -104,7 +104,7 @@ def duct_velocity():
     return f"{scale!r}*({''.join(terms)})"
 
 
-def duct_case(refine, dt, end_time, method, out, scheme):
+def duct_case(refine, dt, end_time, method, out, scheme, nu):
     return f"""# Pressure-driven rectangular duct (written by tools/flow_convergence.py)
 [mesh]
 file = "{ROOT}/meshes/duct.msh"
@@ -156,7 +156,8 @@ def run(args, method, refine, dt, end_time):
     os.makedirs(folder, exist_ok=True)
     case = os.path.join(folder, "case.toml")
     with open(case, "w") as f:
-        f.write(CASES[args.case][0](refine, dt, end_time, method, os.path.join(folder, "out"), scheme_keys(args)))
+        f.write(CASES[args.case][0](refine, dt, end_time, method, os.path.join(folder, "out"), scheme_keys(args),
+                                    args.viscosity))
         tolerances = {s: args.tolerance for s in ("momentum", "pressure", "streamfunction")}
         if args.streamfunction_tolerance is not None:
             tolerances["streamfunction"] = args.streamfunction_tolerance
@@ -214,6 +215,8 @@ def main():
     parser.add_argument("--time-level", type=int, default=None,
                         help="also sweep dt0/2^k, k = 0..3, on this refine level (explicit convection needs "
                              "dt0 * |u| / h < 1 there)")
+    parser.add_argument("--viscosity", type=float, default=1.0,
+                        help="Ethier-Steinman's nu (default 1; the duct's is 1 always)")
     parser.add_argument("--time-stepping", default="crank_nicolson", choices=["crank_nicolson", "theta"])
     parser.add_argument("--theta", type=float, default=0.5, help="theta of --time-stepping theta (default 0.5)")
     parser.add_argument("--backend", default="gpu", choices=["gpu", "cpu"])
@@ -229,7 +232,7 @@ def main():
     dt0 = args.dt0 if args.dt0 is not None else default_dt0
     end_time = args.end_time if args.end_time is not None else default_end
 
-    report = {"case": args.case, "backend": args.backend, "time_stepping": args.time_stepping, "end_time": end_time, "tolerance": args.tolerance, "streamfunction_tolerance": args.streamfunction_tolerance,
+    report = {"case": args.case, "backend": args.backend, "time_stepping": args.time_stepping, "viscosity": args.viscosity, "end_time": end_time, "tolerance": args.tolerance, "streamfunction_tolerance": args.streamfunction_tolerance,
               "launch": args.launch if args.backend == "gpu" else None, "space": {}, "time": {}}
     for method in methods:
         print(f"{args.case}, {method}: space" + (" (dt halved with h)" if dt_follows_h else ""))

@@ -173,6 +173,22 @@ TEST(FlowCase, ConvectionTimeDefaultsToExplicitAndImplicitAllowsLargeCfl) {
 // Steady mode: [time] gives the first pseudo-time step only; convection turns implicit.
 const std::string kSteadyTime = "[time]\ndt = 0.01\n";
 
+// Time stepping: Crank–Nicolson (θ = ½) unless a θ is given or the case is steady.
+TEST(FlowCase, TimeSteppingIsCrankNicolsonUnlessThetaOrSteady) {
+  const FlowCase d = parse_flow_case(kBase, kCasePath);
+  EXPECT_TRUE(d.crank_nicolson);
+  EXPECT_EQ(d.theta, 0.5);
+  const FlowCase t = parse_flow_case(kBase + "[scheme]\ntheta = 0.75\n", kCasePath);
+  EXPECT_FALSE(t.crank_nicolson);
+  EXPECT_EQ(t.theta, 0.75);
+  const FlowCase e = parse_flow_case(kBase + "[scheme]\ntime_stepping = \"theta\"\n", kCasePath);
+  EXPECT_FALSE(e.crank_nicolson);
+  EXPECT_EQ(e.theta, 1.0);
+  const FlowCase s = parse_flow_case(kMesh + kFluid + kSteadyTime + "[steady]\n", kCasePath);
+  EXPECT_FALSE(s.crank_nicolson);
+  EXPECT_EQ(s.theta, 1.0);
+}
+
 TEST(FlowCase, SteadyModeReadsItsTableAndTurnsConvectionImplicit) {
   EXPECT_FALSE(parse_flow_case(kBase, kCasePath).steady.enabled);
   const FlowCase c = parse_flow_case(
@@ -235,6 +251,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"negative_cfl", kBase + "cfl = -1\n", "test.toml:8: [time] cfl must be >= 0 (got -1)"},
         BadCase{"max_dt_below_dt", kBase + "cfl = 0.5\nmax_dt = 0.001\n", "test.toml:9: [time] max_dt must be >= dt"},
         BadCase{"theta", kBase + "[scheme]\ntheta = 0.3\n", "test.toml:9: [scheme] theta must be in [0.5, 1] (got 0.3"},
+        BadCase{"time_stepping", kBase + "[scheme]\ntime_stepping = \"bdf2\"\n",
+                "test.toml:9: [scheme] time_stepping must be \"crank_nicolson\" or \"theta\" (got \"bdf2\")"},
+        BadCase{"crank_nicolson_theta", kBase + "[scheme]\ntime_stepping = \"crank_nicolson\"\ntheta = 0.5\n",
+                "test.toml:10: [scheme] theta is for time_stepping = \"theta\" (crank_nicolson has θ = 0.5)"},
+        BadCase{"crank_nicolson_steady", kMesh + kFluid + kSteadyTime + "[steady]\n[scheme]\ntime_stepping = \"crank_nicolson\"\n",
+                "test.toml:8: [scheme] time_stepping = \"crank_nicolson\" does not apply in steady mode"},
         BadCase{"convection", kBase + "[scheme]\nconvection = \"quick\"\n",
                 "test.toml:9: [scheme] convection must be \"central\" or \"upwind\" (got \"quick\")"},
         BadCase{"convection_time", kBase + "[scheme]\nconvection_time = \"semi\"\n",
@@ -355,10 +377,23 @@ TEST(FlowCase, TheCylinderSampleHasADragGroup) {
   EXPECT_NEAR(c.boundaries[0].velocity(0, 0.205, 0.205).x, 0.45, 1e-12);  // Um on the centre line
 }
 
+// DFG 3D-3Z: Crank–Nicolson by default, the inflow's centre line 2.25 sin(πt/8), coefficients with Ū = 1.
+TEST(FlowCase, TheUnsteadyCylinderSampleRisesAndFalls) {
+  const FlowCase c = read_flow_case(std::string(SS_SOURCE_DIR) + "/meshes/dfg_3d3z_flow.toml");
+  EXPECT_TRUE(c.crank_nicolson);
+  EXPECT_EQ(c.time.end_time, 8.0);
+  ASSERT_EQ(c.forces.size(), 1u);
+  EXPECT_EQ(c.forces[0].reference_velocity, 1.0);
+  ASSERT_EQ(c.boundaries.size(), 4u);
+  EXPECT_NEAR(c.boundaries[0].velocity(0, 0.205, 0.205, 4.0).x, 2.25, 1e-12);
+  EXPECT_NEAR(c.boundaries[0].velocity(0, 0.205, 0.205, 2.0).x, 2.25 * std::sqrt(0.5), 1e-12);
+  EXPECT_NEAR(c.boundaries[0].velocity(0, 0.205, 0.205, 8.0).x, 0.0, 1e-12);
+}
+
 // The DFG samples declare their cylinder (meshes/dfg_cylinder.geo: radius 0.05, axis along z through
 // x = 0.5, y = 0.2), so --refine converges to it.
 TEST(FlowCase, TheCylinderSamplesDeclareTheirCylinder) {
-  for (const char* file : {"dfg_cylinder_flow.toml", "dfg_cylinder_steady_flow.toml"}) {
+  for (const char* file : {"dfg_cylinder_flow.toml", "dfg_cylinder_steady_flow.toml", "dfg_3d3z_flow.toml"}) {
     const FlowCase c = read_flow_case(std::string(SS_SOURCE_DIR) + "/meshes/" + file);
     ASSERT_EQ(c.surfaces.size(), 1u) << file;
     EXPECT_EQ(c.surfaces[0].group, "cylinder") << file;

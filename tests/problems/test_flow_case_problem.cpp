@@ -49,6 +49,8 @@ TEST(FlowCaseProblem, CavityLidMovesWallsRest) {
   EXPECT_EQ(p.viscosity, 0.01);
   EXPECT_EQ(p.time.steps, 3);
   EXPECT_EQ(p.time.max_dt, 0.01);
+  EXPECT_EQ(p.time_scheme, TimeScheme::crank_nicolson);  // the case files' default, θ = ½
+  EXPECT_EQ(p.theta, 0.5);
   EXPECT_FALSE(p.time_dependent());
   ASSERT_EQ(p.boundary_condition.size(), m.topology.boundary_faces.size());
   const FlowBoundaryValues b = evaluate_boundary(p, m, 0.0);
