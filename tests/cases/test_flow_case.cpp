@@ -256,7 +256,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"crank_nicolson_theta", kBase + "[scheme]\ntime_stepping = \"crank_nicolson\"\ntheta = 0.5\n",
                 "test.toml:10: [scheme] theta is for time_stepping = \"theta\" (crank_nicolson has θ = 0.5)"},
         BadCase{"crank_nicolson_steady", kMesh + kFluid + kSteadyTime + "[steady]\n[scheme]\ntime_stepping = \"crank_nicolson\"\n",
-                "test.toml:8: [scheme] time_stepping = \"crank_nicolson\" does not apply in steady mode"},
+                "test.toml:9: [scheme] time_stepping = \"crank_nicolson\" does not apply in steady mode"},
         BadCase{"convection", kBase + "[scheme]\nconvection = \"quick\"\n",
                 "test.toml:9: [scheme] convection must be \"central\" or \"upwind\" (got \"quick\")"},
         BadCase{"convection_time", kBase + "[scheme]\nconvection_time = \"semi\"\n",
