@@ -8,10 +8,8 @@
 //   1. Δt from the CFL target, or fixed                                       FlowTimeStep
 //      (steady mode's local pseudo-time steps Δt_f = s_f Δt: the data's H and W hold H/s and s W,
 //      use_local_pseudo_time_steps, and the CFL number is the largest cell's s_c Δt · rate)
-//   2. u = I Uⁿ;  f = −N(u) (+ viscous and body terms);  T f                   MomentumOperator's viscous part
-//      (Crank–Nicolson time stepping: T(−N + body) with the boundary values of tⁿ, extrapolated to
-//      the half step by Adams–Bashforth 2, (1 + r/2) cⁿ − (r/2) cⁿ⁻¹, r = Δt/Δtⁿ⁻¹; the viscous part
-//      with those of tⁿ⁺¹)
+//   2. u = I Uⁿ;  f = −N(u) (+ viscous and body terms);  T f                   FlowExplicitTerms
+//      (Crank–Nicolson time stepping: convection at the half step, by Adams–Bashforth 2 or implicitly)
 //   3. momentum:   U* from the momentum system and its right-hand side        MomentumSolve, chosen once:
 //                  (H/Δt − νθ K) U* = H Uⁿ/Δt + T f − G pⁿ + νθ K U_b            faces (CG), edge vorticity (CG),
 //                  (+ C, the linearised convection, with implicit convection)    implicit convection (BiCGStab)
@@ -32,6 +30,7 @@
 
 #include "physics/exact_method.hpp"
 #include "physics/flow_boundary_vectors.hpp"
+#include "physics/flow_explicit_terms.hpp"
 #include "physics/flow_state.hpp"
 #include "physics/flow_time_step.hpp"
 #include "physics/momentum_flux_solve.hpp"
@@ -55,7 +54,8 @@ public:
       : backend_(backend), ops_(ops), problem_(problem), mesh_(mesh), data_(data), time_step_(problem), boundary_(backend, problem, mesh),
         momentum_operator_(backend, ops, problem, mesh, data,
                            problem.resolved_momentum_system() == MomentumSystem::vorticity),
-        momentum_operator_built_(Clock::now()), pressure_(backend, ops, problem, mesh, data) {
+        momentum_operator_built_(Clock::now()), pressure_(backend, ops, problem, mesh, data),
+        explicit_(backend, ops, problem, boundary_, momentum_operator_, mesh.topology.num_faces) {
     start_parts_.momentum_operator = std::chrono::duration<double>(momentum_operator_built_ - constructed_).count();
     start_parts_.pressure = seconds_since(momentum_operator_built_);
     SS_REQUIRE(!problem.steady.enabled || problem.implicit_convection,
@@ -71,11 +71,6 @@ public:
     U_ = backend.make_vector(nf), U_previous_ = backend.make_vector(nf);
     Ustar_ = backend.make_vector(nf), rhs_ = backend.make_vector(nf);
     p_ = backend.make_vector(nc), cell_scratch_ = backend.make_vector(nc);
-    if (crank_nicolson()) {
-      convection_ = backend.make_vector(nf), integrated_ = backend.make_vector(nf);
-      if (problem.implicit_convection) extrapolated_flux_ = backend.make_vector(nf);
-      else convection_previous_ = backend.make_vector(nf);
-    }
     if (!data.face_step_scale.empty()) {  // local pseudo-time steps: Δt_f = s_f Δt
       face_step_scale_ = backend.upload(data.face_step_scale);
       cell_step_scale_ = backend.upload(data.cell_step_scale);
@@ -102,11 +97,12 @@ public:
   // A body force per unit mass in every cell, added to the explicit cell terms f of each step
   // (before T f enters the momentum right-hand side): body(fx, fy, fz) adds its three components.
   // The Boussinesq buoyancy of a [heat] run (physics/flow_temperature.hpp); unset: none.
-  void set_body_force(std::function<void(Vector&, Vector&, Vector&)> body) { body_force_ = std::move(body); }
+  void set_body_force(std::function<void(Vector&, Vector&, Vector&)> body) { explicit_.set_body_force(std::move(body)); }
 
   // Starts from the problem's initial velocity, made discretely divergence-free by one projection.
   void start() {
-    time_ = 0.0, step_ = 0, dt_ = problem_.time.dt, has_previous_ = false, has_previous_convection_ = false;
+    time_ = 0.0, step_ = 0, dt_ = problem_.time.dt, has_previous_ = false;
+    explicit_.forget_history();
     if (momentum_) momentum_->forget_history();
     std::vector<double> U0 = face_fluxes(mesh_, problem_.initial_velocity, 0.0);
     const FlowBoundaryValues b = evaluate_boundary(problem_, mesh_, 0.0);
@@ -142,8 +138,7 @@ public:
     has_previous_ = !s.previous_flux.empty();
     if (has_previous_) U_previous_ = backend_.upload(s.previous_flux);
     // A θ-scheme state (or an older file) has no convection history: the next step starts Adams–Bashforth anew.
-    has_previous_convection_ = crank_nicolson() && !problem_.implicit_convection && !s.previous_convection.empty();
-    if (has_previous_convection_) convection_previous_ = backend_.upload(s.previous_convection);
+    explicit_.restore_history(s.previous_convection);
     time_ = s.time, step_ = s.step, dt_ = s.dt > 0 ? s.dt : problem_.time.dt;
     if (momentum_) momentum_->restore_history(s.vorticity, s.previous_vorticity);
     // Boundary values of the restored time, as the uninterrupted run had them (twice: the curl–curl
@@ -166,7 +161,7 @@ public:
     s.step = step_, s.time = time_, s.dt = dt_;
     s.flux = backend_.download(U_), s.pressure = backend_.download(p_);
     if (has_previous_) s.previous_flux = backend_.download(U_previous_);
-    if (has_previous_convection_) s.previous_convection = backend_.download(convection_previous_);
+    s.previous_convection = explicit_.history();
     if (exact_) s.streamfunction = backend_.download(exact_->streamfunction());
     if (momentum_) momentum_->history(s.vorticity, s.previous_vorticity);
     return s;
@@ -194,9 +189,9 @@ public:
   double steady_residual() {
     const auto t0 = Clock::now();
     constexpr double kSteady = std::numeric_limits<double>::infinity();
-    explicit_terms();
+    explicit_.theta_scheme(U_);
     ops_.mesh().gradient(p_, boundary_.pressure(), pressure_gradient_);
-    const MomentumTerms<Vector> terms{kSteady, kSteady, U_, integrated_, pressure_gradient_, boundary_.flux(), U_};
+    const MomentumTerms<Vector> terms{kSteady, kSteady, U_, explicit_.integrated(), pressure_gradient_, boundary_.flux(), U_};
     momentum_->right_hand_side(terms, rhs_);  // rhs_, Ustar_: scratch between steps
     momentum_->residual(terms, rhs_, U_, Ustar_);
     backend_.multiply(inverse_mass_, Ustar_, rhs_);
@@ -211,21 +206,26 @@ public:
     // 1. Δt
     const double dt = time_step_.next(step_, dt_, time_, [this] { return courant_rate(); });
     const double t_new = time_ + dt;
-    if (problem_.time_dependent() && !crank_nicolson()) update_boundary(t_new);
+    const auto to_new_time = [&] {
+      if (problem_.time_dependent()) update_boundary(t_new);
+    };
+    const bool crank_nicolson = problem_.time_scheme == TimeScheme::crank_nicolson;
+    if (!crank_nicolson) to_new_time();
 
-    // 2. The explicit terms T f and the right-hand side.
+    // 2. The explicit terms T f (Crank–Nicolson: moving the boundary values to t_new on the way) and
+    //    the right-hand side.
     auto t0 = Clock::now();
-    if (crank_nicolson()) crank_nicolson_explicit_terms(dt, t_new);
-    else explicit_terms();
+    if (crank_nicolson) explicit_.crank_nicolson(U_, U_previous_, has_previous_, dt, dt_, to_new_time);
+    else explicit_.theta_scheme(U_);
     if (exact_) {
-      exact_->right_hand_side(U_, integrated_, boundary_, pressure_gradient_);
+      exact_->right_hand_side(U_, explicit_.integrated(), boundary_, pressure_gradient_);
       backend_.finish();
       totals_.convection_seconds += seconds_since(t0);
       return exact_step(dt, t_new, info);
     }
     ops_.mesh().gradient(p_, boundary_.pressure(), pressure_gradient_);
-    const MomentumTerms<Vector> terms{dt, dt_, U_, integrated_, pressure_gradient_, boundary_.flux(),
-                                      extrapolates_convecting_flux() ? extrapolated_flux_ : U_};
+    const MomentumTerms<Vector> terms{dt, dt_, U_, explicit_.integrated(), pressure_gradient_, boundary_.flux(),
+                                      explicit_.convecting_flux(U_)};
     momentum_->right_hand_side(terms, rhs_);
     backend_.finish();
     totals_.convection_seconds += seconds_since(t0);
@@ -301,86 +301,6 @@ private:
       return std::make_unique<ImplicitConvectionMomentumSolve<Backend, FlowOps>>(backend_, ops_, problem_, mesh_, data,
                                                                                  momentum_operator_);
     return std::make_unique<FaceFluxMomentumSolve<Backend, FlowOps>>(backend_, ops_, problem_, momentum_operator_);
-  }
-
-  bool crank_nicolson() const { return problem_.time_scheme == TimeScheme::crank_nicolson; }
-
-  bool extrapolates_convecting_flux() const { return crank_nicolson() && problem_.implicit_convection; }
-
-  // 2 (Crank–Nicolson), r = Δt/Δtⁿ⁻¹, the boundary values moved from tⁿ to t_new on the way:
-  //  explicit convection: T f̃ = (1 + r/2) cⁿ − (r/2) cⁿ⁻¹ (Adams–Bashforth 2; cⁿ alone on a run's
-  //    first step), cⁿ = T(−N(Uⁿ; uⁿ) + body) with the boundary values of tⁿ, kept as the next
-  //    step's cⁿ⁻¹;
-  //  implicit convection: T f = T(−N(Ũ; uⁿ, ū_b) + body), Ũ = (1 + r/2) Uⁿ − (r/2) Uⁿ⁻¹ (Uⁿ on
-  //    the first step) and ū_b = ½(u_bⁿ + u_bⁿ⁺¹), the mean of the terms with either (N is affine in
-  //    u_b); the solve adds −½ C(Ũ)(U* − Uⁿ);
-  // then the explicit viscous part with the boundary values of t_new.
-  void crank_nicolson_explicit_terms(double dt, double t_new) {
-    const bool moving = problem_.time_dependent();
-    if (!problem_.implicit_convection) {
-      convection_terms(U_, convection_);
-      if (has_previous_convection_) {
-        const double half_ratio = 0.5 * dt / dt_;
-        backend_.linear_combination({1.0 + half_ratio, -half_ratio}, {&convection_, &convection_previous_}, integrated_);
-      } else {
-        backend_.copy(convection_, integrated_);
-      }
-      std::swap(convection_, convection_previous_);
-      has_previous_convection_ = true;
-      if (moving) update_boundary(t_new);
-    } else {
-      if (has_previous_) {
-        const double half_ratio = 0.5 * dt / dt_;
-        backend_.linear_combination({1.0 + half_ratio, -half_ratio}, {&U_, &U_previous_}, extrapolated_flux_);
-      } else {
-        backend_.copy(U_, extrapolated_flux_);
-      }
-      convection_terms(extrapolated_flux_, integrated_);
-      if (moving) {
-        update_boundary(t_new);
-        convection_terms(extrapolated_flux_, convection_);
-        backend_.linear_combination({0.5, 0.5}, {&integrated_, &convection_}, integrated_);
-      }
-    }
-    add_explicit_viscous_terms();
-  }
-
-  // out = T(−N(convecting; I Uⁿ, u_b) + body) with the boundary values as they are.
-  void convection_terms(const Vector& convecting, Vector& out) {
-    auto& mesh_ops = ops_.mesh();
-    mesh_ops.interpolate(U_, ux_, uy_, uz_);
-    ops_.cell_terms(problem_.convection, 0.0, 0.0, convecting, ux_, uy_, uz_, boundary_.velocity_x(),
-                    boundary_.velocity_y(), boundary_.velocity_z(), fx_, fy_, fz_);
-    if (body_force_) body_force_(fx_, fy_, fz_);
-    mesh_ops.integrate(fx_, fy_, fz_, out);
-  }
-
-  // 2 (Crank–Nicolson). T f += the explicit viscous part with the new boundary values: the two-point
-  // scheme's ν(1−θ) Λ₀(uⁿ) + ν bc per cell (a second pass of the cell terms, without convection),
-  // the curl–curl force on the faces.
-  void add_explicit_viscous_terms() {
-    const auto [nu_explicit, nu_boundary] = momentum_operator_.cell_term_viscosities();
-    if (nu_explicit != 0.0 || nu_boundary != 0.0) {
-      auto& mesh_ops = ops_.mesh();
-      ops_.cell_terms(Convection::none, nu_explicit, nu_boundary, U_, ux_, uy_, uz_, boundary_.velocity_x(),
-                      boundary_.velocity_y(), boundary_.velocity_z(), fx_, fy_, fz_);
-      mesh_ops.integrate(fx_, fy_, fz_, convection_);  // convection_: scratch until the next step
-      backend_.axpy(1.0, convection_, integrated_, integrated_);
-    }
-    momentum_operator_.add_explicit_viscous_force(U_, integrated_);
-  }
-
-  // 2. u = I Uⁿ, f per cell (convection, the two-point viscous terms, the body force), T f; the
-  //    curl–curl viscous force on the faces.
-  void explicit_terms() {
-    auto& mesh_ops = ops_.mesh();
-    mesh_ops.interpolate(U_, ux_, uy_, uz_);
-    const auto [nu_explicit, nu_boundary] = momentum_operator_.cell_term_viscosities();
-    ops_.cell_terms(problem_.convection, nu_explicit, nu_boundary, U_, ux_, uy_, uz_, boundary_.velocity_x(),
-                    boundary_.velocity_y(), boundary_.velocity_z(), fx_, fy_, fz_);
-    if (body_force_) body_force_(fx_, fy_, fz_);
-    mesh_ops.integrate(fx_, fy_, fz_, integrated_);
-    momentum_operator_.add_explicit_viscous_force(U_, integrated_);
   }
 
   // 3'–5'. The exact method's solve: Uⁿ⁺¹ = C s (Uⁿ kept as Uⁿ⁻¹).
@@ -467,23 +387,20 @@ private:
   MomentumOperator<Backend, FlowOps> momentum_operator_;
   Clock::time_point momentum_operator_built_;
   PressureProjection<Backend, FlowOps> pressure_;
+  FlowExplicitTerms<Backend, FlowOps> explicit_;
   std::unique_ptr<MomentumSolve<Backend>> momentum_;        // the classical method
   std::unique_ptr<ExactMethod<Backend, FlowOps>> exact_;    // the exact method
-  std::function<void(Vector&, Vector&, Vector&)> body_force_;  // set_body_force
 
   int step_ = 0;
   double time_ = 0, dt_ = 0;
   bool has_previous_ = false;     // U_previous_ holds Uⁿ⁻¹ (the predictor's start extrapolates)
-  bool has_previous_convection_ = false;  // Crank–Nicolson: convection_previous_ holds cⁿ⁻¹
   bool pressure_current_ = true;  // p_ belongs to the current flux (exact method: recovered lazily)
   FlowTotals totals_;
   FlowStartParts start_parts_;
   std::string failure_;
   Vector U_, U_previous_, Ustar_, rhs_, p_, cell_scratch_;
-  Vector ux_, uy_, uz_, fx_, fy_, fz_, integrated_, pressure_gradient_, courant_;
+  Vector pressure_gradient_, courant_;
   Vector face_step_scale_, cell_step_scale_;  // s_f, s_c (local steps)
-  Vector convection_, convection_previous_;   // Crank–Nicolson: cⁿ and cⁿ⁻¹ (explicit convection; cⁿ: scratch else)
-  Vector extrapolated_flux_;                   // Crank–Nicolson with implicit convection: Ũ
   Vector inverse_mass_;                        // steady mode: 1/H on free faces (steady_residual)
 };
 
