@@ -390,6 +390,20 @@ TEST(FlowCase, TheUnsteadyCylinderSampleRisesAndFalls) {
   EXPECT_NEAR(c.boundaries[0].velocity(0, 0.205, 0.205, 8.0).x, 0.0, 1e-12);
 }
 
+// Ethier–Steinman: the same exact field on every face, at the start and as [exact], the closed form.
+TEST(FlowCase, TheEthierSteinmanSampleIsTheExactSolution) {
+  const FlowCase c = read_flow_case(std::string(SS_SOURCE_DIR) + "/meshes/ethier_steinman_flow.toml");
+  EXPECT_TRUE(c.crank_nicolson);
+  ASSERT_TRUE(c.exact_velocity.has_value());
+  ASSERT_EQ(c.boundaries.size(), 6u);
+  const double pi = 3.14159265358979323846, a = pi / 4, d = pi / 2, x = 0.3, y = 0.6, z = 0.8, t = 0.15;
+  const double u = -a * (std::exp(a * x) * std::sin(a * y + d * z) + std::exp(a * z) * std::cos(a * x + d * y)) *
+                   std::exp(-c.viscosity * d * d * t);
+  EXPECT_NEAR((*c.exact_velocity)(x, y, z, t).x, u, 1e-12);
+  for (const FlowBoundary& b : c.boundaries) EXPECT_EQ(b.velocity(x, y, z, t), (*c.exact_velocity)(x, y, z, t)) << b.group;
+  EXPECT_EQ(c.initial_velocity(x, y, z, 0.0), (*c.exact_velocity)(x, y, z, 0.0));
+}
+
 // The DFG samples declare their cylinder (meshes/dfg_cylinder.geo: radius 0.05, axis along z through
 // x = 0.5, y = 0.2), so --refine converges to it.
 TEST(FlowCase, TheCylinderSamplesDeclareTheirCylinder) {
