@@ -123,6 +123,22 @@ TEST_F(FlowSolverGpu, CavityTenStepsWithMultigridIsEquivalentToRef) {
   expect_gpu_run_equals_cpu(m, p, gpu);
 }
 
+// Crank–Nicolson time stepping (Adams–Bashforth 2 convection and its history; implicit convection
+// at the half step with the extrapolated convecting flux) on both launch paths.
+TEST_F(FlowSolverGpu, CavityCrankNicolsonIsEquivalentToRef) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  FlowProblem p = cavity_problem(m);
+  p.time_scheme = TimeScheme::crank_nicolson, p.theta = 0.5;
+  GpuBackend fragment = make_gpu(Packing::r32f, LaunchPath::fragment);
+  expect_gpu_run_equals_cpu(m, p, fragment);
+  GpuBackend compute = make_gpu(Packing::r32f, LaunchPath::compute);
+  expect_gpu_run_equals_cpu(m, p, compute);
+  p.implicit_convection = true;
+  p.momentum_system = MomentumSystem::automatic;
+  p.time.steps = 5;
+  expect_gpu_run_equals_cpu(m, p, compute);
+}
+
 // The exact method: the streamfunction solve, its harmonic-free lift and the pressure recovery.
 TEST_F(FlowSolverGpu, CavityEightStepsExactIsEquivalentToRef) {
   const LoadedMesh& m = project_mesh("cavity.msh", 0);
