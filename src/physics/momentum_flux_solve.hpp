@@ -9,9 +9,9 @@
 //     on free faces); with Crank–Nicolson time stepping the convecting flux is Ũ, Uⁿ⁺½ extrapolated
 //     (MomentumTerms), in the explicit terms too, and C is weighted by w = ½: the convection at the
 //     half step, −N(Ũ; uⁿ) − ½ C(U* − Uⁿ) = −N(Ũ; ½(uⁿ + u*)); wC is made as C with the convecting
-//     flux w Ũ (C is linear in it and w > 0 keeps the upwind directions); nonsymmetric: BiCGStab with the Jacobi of H/Δt − νθ K or block Jacobi of the
-//     assembled system (momentum_block_jacobi.hpp), or the first until its solves are slow
-//     ("automatic", flow_problem.hpp). In steady mode with [steady] grad_div > 0 the
+//     flux w Ũ (C is linear in it and w > 0 keeps the upwind directions); nonsymmetric: BiCGStab
+//     with the Jacobi of H/Δt − νθ K or block Jacobi of the assembled system
+//     (momentum_block_jacobi.hpp), or the first until its solves are slow ("automatic", flow_problem.hpp). In steady mode with [steady] grad_div > 0 the
 //     system gains γ m Dᵀ (Γ/V) D U* (grad_div_term.hpp; its prescribed faces' part, from U_b, on the
 //     right-hand side) and the Jacobi its diagonal; the solve is in delta form, A δ = rhs − A U₀ to
 //     [steady] momentum_tolerance of its initial residual, U* = U₀ + δ; the pressure update adds the

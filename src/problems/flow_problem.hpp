@@ -108,9 +108,9 @@ enum class StreamfunctionPreconditioner { automatic, ams, jacobi, none };
 //                   new level: first order in Δt (steady mode's pseudo-time march);
 //   crank_nicolson: θ = ½, explicit convection and body force by variable-step Adams–Bashforth 2,
 //                   T f̃ = (1 + r/2) T fⁿ − (r/2) T fⁿ⁻¹ with r = Δt/Δtⁿ⁻¹ (forward Euler on a
-//                   run's first step), implicit convection linearised at the half step,
-//                   −N(Uⁿ⁺½) ≈ −N(Uⁿ) − ½ C (Uⁿ⁺¹ − Uⁿ): second order in Δt (the case files' default for
-//                   time-accurate runs).
+//                   run's first step), implicit convection at the half step, −N(Ũ; ½(uⁿ + uⁿ⁺¹)) with
+//                   the convecting flux Ũ = (1 + r/2) Uⁿ − (r/2) Uⁿ⁻¹: second order in Δt (the case
+//                   files' default for time-accurate runs; physics/flow_explicit_terms.hpp).
 // Both keep the incremental pressure correction (pⁿ in the predictor, pⁿ⁺¹ = pⁿ + φ).
 enum class TimeScheme { theta, crank_nicolson };
 inline const char* to_string(TimeScheme s) { return s == TimeScheme::crank_nicolson ? "crank_nicolson" : "theta"; }
