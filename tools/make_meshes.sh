@@ -31,6 +31,11 @@ fi
 for geo in cube duct cavity crank dfg_cylinder; do
   mesh "$root/meshes/$geo.geo" "$root/meshes/$geo.msh" -format msh41 -bin
 done
+# Boxes with matching opposite faces ([[mesh.periodic]]): the unit box, and the Taylor–Green vortex's
+# [−π, π]³ (16 cells across; its case refines it).
+mesh "$root/meshes/periodic_box.geo" "$root/meshes/periodic_box.msh" -setnumber lc 0.2 -format msh41 -bin
+mesh "$root/meshes/periodic_box.geo" "$root/meshes/taylor_green.msh" -setnumber L 6.283185307179586 \
+  -setnumber x0 -3.141592653589793 -setnumber lc 0.39269908169872414 -format msh41 -bin
 
 # The same cube in the four encodings the reader must agree on.
 enc="$root/tests/data/encodings"

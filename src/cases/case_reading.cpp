@@ -236,6 +236,35 @@ BoundarySurface read_surface(const CaseFile& file, const toml::node& entry) {
   return make_boundary_surface(shape, group, point, direction, radius, file.at(entry));
 }
 
+// One [[mesh.periodic]] entry: groups = ["first", "second"] (names or numbers), offset = [x, y, z]
+// (optional: the difference of the groups' node centroids).
+PeriodicPair read_periodic(const CaseFile& file, const toml::node& entry) {
+  TableReader e(file, as_table(entry, "mesh.periodic", file.at(entry)), "[[mesh.periodic]]");
+  const toml::node* groups = e.node("groups");
+  const toml::array* list = groups ? groups->as_array() : nullptr;
+  SS_REQUIRE(list && list->size() == 2,
+             (groups ? file.at(*groups) : file.at(entry)) << ": [[mesh.periodic]] needs groups = [\"first\", \"second\"] (two boundary groups)");
+  PeriodicPair pair;
+  pair.offset_given = false;
+  std::string names[2];
+  for (size_t k = 0; k < 2; ++k) {
+    const toml::node& g = *list->get(k);
+    if (auto name = g.value_exact<std::string>()) names[k] = *name;
+    else if (auto id = g.value_exact<std::int64_t>()) names[k] = std::to_string(*id);
+    else SS_THROW(file.at(*groups) << ": [[mesh.periodic]] groups must be names or numbers");
+  }
+  pair.first = names[0];
+  pair.second = names[1];
+  if (const std::optional<glm::dvec3> offset = e.get_vector("offset")) {
+    SS_REQUIRE(*offset != glm::dvec3(0.0), e.where_key("offset") << ": [[mesh.periodic]] offset must be a nonzero vector");
+    pair.offset = *offset;
+    pair.offset_given = true;
+  }
+  pair.where = file.at(entry);
+  e.reject_unknown_keys();
+  return pair;
+}
+
 }  // namespace
 
 MeshSettings read_mesh_table(TableReader& top) {
@@ -255,6 +284,13 @@ MeshSettings read_mesh_table(TableReader& top) {
     for (const toml::node& entry : *list) s.surfaces.push_back(read_surface(file, entry));
     SS_REQUIRE(s.surfaces.size() <= size_t(kMaxBoundarySurfaces),
                file.at(*surfaces) << ": at most " << kMaxBoundarySurfaces << " [[mesh.surface]] entries");
+  }
+  if (const toml::node* periodic = t.node("periodic")) {
+    const toml::array* list = periodic->as_array();
+    SS_REQUIRE(list, file.at(*periodic) << ": periodic pairs are written as [[mesh.periodic]] tables");
+    for (const toml::node& entry : *list) s.periodic.push_back(read_periodic(file, entry));
+    SS_REQUIRE(s.periodic.size() <= size_t(kMaxPeriodicPairs),
+               file.at(*periodic) << ": at most " << kMaxPeriodicPairs << " [[mesh.periodic]] pairs");
   }
   t.reject_unknown_keys();
   // The error_code form: a name the system refuses (too long, a loop of links) is an error, not a throw.

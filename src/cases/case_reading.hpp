@@ -19,6 +19,7 @@
 #include <toml++/toml.h>
 
 #include "mesh/boundary_surface.hpp"
+#include "mesh/periodic.hpp"
 #include "cases/expression.hpp"
 
 namespace ss {
@@ -111,10 +112,13 @@ bool read_table(TableReader& parent, const std::string& key, const std::string& 
 // number of [[mesh.surface]] entries: group = "name" (a boundary group of the mesh, checked when the
 // mesh is loaded), type = "cylinder" (point, axis, radius) | "sphere" (center, radius) | "plane"
 // (point, normal), each vector [x, y, z]. Refinement projects the group's new boundary nodes onto it.
+// Up to three [[mesh.periodic]] entries: groups = ["first", "second"], offset = [x, y, z] (optional;
+// x(second) = x(first) + offset, by default the difference of the groups' node centroids).
 struct MeshSettings {
   std::string file;
   int refine = 0;
   std::vector<BoundarySurface> surfaces;
+  std::vector<PeriodicPair> periodic;
 };
 MeshSettings read_mesh_table(TableReader& top);
 

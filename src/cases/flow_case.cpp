@@ -156,12 +156,14 @@ FlowCase flow_case_from(const CaseFile& file) {
   c.mesh_file = mesh.file;
   c.refine = mesh.refine;
   c.surfaces = mesh.surfaces;
+  c.periodic = mesh.periodic;
 
   const bool fluid = read_table(top, "fluid", "fluid", [&](TableReader& t) {
     const std::optional<double> viscosity = t.get_number("viscosity");
     SS_REQUIRE(viscosity, file.at(t.table()) << ": [fluid] needs viscosity = ... (kinematic, > 0)");
     c.viscosity = *viscosity;
     t.require_positive("viscosity", c.viscosity);
+    c.body_force = t.get_vector("body_force").value_or(glm::dvec3(0.0));
   });
   SS_REQUIRE(fluid, c.path << ": missing [fluid] table with viscosity = ... (kinematic, > 0)");
 

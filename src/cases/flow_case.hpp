@@ -1,8 +1,10 @@
 #pragma once
 // The flow case file (TOML): what a user writes to run `streamsolve flow CASE.toml`.
 //
-//   [mesh]        file = "cavity.msh" (relative to the case file), refine = 0, [[mesh.surface]] entries
+//   [mesh]        file = "cavity.msh" (relative to the case file), refine = 0, [[mesh.surface]] and
+//                 [[mesh.periodic]] entries
 //   [fluid]       viscosity = 0.01                         — kinematic, required
+//                 body_force = [fx, fy, fz]                — per unit mass, constant; default 0
 //   [[boundary]]  group = "lid" | 3, type = "wall" | "velocity" | "pressure" | "slip",
 //                 velocity = [u, v, w] (velocity: required; wall: moving wall, default 0),
 //                 pressure = p (pressure only, default 0)
@@ -75,6 +77,7 @@
 #include "cases/flow_cfl_limits.hpp"
 #include "cases/flow_probe_case.hpp"
 #include "mesh/boundary_surface.hpp"
+#include "mesh/periodic.hpp"
 
 namespace ss {
 
@@ -148,7 +151,9 @@ struct FlowCase {
   std::string path, mesh_file;
   int refine = 0;
   std::vector<BoundarySurface> surfaces;  // [[mesh.surface]]: what refinement projects boundary nodes onto
+  std::vector<PeriodicPair> periodic;     // [[mesh.periodic]]: pairs of boundary groups joined
   double viscosity = 0;                          // [fluid] viscosity (kinematic, > 0) — required
+  glm::dvec3 body_force{0.0};                    // [fluid] body_force (per unit mass, constant)
   std::vector<FlowBoundary> boundaries;          // [[boundary]] group, type, velocity | pressure
   std::vector<FlowForceSpec> forces;             // [[force]] group, reference_velocity, reference_area
   VectorExpression initial_velocity;             // [initial] velocity, default 0

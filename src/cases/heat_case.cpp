@@ -38,6 +38,7 @@ HeatCase heat_case_from(const CaseFile& file) {
   c.mesh_file = mesh.file;
   c.refine = mesh.refine;
   c.surfaces = mesh.surfaces;
+  c.periodic = mesh.periodic;
 
   // [material]: plain keys for one material, or sub-tables per volume group — not both.
   if (const toml::node* material = top.node("material")) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "mesh/boundary_surface.hpp"
+#include "mesh/periodic.hpp"
 #include "cases/expression.hpp"
 
 namespace ss {
@@ -60,6 +61,7 @@ struct HeatCase {
   std::string mesh_file;                // resolved against the case file's folder
   int refine = 0;
   std::vector<BoundarySurface> surfaces;  // [[mesh.surface]]: what refinement projects boundary nodes onto
+  std::vector<PeriodicPair> periodic;     // [[mesh.periodic]]: pairs of boundary groups joined
   std::optional<Material> material;     // [material] with plain keys: one material for all
   std::map<std::string, Material> materials;  // [material.<group>]: per volume group (name or number)
   std::map<std::string, int> material_lines;

@@ -8,6 +8,7 @@
 
 #include <glm/geometric.hpp>
 
+#include "mesh/periodic.hpp"
 #include "util/error.hpp"
 #include "util/ordered_sum.hpp"
 
@@ -16,14 +17,16 @@ namespace {
 
 using i32 = std::int32_t;
 
-double longest_edge(const TetMesh& mesh, const Tet& t) {
+double longest_edge(const glm::dvec3 p[4]) {
   double l2 = 0;
   for (const auto& e : kTetEdgeNodes) {
-    glm::dvec3 d = mesh.nodes[t[e[1]]] - mesh.nodes[t[e[0]]];
+    const glm::dvec3 d = p[e[1]] - p[e[0]];
     l2 = std::max(l2, glm::dot(d, d));
   }
   return std::sqrt(l2);
 }
+
+double signed_volume(const glm::dvec3 p[4]) { return glm::dot(p[1] - p[0], glm::cross(p[2] - p[0], p[3] - p[0])) / 6.0; }
 
 }  // namespace
 
@@ -50,14 +53,17 @@ std::int64_t validate_and_orient_tets(TetMesh& mesh) {
       first_bad = std::min(first_bad, c);
       continue;
     }
-    const double v = signed_tet_volume(mesh, t);
-    const double l = longest_edge(mesh, t);
+    glm::dvec3 p[4];
+    corner_positions(mesh, size_t(c), p);
+    const double v = signed_volume(p);
+    const double l = longest_edge(p);
     if (!(std::abs(v) > kZeroVolumeTolerance * l * l * l)) {  // also catches NaN coordinates
       first_bad = std::min(first_bad, c);
       continue;
     }
     if (v < 0) {
       std::swap(t[2], t[3]);
+      if (is_periodic(mesh)) std::swap(mesh.corner_shifts[size_t(c)][2], mesh.corner_shifts[size_t(c)][3]);
       ++reoriented;
     }
   }
@@ -69,8 +75,10 @@ std::int64_t validate_and_orient_tets(TetMesh& mesh) {
                                                      << " (0-based) but there are " << nn << " nodes");
     for (int i = 0; i < 4; ++i)
       for (int j = 0; j < i; ++j) SS_REQUIRE(t[i] != t[j], mesh.source << ": " << what << " has a repeated node");
-    const double l = longest_edge(mesh, t);
-    SS_THROW(mesh.source << ": " << what << " has zero volume (V = " << signed_tet_volume(mesh, t)
+    glm::dvec3 p[4];
+    corner_positions(mesh, size_t(first_bad), p);
+    const double l = longest_edge(p);
+    SS_THROW(mesh.source << ": " << what << " has zero volume (V = " << signed_volume(p)
                          << ", longest edge " << l << ", limit " << kZeroVolumeTolerance << " * L^3)");
   }
   return reoriented;
@@ -82,9 +90,10 @@ void cell_volumes_and_centroids(const TetMesh& mesh, std::vector<double>& volume
   centroids.resize(size_t(nc));
 #pragma omp parallel for schedule(static)
   for (std::int64_t c = 0; c < nc; ++c) {
-    const Tet& t = mesh.tets[size_t(c)];
-    volumes[size_t(c)] = signed_tet_volume(mesh, t);
-    centroids[size_t(c)] = (mesh.nodes[t[0]] + mesh.nodes[t[1]] + mesh.nodes[t[2]] + mesh.nodes[t[3]]) / 4.0;
+    glm::dvec3 p[4];
+    corner_positions(mesh, size_t(c), p);
+    volumes[size_t(c)] = signed_volume(p);
+    centroids[size_t(c)] = (p[0] + p[1] + p[2] + p[3]) / 4.0;
   }
 }
 
@@ -103,8 +112,11 @@ Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
   g.face_centroids.resize(nf);
 #pragma omp parallel for schedule(static)
   for (i32 f = 0; f < nf; ++f) {
+    // On a periodic mesh a face lies where its first cell sees it.
     const auto& p = topo.face_nodes[f];
-    const glm::dvec3 &a = mesh.nodes[p[0]], &b = mesh.nodes[p[1]], &c = mesh.nodes[p[2]];
+    const size_t c0 = size_t(topo.face_cells[f][0]);
+    const glm::dvec3 a = node_position_in_tet(mesh, c0, p[0]), b = node_position_in_tet(mesh, c0, p[1]),
+                     c = node_position_in_tet(mesh, c0, p[2]);
     glm::dvec3 n = 0.5 * glm::cross(b - a, c - a);  // area vector
     double area = glm::length(n);
     g.face_areas[f] = area;
@@ -119,10 +131,16 @@ Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
     g.edge_vectors.resize(ne);
     g.edge_lengths.resize(ne);
 #pragma omp parallel for schedule(static)
-    for (i32 e = 0; e < ne; ++e) {
-      g.edge_vectors[e] = mesh.nodes[topo.edge_nodes[e][1]] - mesh.nodes[topo.edge_nodes[e][0]];
-      g.edge_lengths[e] = glm::length(g.edge_vectors[e]);
-    }
+    for (i32 e = 0; e < ne; ++e) g.edge_vectors[e] = mesh.nodes[topo.edge_nodes[e][1]] - mesh.nodes[topo.edge_nodes[e][0]];
+    if (is_periodic(mesh))  // an edge across a seam: as a tet that holds it sees it
+      for (i32 c = 0; c < nc; ++c)
+        for (int k = 0; k < 6; ++k) {
+          const int i = kTetEdgeNodes[k][0], j = kTetEdgeNodes[k][1];
+          const glm::dvec3 d = tet_edge_vector(mesh, size_t(c), i, j);
+          g.edge_vectors[size_t(topo.cell_edges[size_t(c)][size_t(k)])] = mesh.tets[size_t(c)][size_t(i)] < mesh.tets[size_t(c)][size_t(j)] ? d : -d;
+        }
+#pragma omp parallel for schedule(static)
+    for (i32 e = 0; e < ne; ++e) g.edge_lengths[e] = glm::length(g.edge_vectors[e]);
     g.dual_face_areas.resize(static_cast<size_t>(nc) * 6);
   }
 
@@ -141,8 +159,9 @@ Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
     reduction(max : max_cos, max_vol, max_edge2)
   for (i32 c = 0; c < nc; ++c) {
     const Tet& t = mesh.tets[c];
-    glm::dvec3 p[4] = {mesh.nodes[t[0]], mesh.nodes[t[1]], mesh.nodes[t[2]], mesh.nodes[t[3]]};
-    const double v = glm::dot(p[1] - p[0], glm::cross(p[2] - p[0], p[3] - p[0])) / 6.0;
+    glm::dvec3 p[4];
+    corner_positions(mesh, size_t(c), p);
+    const double v = signed_volume(p);
     g.cell_volumes[c] = v;
     g.cell_centroids[c] = (p[0] + p[1] + p[2] + p[3]) / 4.0;
     min_vol = std::min(min_vol, v);
@@ -182,6 +201,17 @@ Geometry compute_geometry(const TetMesh& mesh, const Topology& topo) {
   g.dual_volumes.assign(nn, 0.0);
   for (i32 c = 0; c < nc; ++c)
     for (NodeId n : mesh.tets[c]) g.dual_volumes[n] += 0.25 * g.cell_volumes[c];
+
+  if (is_periodic(mesh)) {
+    // The jump of each interior face: where its second cell sees it minus where its first does.
+    g.face_jumps.assign(size_t(nf), glm::dvec3(0.0));
+#pragma omp parallel for schedule(static)
+    for (i32 f = 0; f < nf; ++f) {
+      const i32 c1 = topo.face_cells[f][1];
+      if (c1 < 0) continue;
+      g.face_jumps[size_t(f)] = node_jump(mesh, size_t(topo.face_cells[f][0]), size_t(c1), topo.face_nodes[f][0]);
+    }
+  }
 
   g.boundary_dual_areas.assign(nn, glm::dvec3(0.0));
   for (i32 f : topo.boundary_faces) {

@@ -18,7 +18,8 @@ namespace ss {
 // round-off level, independent of the mesh's scale and of other tets' sizes.
 inline constexpr double kZeroVolumeTolerance = 1e-12;
 
-// Signed volume V = det(p1 - p0, p2 - p0, p3 - p0) / 6.
+// Signed volume V = det(p1 - p0, p2 - p0, p3 - p0) / 6 of the nodes' positions (a tet of a periodic
+// mesh: from its corner_positions).
 double signed_tet_volume(const TetMesh& mesh, const Tet& t);
 
 // Checks every tet for repeated nodes, out-of-range node ids and zero volume (throws ss::Error
@@ -47,6 +48,10 @@ struct Geometry {
   std::vector<double> face_areas;
   std::vector<glm::dvec3> face_normals;        // unit, from face_cells[f][0] to face_cells[f][1]
   std::vector<glm::dvec3> face_centroids;
+  // Periodic meshes only (empty otherwise): a face lies where its first cell sees it, and its second
+  // cell sees it moved by face_jumps[f] (a period offset across a seam, zero elsewhere). A vector from
+  // the first cell's centroid to the second's is x_c1 - face_jumps[f] - x_c0.
+  std::vector<glm::dvec3> face_jumps;
 
   std::vector<glm::dvec3> edge_vectors;        // high node - low node
   std::vector<double> edge_lengths;
@@ -82,6 +87,13 @@ inline void tet_dual_face_areas(const glm::dvec3 p[4], const Tet& t, glm::dvec3 
     const glm::dvec3 s = glm::cross(p[kTetEdgeOthers[k][0]] - m, p[kTetEdgeOthers[k][1]] - m) / 12.0;
     out[k] = t[i] < t[j] ? s : -s;
   }
+}
+
+// The centroid of face f where cell c (one of its cells) sees it: face_centroids[f], moved by the
+// face's jump for its second cell on a periodic mesh.
+inline glm::dvec3 face_centroid_seen_from(const Geometry& g, const Topology& topo, std::int32_t f, std::int32_t c) {
+  const glm::dvec3& x = g.face_centroids[std::size_t(f)];
+  return !g.face_jumps.empty() && topo.face_cells[std::size_t(f)][1] == c ? x + g.face_jumps[std::size_t(f)] : x;
 }
 
 // Requires positively oriented tets (validate_and_orient_tets first). The per-face arrays follow the

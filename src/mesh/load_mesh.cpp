@@ -18,6 +18,7 @@ LoadedMesh prepare(TetMesh mesh, const LoadOptions& options, LoadReport report) 
   using clock = std::chrono::steady_clock;
   SS_REQUIRE(refine >= 0, mesh.source << ": refinement level must be >= 0, got " << refine);
   require_refinable(mesh, refine);
+  make_periodic(mesh, options.periodic);
   if (!options.surfaces.empty()) attach_boundary_surfaces(mesh, options.surfaces);
   LoadedMesh out;
   report.refine_levels = refine;
@@ -107,6 +108,14 @@ void release_assembly_tables(LoadedMesh& mesh) {
   for (auto* v : {&g.cell_centroids, &g.edge_vectors, &g.dual_face_areas, &g.boundary_dual_areas}) free_memory(*v);
   free_memory(g.dual_volumes);
   free_memory(g.edge_lengths);
+}
+
+LoadedMesh prepare_unfolded(const TetMesh& periodic, std::vector<NodeId>& point_node) {
+  UnfoldedMesh u = unfold_periodic(periodic);
+  point_node = std::move(u.point_node);
+  LoadOptions options;
+  options.renumber = false;
+  return prepare(std::move(u.mesh), options, LoadReport{});
 }
 
 LoadedMesh prepare_mesh(TetMesh mesh, int refine) { return prepare_mesh(std::move(mesh), LoadOptions{refine}); }

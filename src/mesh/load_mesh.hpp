@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "mesh/geometry.hpp"
+#include "mesh/periodic.hpp"
 #include "mesh/renumber.hpp"
 #include "mesh/tet_mesh.hpp"
 #include "mesh/topology.hpp"
@@ -35,6 +36,9 @@ struct LoadOptions {
   // mesh before it is refined (attach_boundary_surfaces: an unknown group is an error). Empty: the
   // mesh keeps the surfaces it has.
   std::vector<BoundarySurface> surfaces{};
+  // Periodic pairs of boundary groups (a case file's [[mesh.periodic]]), joined before anything else
+  // (make_periodic). Empty: none.
+  std::vector<PeriodicPair> periodic{};
 };
 
 struct LoadedMesh {
@@ -57,6 +61,11 @@ LoadedMesh load_mesh(const std::string& path, int refine);  // default options o
 // The same pipeline for a mesh already in memory.
 LoadedMesh prepare_mesh(TetMesh mesh, const LoadOptions& options = {});
 LoadedMesh prepare_mesh(TetMesh mesh, int refine);
+
+// A periodic mesh unfolded (unfold_periodic) and prepared as a mesh of its own, with every table and
+// without renumbering: what pictures draw (a seam's faces are boundary faces there). `point_node`:
+// the node of each of its nodes.
+LoadedMesh prepare_unfolded(const TetMesh& periodic, std::vector<NodeId>& point_node);
 
 // Frees the tables a solver's assembly reads and its outputs do not: the edge, node-graph and
 // per-cell connectivity tables and the cell centroids and dual volumes. Kept: the mesh, the face

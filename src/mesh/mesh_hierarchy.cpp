@@ -55,6 +55,7 @@ LevelMap refinement_map(const Topology& topo, RefineNumbering numbering) {
 MeshHierarchy prepare_mesh_hierarchy(TetMesh mesh, const LoadOptions& options) {
   SS_REQUIRE(options.refine >= 0, mesh.source << ": refinement level must be >= 0, got " << options.refine);
   require_refinable(mesh, options.refine);
+  make_periodic(mesh, options.periodic);
   if (!options.surfaces.empty()) attach_boundary_surfaces(mesh, options.surfaces);
   LoadReport report;
   report.file_nodes = std::int64_t(mesh.nodes.size());

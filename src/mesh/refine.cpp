@@ -6,6 +6,7 @@
 #include <glm/geometric.hpp>
 
 #include "mesh/geometry.hpp"
+#include "mesh/periodic.hpp"
 #include "mesh/topology.hpp"
 #include "util/error.hpp"
 
@@ -118,9 +119,9 @@ void require_positive_children(const TetMesh& coarse, const Topology& topo, cons
 #pragma omp parallel for schedule(static) reduction(min : bad)
   for (i32 c = 0; c < nc; ++c) {
     for (int k = 0; k < 8; ++k) {
-      const Tet& t = fine.tets[size_t(c) * 8 + size_t(k)];
-      if (!(six_signed_volume(fine.nodes[size_t(t[0])], fine.nodes[size_t(t[1])], fine.nodes[size_t(t[2])],
-                              fine.nodes[size_t(t[3])]) > 0.0))
+      glm::dvec3 p[4];
+      corner_positions(fine, size_t(c) * 8 + size_t(k), p);
+      if (!(six_signed_volume(p[0], p[1], p[2], p[3]) > 0.0))
         bad = std::min(bad, c);
     }
   }
@@ -155,19 +156,36 @@ TetMesh refine_once(const TetMesh& mesh, const Topology& topo, RefineNumbering n
 
   out.tets.resize(static_cast<size_t>(nc) * 8);
   out.tet_groups.resize(out.tets.size());
+  const bool periodic = is_periodic(mesh);
+  out.period_offsets = mesh.period_offsets;
+  if (periodic) out.corner_shifts.resize(out.tets.size());
 #pragma omp parallel for schedule(static)
   for (i32 c = 0; c < nc; ++c) {
     const Tet& coarse = mesh.tets[c];
-    const glm::dvec3 corners[4] = {mesh.nodes[coarse[0]], mesh.nodes[coarse[1]], mesh.nodes[coarse[2]], mesh.nodes[coarse[3]]};
+    glm::dvec3 corners[4];
+    corner_positions(mesh, size_t(c), corners);
     const i32 cut = refine_cut(corners);
     i32 slot_ids[10];  // fine ids of the slots of refined_child_slots
     for (int i = 0; i < 4; ++i) slot_ids[i] = id[size_t(coarse[i])];
     for (int k = 0; k < 6; ++k) slot_ids[4 + k] = id[size_t(nn + topo.cell_edges[c][k])];
+    // Periodic: a corner keeps its shift; a midpoint lies where the edge's low node's corner does
+    // (refined_node_coordinates puts it in that node's frame).
+    PeriodShift slot_shifts[10] = {};
+    if (periodic) {
+      for (int i = 0; i < 4; ++i) slot_shifts[i] = mesh.corner_shifts[size_t(c)][size_t(i)];
+      for (int k = 0; k < 6; ++k) {
+        const int i = kTetEdgeNodes[k][0], j = kTetEdgeNodes[k][1];
+        slot_shifts[4 + k] = slot_shifts[coarse[i] < coarse[j] ? i : j];
+      }
+    }
     for (int k = 0; k < 8; ++k) {
       int slots[4];
       refined_child_slots(cut, k, slots);
-      out.tets[static_cast<size_t>(c) * 8 + k] = {slot_ids[slots[0]], slot_ids[slots[1]], slot_ids[slots[2]], slot_ids[slots[3]]};
-      out.tet_groups[static_cast<size_t>(c) * 8 + k] = mesh.tet_groups.empty() ? 0 : mesh.tet_groups[c];
+      const size_t child = static_cast<size_t>(c) * 8 + size_t(k);
+      out.tets[child] = {slot_ids[slots[0]], slot_ids[slots[1]], slot_ids[slots[2]], slot_ids[slots[3]]};
+      out.tet_groups[child] = mesh.tet_groups.empty() ? 0 : mesh.tet_groups[c];
+      if (periodic)
+        for (int i = 0; i < 4; ++i) out.corner_shifts[child][size_t(i)] = slot_shifts[slots[i]];
     }
   }
 
@@ -207,6 +225,16 @@ std::vector<glm::dvec3> refined_node_coordinates(const TetMesh& mesh, const Topo
 #pragma omp parallel for schedule(static)
   for (i32 e = 0; e < ne; ++e)
     nodes[size_t(id[size_t(nn + e)])] = 0.5 * (mesh.nodes[topo.edge_nodes[e][0]] + mesh.nodes[topo.edge_nodes[e][1]]);
+  if (is_periodic(mesh))  // an edge across a seam: its midpoint as seen from its low node
+#pragma omp parallel for schedule(static)
+    for (i32 c = 0; c < i32(mesh.tets.size()); ++c)
+      for (int k = 0; k < 6; ++k) {
+        const int i = kTetEdgeNodes[k][0], j = kTetEdgeNodes[k][1];
+        const Tet& t = mesh.tets[size_t(c)];
+        const int low = t[i] < t[j] ? i : j, high = i + j - low;
+        const glm::dvec3 mid = mesh.nodes[size_t(t[low])] + 0.5 * tet_edge_vector(mesh, size_t(c), low, high);
+        nodes[size_t(id[size_t(nn + topo.cell_edges[size_t(c)][size_t(k)])])] = mid;
+      }
   if (edge_surfaces.empty()) return nodes;
 #pragma omp parallel for schedule(static)
   for (i32 e = 0; e < ne; ++e) {

@@ -222,6 +222,7 @@ RenumberReport renumber_for_locality(TetMesh& mesh) {
   permute(mesh.tets, tet_order);
   permute(mesh.tet_groups, tet_order);
   permute(mesh.tet_tags, tet_order);
+  permute(mesh.corner_shifts, tet_order);
 
   // Boundary triangles likewise.
   const i32 nt = static_cast<i32>(mesh.boundary_triangles.size());

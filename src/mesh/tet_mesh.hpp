@@ -17,6 +17,9 @@ namespace ss {
 using NodeId = std::int32_t;
 using Tet = std::array<NodeId, 4>;
 using Triangle = std::array<NodeId, 3>;
+// How far a tet corner sits from its node on a periodic mesh: a count of each periodic pair's offset
+// (TetMesh::period_offsets), so the corner is at nodes[v] + sum_i shift[i] * period_offsets[i].
+using PeriodShift = std::array<std::int8_t, 3>;
 
 struct TetMesh {
   std::string source;                      // where it came from (file name), for messages
@@ -38,7 +41,47 @@ struct TetMesh {
   // Surfaces that boundary groups lie on (a case file's [[mesh.surface]]): refinement projects the
   // midpoints of those groups' edges onto them (mesh/boundary_surface.hpp). Empty: straight midpoints.
   std::vector<BoundarySurface> boundary_surfaces;
+  // Periodic boundaries (mesh/periodic.hpp): each pair's second group was merged into its first, so
+  // the mesh is a mesh of a torus and its topology needs nothing more. A tet corner that stood on a
+  // second group keeps its place through a shift: corner k of tet t lies at
+  // nodes[tets[t][k]] + sum_i corner_shifts[t][k][i] * period_offsets[i] (corner_position()).
+  // Both empty on a mesh without periodic pairs; corner_shifts is parallel to tets otherwise.
+  std::vector<glm::dvec3> period_offsets;              // one per pair, at most 3
+  std::vector<std::array<PeriodShift, 4>> corner_shifts;
 };
+
+// The translation that a shift stands for (zero on a mesh without periodic pairs).
+inline glm::dvec3 period_translation(const TetMesh& mesh, const PeriodShift& s) {
+  glm::dvec3 x(0.0);
+  for (std::size_t i = 0; i < mesh.period_offsets.size(); ++i) x += double(s[i]) * mesh.period_offsets[i];
+  return x;
+}
+inline bool is_periodic(const TetMesh& mesh) { return !mesh.corner_shifts.empty(); }
+// Where corner k of tet t lies: its node's position, moved by the corner's period shift.
+inline glm::dvec3 corner_position(const TetMesh& mesh, std::size_t t, int k) {
+  const glm::dvec3& x = mesh.nodes[std::size_t(mesh.tets[t][std::size_t(k)])];
+  return is_periodic(mesh) ? x + period_translation(mesh, mesh.corner_shifts[t][std::size_t(k)]) : x;
+}
+inline void corner_positions(const TetMesh& mesh, std::size_t t, glm::dvec3 p[4]) {
+  for (int k = 0; k < 4; ++k) p[k] = corner_position(mesh, t, k);
+}
+// Which corner of tet t node n is (n one of its corners).
+inline int corner_of(const TetMesh& mesh, std::size_t t, NodeId n) {
+  for (int k = 0; k < 3; ++k)
+    if (mesh.tets[t][std::size_t(k)] == n) return k;
+  return 3;
+}
+// The position of node n as tet t sees it (n one of its corners).
+inline glm::dvec3 node_position_in_tet(const TetMesh& mesh, std::size_t t, NodeId n) {
+  return corner_position(mesh, t, corner_of(mesh, t, n));
+}
+// How far tet u sees node n moved from where tet t sees it (n a corner of both), in whole periods.
+inline glm::dvec3 node_jump(const TetMesh& mesh, std::size_t t, std::size_t u, NodeId n) {
+  if (!is_periodic(mesh)) return glm::dvec3(0.0);
+  const PeriodShift &a = mesh.corner_shifts[t][std::size_t(corner_of(mesh, t, n))],
+                    &b = mesh.corner_shifts[u][std::size_t(corner_of(mesh, u, n))];
+  return period_translation(mesh, {std::int8_t(b[0] - a[0]), std::int8_t(b[1] - a[1]), std::int8_t(b[2] - a[2])});
+}
 
 // One rank's piece of a partitioned mesh: `mesh` holds the owned tets first, then one ghost layer;
 // nodes likewise (owned first). The maps give each local entity's id in the global mesh.

@@ -12,6 +12,7 @@
 #include <libdeflate.h>
 #include <omp.h>
 
+#include "mesh/periodic.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 
@@ -356,8 +357,33 @@ VtuEncoding parse_vtu_encoding(const std::string& text) {
   SS_THROW("unknown VTU encoding '" << text << "' (ascii, binary, compressed, raw)");
 }
 
+namespace {
+// A point array of a periodic mesh's nodes on its unfolded points (point_node: the node of each).
+VtuArray on_points(const VtuArray& a, const std::vector<NodeId>& point_node) {
+  VtuArray out = a;
+  const auto pick = [&](auto& to, const auto& from, size_t width) {
+    to.resize(point_node.size() * width);
+    for (size_t p = 0; p < point_node.size(); ++p)
+      for (size_t k = 0; k < width; ++k) to[p * width + k] = from[size_t(point_node[p]) * width + k];
+  };
+  if (a.integer) pick(out.ints, a.ints, size_t(a.components));
+  else if (a.single) pick(out.float_vecs, a.float_vecs, 1);
+  else if (a.components == 3) pick(out.vecs, a.vecs, 1);
+  else pick(out.values, a.values, 1);
+  return out;
+}
+}  // namespace
+
 void write_vtu(const std::string& path, const TetMesh& mesh, const std::vector<VtuArray>& point_data,
                const std::vector<VtuArray>& cell_data, const VtuOptions& options) {
+  if (is_periodic(mesh)) {  // written unfolded: a seam's nodes once on each side, so every tet is in place
+    for (const auto& a : point_data) check_array(a, mesh.nodes.size(), "point", path);
+    const UnfoldedMesh u = unfold_periodic(mesh);
+    std::vector<VtuArray> points;
+    for (const auto& a : point_data) points.push_back(on_points(a, u.point_node));
+    write_vtu(path, u.mesh, points, cell_data, options);
+    return;
+  }
   const size_t num_points = mesh.nodes.size();
   const size_t num_tets = mesh.tets.size();
   const size_t num_tris = options.boundary_triangles ? mesh.boundary_triangles.size() : 0;

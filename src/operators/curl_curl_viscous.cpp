@@ -57,9 +57,8 @@ struct CellShape {
 };
 
 CellShape cell_shape(const TetMesh& mesh, std::int32_t c) {
-  const Tet& tet = mesh.tets[size_t(c)];
   CellShape s;
-  for (int k = 0; k < 4; ++k) s.x[k] = mesh.nodes[size_t(tet[size_t(k)])];
+  corner_positions(mesh, size_t(c), s.x);
   s.volume = glm::dot(glm::cross(s.x[1] - s.x[0], s.x[2] - s.x[0]), s.x[3] - s.x[0]) / 6.0;
   for (int k = 0; k < 4; ++k) {
     const glm::dvec3 &p0 = s.x[kTetFaceNodes[k][0]], &p1 = s.x[kTetFaceNodes[k][1]], &p2 = s.x[kTetFaceNodes[k][2]];
@@ -173,17 +172,15 @@ CurlCurlViscousData build_curl_curl_viscous(const LoadedMesh& loaded, const std:
   std::int32_t bad_cell = nc;  // the first tet with a non-positive volume, if any
 #pragma omp parallel for schedule(static) reduction(min : bad_cell) if (nc > 10000)
   for (std::int32_t c = 0; c < nc; ++c) {
-    const Tet& tet = mesh.tets[size_t(c)];
-    const glm::dvec3 &x0 = mesh.nodes[size_t(tet[0])], &x1 = mesh.nodes[size_t(tet[1])], &x2 = mesh.nodes[size_t(tet[2])],
-                     &x3 = mesh.nodes[size_t(tet[3])];
-    if (!(glm::dot(glm::cross(x1 - x0, x2 - x0), x3 - x0) / 6.0 > 0)) bad_cell = std::min(bad_cell, c);
+    glm::dvec3 x[4];
+    corner_positions(mesh, size_t(c), x);
+    if (!(glm::dot(glm::cross(x[1] - x[0], x[2] - x[0]), x[3] - x[0]) / 6.0 > 0)) bad_cell = std::min(bad_cell, c);
   }
   if (bad_cell < nc) {
-    const Tet& tet = mesh.tets[size_t(bad_cell)];
-    const glm::dvec3 &x0 = mesh.nodes[size_t(tet[0])], &x1 = mesh.nodes[size_t(tet[1])], &x2 = mesh.nodes[size_t(tet[2])],
-                     &x3 = mesh.nodes[size_t(tet[3])];
+    glm::dvec3 x[4];
+    corner_positions(mesh, size_t(bad_cell), x);
     SS_THROW("curl-curl viscous operator: tet " << bad_cell << " has volume "
-                                                << glm::dot(glm::cross(x1 - x0, x2 - x0), x3 - x0) / 6.0);
+                                                << glm::dot(glm::cross(x[1] - x[0], x[2] - x[0]), x[3] - x[0]) / 6.0);
   }
   // B = Cᵀ M_f and F = −M_f C: M_f is symmetric bit for bit and both products add the same terms
   // in the same (ascending face) order, so F = −Bᵀ exactly.
@@ -241,8 +238,10 @@ CurlCurlViscousData build_curl_curl_viscous(const LoadedMesh& loaded, const std:
       const auto gradient_of = [&](std::int32_t node) {
         int a = 0;
         while (fn[size_t(a)] != node) ++a;
-        return surface_gradient(mesh.nodes[size_t(fn[size_t(a)])], mesh.nodes[size_t(fn[size_t((a + 1) % 3)])],
-                                mesh.nodes[size_t(fn[size_t((a + 2) % 3)])]);
+        const size_t cell = size_t(t.face_cells[size_t(f)][0]);  // where the face's cell sees it (periodic meshes)
+        return surface_gradient(node_position_in_tet(mesh, cell, fn[size_t(a)]),
+                                node_position_in_tet(mesh, cell, fn[size_t((a + 1) % 3)]),
+                                node_position_in_tet(mesh, cell, fn[size_t((a + 2) % 3)]));
       };
       const glm::dvec3 v = area / 3.0 * (gradient_of(high) - gradient_of(low));
       for (int c = 0; c < 3; ++c) source.push_back({e, std::int32_t(3 * k) + c, v[c]});

@@ -36,7 +36,7 @@ HeatAdvectionData build_heat_advection(const LoadedMesh& mesh) {
       const glm::dvec3& s = g.dual_face_areas[size_t(c) * 6 + size_t(k)];
       for (int m = 0; m < 4; ++m) {
         const std::int32_t f = t.cell_faces[size_t(c)][size_t(m)];
-        const double w = t.cell_face_signs[size_t(c)][size_t(m)] * glm::dot(g.face_centroids[size_t(f)] - xc, s) / v;
+        const double w = t.cell_face_signs[size_t(c)][size_t(m)] * glm::dot(face_centroid_seen_from(g, t, f, c) - xc, s) / v;
         entries.push_back({t.cell_edges[size_t(c)][size_t(k)], f, w});
       }
     }

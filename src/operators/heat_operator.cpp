@@ -39,8 +39,8 @@ HeatOperatorData assemble_heat_operator(const LoadedMesh& loaded, const std::vec
   // and its ∇λ (eq. 6.2).
   const auto cell_coefficients = [&](std::int32_t c, double coefficient[6], glm::dvec3 grad[4]) {
     const Tet& tet = mesh.tets[size_t(c)];
-    const glm::dvec3 p[4] = {mesh.nodes[size_t(tet[0])], mesh.nodes[size_t(tet[1])], mesh.nodes[size_t(tet[2])],
-                             mesh.nodes[size_t(tet[3])]};
+    glm::dvec3 p[4];
+    corner_positions(mesh, size_t(c), p);
     tet_lambda_gradients(p, geo.cell_volumes[size_t(c)], grad);
     // S_out(a): the cell's median-dual faces of the three edges at local node a, oriented away
     // from a (the dual faces run from the global low node to the high one).
@@ -157,8 +157,8 @@ std::vector<glm::dvec3> cell_heat_flux(const LoadedMesh& loaded, const std::vect
 #pragma omp parallel for schedule(static)
   for (std::int64_t c = 0; c < nc; ++c) {
     const Tet& tet = mesh.tets[size_t(c)];
-    const glm::dvec3 p[4] = {mesh.nodes[size_t(tet[0])], mesh.nodes[size_t(tet[1])], mesh.nodes[size_t(tet[2])],
-                             mesh.nodes[size_t(tet[3])]};
+    glm::dvec3 p[4];
+    corner_positions(mesh, size_t(c), p);
     glm::dvec3 grad[4];
     tet_lambda_gradients(p, loaded.geometry.cell_volumes[size_t(c)], grad);
     // ∇T = Σ_m (T_m - T_0) ∇λ_m (Σ ∇λ = 0), the form of CpuHeatOperator::cell_gradient.

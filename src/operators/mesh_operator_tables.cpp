@@ -46,7 +46,7 @@ MeshOperatorTables build_mesh_operator_tables(const Topology& topo, const Geomet
     for (size_t k = 0; k < 4; ++k) {
       const std::int32_t f = topo.cell_faces[c][k];
       t.cell_faces[k][c] = encode_signed_index(f, topo.cell_face_signs[c][k]);
-      const glm::dvec3 w = (geo.face_centroids[size_t(f)] - xc) * inv_volume;
+      const glm::dvec3 w = (face_centroid_seen_from(geo, topo, f, std::int32_t(c)) - xc) * inv_volume;
       for (int d = 0; d < 3; ++d) t.interpolation[k][size_t(d)][c] = w[d];
     }
   }
@@ -83,7 +83,8 @@ MeshOperatorTables build_mesh_operator_tables(const Topology& topo, const Geomet
     const glm::dvec3 xf = geo.face_centroids[f];
     const glm::dvec3 r0 = xf - geo.cell_centroids[size_t(topo.face_cells[f][0])];
     glm::dvec3 r1(0.0);
-    if (topo.face_cells[f][1] >= 0) r1 = geo.cell_centroids[size_t(topo.face_cells[f][1])] - xf;
+    if (topo.face_cells[f][1] >= 0)
+      r1 = geo.cell_centroids[size_t(topo.face_cells[f][1])] - face_centroid_seen_from(geo, topo, std::int32_t(f), topo.face_cells[f][1]);
     for (int d = 0; d < 3; ++d) {
       t.integration0[size_t(d)][f] = r0[d];
       t.integration1[size_t(d)][f] = r1[d];

@@ -10,7 +10,8 @@
 //   Crank–Nicolson, implicit convection: T f = T(−N(Ũ; uⁿ, ū_b) + body) with the convecting flux
 //     Ũ = (1 + r/2) Uⁿ − (r/2) Uⁿ⁻¹ (Uⁿ on the first step) and ū_b = ½(u_bⁿ + u_bⁿ⁺¹), the mean of the
 //     terms with either (N is affine in u_b); the momentum solve adds −½ C(Ũ)(U* − Uⁿ);
-//   then (both) the explicit viscous part with the boundary values of tⁿ⁺¹.
+//   then (both) the explicit viscous part with the boundary values of tⁿ⁺¹, and T b of a constant
+//   body force b ([fluid] body_force: made once, the same at every time level).
 #include <cstdint>
 #include <functional>
 #include <utility>
@@ -32,6 +33,12 @@ public:
                     MomentumOperator<Backend, FlowOps>& momentum, std::int64_t faces)
       : backend_(backend), ops_(ops), problem_(problem), boundary_(boundary), momentum_(momentum) {
     integrated_ = backend.make_vector(faces);
+    if (problem.body_force != glm::dvec3(0.0)) {  // T b of the constant body force, once
+      Vector b[3];
+      for (int d = 0; d < 3; ++d) b[d] = backend.upload(std::vector<double>(size_t(ops.mesh().num_cells()), problem.body_force[d]));
+      constant_force_ = backend.make_vector(faces);
+      ops.mesh().integrate(b[0], b[1], b[2], constant_force_);
+    }
     if (problem.time_scheme != TimeScheme::crank_nicolson) return;
     convection_ = backend.make_vector(faces);
     if (problem.implicit_convection) extrapolated_flux_ = backend.make_vector(faces);
@@ -50,6 +57,7 @@ public:
                     boundary_.velocity_y(), boundary_.velocity_z(), fx_, fy_, fz_);
     if (body_force_) body_force_(fx_, fy_, fz_);
     mesh_ops.integrate(fx_, fy_, fz_, integrated_);
+    add_constant_force();
     momentum_.add_explicit_viscous_force(U, integrated_);
   }
 
@@ -78,6 +86,7 @@ public:
         backend_.linear_combination({0.5, 0.5}, {&integrated_, &convection_}, integrated_);
       }
     }
+    add_constant_force();  // the same at every time level: its extrapolation is itself
     add_viscous_terms(U);
   }
 
@@ -107,6 +116,10 @@ private:
     mesh_ops.integrate(fx_, fy_, fz_, out);
   }
 
+  void add_constant_force() {
+    if (constant_force_.size() > 0) backend_.axpy(1.0, constant_force_, integrated_, integrated_);
+  }
+
   // T f += the explicit viscous part: the two-point scheme's ν(1−θ) Λ₀(uⁿ) + ν bc per cell (a second
   // pass of the cell terms, without convection), the curl–curl force on the faces.
   void add_viscous_terms(const Vector& U) {
@@ -128,6 +141,7 @@ private:
   BodyForce body_force_;
   bool has_history_ = false;  // convection_previous_ holds cⁿ⁻¹
   Vector ux_, uy_, uz_, fx_, fy_, fz_, integrated_;
+  Vector constant_force_;  // T b of problem.body_force (empty without one)
   Vector convection_, convection_previous_;  // Crank–Nicolson: cⁿ and cⁿ⁻¹ (explicit convection; cⁿ: scratch else)
   Vector extrapolated_flux_;                 // Crank–Nicolson with implicit convection: Ũ
 };

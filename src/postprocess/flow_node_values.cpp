@@ -61,13 +61,16 @@ void extrapolate_boundary_node_pressure(const LoadedMesh& mesh, const std::vecto
   // a of the fit over `cells` around node n; false when the normal equations
   // Σ V_c q qᵀ [a; g] = Σ V_c q p_c, q = (1, (x_c − x_n)/s), are singular (s: the cells' reach).
   const auto fit = [&](size_t n, const std::vector<std::int32_t>& cells, double& a) {
-    const glm::dvec3 x(mesh.mesh.nodes[n]);
     double reach = 0.0;
-    for (std::int32_t c : cells) reach = std::max(reach, glm::length(mesh.geometry.cell_centroids[size_t(c)] - x));
+    // x_c − x_n as cell c sees node n (across a periodic seam too).
+    const auto from_node = [&](std::int32_t c) {
+      return mesh.geometry.cell_centroids[size_t(c)] - node_position_in_tet(mesh.mesh, size_t(c), NodeId(n));
+    };
+    for (std::int32_t c : cells) reach = std::max(reach, glm::length(from_node(c)));
     glm::dmat4 normal(0.0);
     glm::dvec4 rhs(0.0);
     for (std::int32_t c : cells) {
-      const glm::dvec3 d = (mesh.geometry.cell_centroids[size_t(c)] - x) / reach;
+      const glm::dvec3 d = from_node(c) / reach;
       const glm::dvec4 q(1.0, d.x, d.y, d.z);
       const double v = mesh.geometry.cell_volumes[size_t(c)];
       normal += v * glm::outerProduct(q, q);

@@ -21,20 +21,20 @@ std::string probe_point_text(const glm::dvec3& x) {
 }
 
 ProbeLocation locate_probe_point(const LoadedMesh& mesh, const glm::dvec3& p, const std::vector<std::int32_t>* cells) {
-  const std::vector<glm::dvec3>& x = mesh.mesh.nodes;
   ProbeLocation best;
   double deepest = -1e-9;  // a point up to 1e-9 of a tet's size outside its faces is in it (round-off)
   const size_t count = cells ? cells->size() : mesh.mesh.tets.size();
   for (size_t k = 0; k < count; ++k) {
     const size_t c = cells ? size_t((*cells)[k]) : k;
-    const Tet& t = mesh.mesh.tets[c];
+    glm::dvec3 x[4];
+    corner_positions(mesh.mesh, c, x);
     // Cheap rejection first: a point well outside the tet's bounding box is not in it.
-    glm::dvec3 lo = x[size_t(t[0])], hi = lo;
-    for (int i = 1; i < 4; ++i) lo = glm::min(lo, x[size_t(t[size_t(i)])]), hi = glm::max(hi, x[size_t(t[size_t(i)])]);
+    glm::dvec3 lo = x[0], hi = lo;
+    for (int i = 1; i < 4; ++i) lo = glm::min(lo, x[i]), hi = glm::max(hi, x[i]);
     const glm::dvec3 margin = 1e-6 * (hi - lo);
     if (glm::any(glm::lessThan(p, lo - margin)) || glm::any(glm::greaterThan(p, hi + margin))) continue;
-    const glm::dvec3 a = x[size_t(t[0])];
-    const glm::dmat3 edges(x[size_t(t[1])] - a, x[size_t(t[2])] - a, x[size_t(t[3])] - a);
+    const glm::dvec3 a = x[0];
+    const glm::dmat3 edges(x[1] - a, x[2] - a, x[3] - a);
     const double det = glm::determinant(edges);
     if (det == 0) continue;
     const glm::dvec3 l = glm::inverse(edges) * (p - a);

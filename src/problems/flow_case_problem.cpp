@@ -67,6 +67,7 @@ FlowCondition make_condition(const FlowBoundary& b, std::string label) {
 FlowProblem build_flow_problem_settings(const FlowCase& c) {
   FlowProblem p;
   p.viscosity = c.viscosity;
+  p.body_force = c.body_force;
   p.theta = c.theta;
   p.time_scheme = c.crank_nicolson ? TimeScheme::crank_nicolson : TimeScheme::theta;
   p.viscous = c.two_point_viscous ? ViscousScheme::two_point : ViscousScheme::curl_curl;
@@ -120,6 +121,10 @@ FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m) { return 
 
 FlowProblem build_flow_problem(const FlowCase& c, const LoadedMesh& m, const FlowPieceFaces& piece) {
   FlowProblem p = build_flow_problem_settings(c);
+  // The exact method's streamfunction space on a torus lacks the harmonic fields of its periods.
+  SS_REQUIRE(!(is_periodic(m.mesh) && c.exact_method),
+             c.where("scheme.method") << ": [scheme] method = \"exact\" does not run on periodic meshes ([[mesh.periodic]]) "
+                                         "yet; use the classical method");
   p.conditions.clear();
   // Conditions in case-file order; the group id each one covers.
   std::map<std::int32_t, std::int32_t> condition_of_group;

@@ -37,6 +37,10 @@ HeatCase heat_case_of(const FlowCase& c) {
 
 FlowHeatProblem build_flow_heat_problem(const FlowCase& c, const LoadedMesh& mesh, const PresentGroups* whole) {
   const HeatCase h = heat_case_of(c);
+  // The limited advection extrapolates along edges by node positions, which a periodic seam breaks.
+  SS_REQUIRE(!(is_periodic(mesh.mesh) && c.heat->advection == "limited"),
+             c.where("heat.advection") << ": [heat] advection = \"limited\" does not run on periodic meshes "
+                                          "([[mesh.periodic]]) yet; use \"upwind\"");
   FlowHeatProblem p;
   p.conduction = build_heat_problem(h, mesh, whole);
   p.conduction.initial.resize(mesh.mesh.nodes.size());

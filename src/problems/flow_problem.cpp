@@ -49,8 +49,9 @@ namespace {
 // ∫_f u·n dA with the three edge midpoints (weights A/3): exact for quadratic u.
 double face_flux(const LoadedMesh& mesh, std::size_t f, const VelocityFunction& u, double t) {
   const auto& nodes = mesh.topology.face_nodes[f];
-  const glm::dvec3 p0 = mesh.mesh.nodes[size_t(nodes[0])], p1 = mesh.mesh.nodes[size_t(nodes[1])],
-                   p2 = mesh.mesh.nodes[size_t(nodes[2])];
+  const size_t c = size_t(mesh.topology.face_cells[f][0]);  // the face where its first cell sees it (periodic meshes)
+  const glm::dvec3 p0 = node_position_in_tet(mesh.mesh, c, nodes[0]), p1 = node_position_in_tet(mesh.mesh, c, nodes[1]),
+                   p2 = node_position_in_tet(mesh.mesh, c, nodes[2]);
   const glm::dvec3 mean = (u(0.5 * (p0 + p1), t) + u(0.5 * (p1 + p2), t) + u(0.5 * (p2 + p0), t)) / 3.0;
   return mesh.geometry.face_areas[f] * glm::dot(mean, mesh.geometry.face_normals[f]);
 }

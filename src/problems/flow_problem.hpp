@@ -121,6 +121,7 @@ enum class FlowMethod { classical, exact };
 
 struct FlowProblem {
   double viscosity = 0;
+  glm::dvec3 body_force{0.0};  // per unit mass, constant in space and time (a channel's driving gradient)
   double theta = 1.0;  // the viscous θ (crank_nicolson: 0.5)
   TimeScheme time_scheme = TimeScheme::theta;
   Convection convection = Convection::central;

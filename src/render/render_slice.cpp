@@ -207,6 +207,13 @@ RgbaImage render_slice_image(const LoadedMesh& mesh, const std::vector<double>& 
 
 void render_slice_png(const LoadedMesh& mesh, const std::vector<double>& nodal_values, const SliceOptions& options,
                       const std::string& png_path, const std::vector<glm::dvec3>& nodal_vectors) {
+  if (is_periodic(mesh.mesh)) {  // drawn unfolded: every tet in its place
+    std::vector<NodeId> node;
+    const LoadedMesh unfolded = prepare_unfolded(mesh.mesh, node);
+    render_slice_png(unfolded, on_unfolded_points(nodal_values, node), options, png_path,
+                     nodal_vectors.empty() ? nodal_vectors : on_unfolded_points(nodal_vectors, node));
+    return;
+  }
   AtomicFile file(png_path);  // an unwritable destination fails here, before any rendering
   write_png(file.stream(), render_slice_image(mesh, nodal_values, options, nodal_vectors), png_path);
   file.commit();  // on any exception above the temporary is removed and png_path left untouched

@@ -24,6 +24,12 @@ RgbaImage render_surface_image(const LoadedMesh& mesh, const std::vector<double>
 
 void render_surface_png(const LoadedMesh& mesh, const std::vector<double>& nodal_values, const RenderOptions& options,
                         const std::string& png_path) {
+  if (is_periodic(mesh.mesh)) {  // drawn unfolded: every tet in its place
+    std::vector<NodeId> node;
+    const LoadedMesh unfolded = prepare_unfolded(mesh.mesh, node);
+    render_surface_png(unfolded, on_unfolded_points(nodal_values, node), options, png_path);
+    return;
+  }
   AtomicFile file(png_path);  // an unwritable destination fails here, before any rendering
   write_png(file.stream(), render_surface_image(mesh, nodal_values, options), png_path);
   file.commit();  // on any exception above the temporary is removed and png_path left untouched

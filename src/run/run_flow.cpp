@@ -22,7 +22,7 @@
 #include "problems/flow_heat_problem.hpp"
 #include "physics/flow_time_loop.hpp"
 #include "run/flow_checkpoints.hpp"
-#include "run/flow_heat_history.hpp"
+#include "run/flow_histories.hpp"
 #include "run/flow_probe_files.hpp"
 #include "run/flow_results.hpp"
 #include "run/outputs.hpp"
@@ -46,6 +46,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   LoadOptions load;
   load.refine = flow_case.refine;
   load.surfaces = flow_case.surfaces;
+  load.periodic = flow_case.periodic;
   const LoadedMesh mesh = load_mesh(flow_case.mesh_file, load);
   add_mesh_timings(timings, mesh.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
   t0 = StageTimings::now();
@@ -72,11 +73,13 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   FlowCheckpoints checkpoints(out_dir, !problem.forces.empty());
   FlowProbeFiles probe_files(out_dir, probes.specs());
   FlowHeatHistory heat_history(out_dir);  // heat.csv of a [heat] run
+  FlowEnergyHistory energy_history(out_dir);
   std::optional<FlowState> initial;
   if (o.restart) {
     initial = checkpoints.resume([&](const FlowState& s) {
       probe_files.continue_from(s.time);
       if (heat) heat_history.continue_from(s.step);
+      energy_history.continue_from(s.step);
       SS_REQUIRE(s.base_levels < 0, "--restart: the checkpoint of step "
                                         << s.step << " in '" << out_dir
                                         << "' was written by a run over MPI ranks (its partition-then-refine ids); "
@@ -92,6 +95,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     checkpoints.clear_previous_run();
     probe_files.clear_previous_run();
     heat_history.clear_previous_run();
+    energy_history.clear_previous_run();
   }
   FlowRunHooks primary_hooks;
   primary_hooks.every = o.every ? *o.every : flow_case.output_every;
@@ -105,6 +109,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     if (!o.no_vtu || probes.size() > 0) fields = compute_flow_fields(output_ops, mesh, problem, s);
     if (fields) probe_files.write(s.time, probes.sample_all(*fields));  // before the checkpoint: a restart finds its rows
     if (heat_meter) heat_history.write(s, heat_meter->measure(s));    // likewise
+    energy_history.write();
     if (o.no_vtu) checkpoints.write_checkpoint(s, forces);
     else checkpoints.write(s, mesh.mesh, *fields, forces);
   };
@@ -152,6 +157,11 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
     FlowRunHooks hooks = flow_progress_hooks(backend, problem);
     hooks.every = extra.every;
     hooks.snapshot = extra.snapshot;
+    if (extra.snapshot)  // the primary run: its energy.csv
+      hooks.progress = [&energy_history, print = hooks.progress](const FlowStepInfo& info, double seconds, bool last) {
+        energy_history.add(info);
+        print(info, seconds, last);
+      };
     BackendFlowRun run = backend == "gpu" ? run_gpu(hooks) : run_cpu(hooks);
     auto t = StageTimings::now();
     run.fields = compute_flow_fields(output_ops, mesh, problem, run.result.state);
@@ -160,6 +170,7 @@ FlowRunOutcome run_flow_serial(const FlowRunOptions& o) {
   };
   std::vector<BackendFlowRun> runs;
   runs.push_back(run_backend(o.backend, primary_hooks));
+  energy_history.write();
   if (o.compare) {
     stages = nullptr;
     t0 = StageTimings::now();

@@ -59,7 +59,7 @@
 #include "parallel/refined_entity_piece.hpp"
 #include "problems/flow_case_problem.hpp"
 #include "run/flow_checkpoints.hpp"
-#include "run/flow_heat_history.hpp"
+#include "run/flow_histories.hpp"
 #include "run/flow_probe_files.hpp"
 #include "run/flow_results.hpp"
 #include "run/outputs.hpp"
@@ -137,6 +137,7 @@ struct Root {
   std::optional<FlowProbeFiles> probe_files;  // probes/<name>.csv from the values the ranks sample
   std::optional<FlowHeatProblem> heat;         // [heat] on the file's mesh: checked once; flow.json's settings
   std::optional<FlowHeatHistory> heat_history;  // heat.csv from the groups' heat summed over the ranks
+  std::optional<FlowEnergyHistory> energy_history;  // energy.csv (the steps' reports are the whole mesh's)
   std::optional<FlowState> checkpoint;  // --restart: the one continued (ids by global id)
   std::optional<WholeMesh> whole;
   std::optional<WholeStreamfunction> streamfunction;  // the exact method: the whole mesh's boundary
@@ -151,6 +152,8 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
   FlowCase& c = root.flow_case;
   if (o.refine) c.refine = *o.refine;
   SS_REQUIRE(c.refine >= 0, "refinement level must be >= 0, got " << c.refine);
+  SS_REQUIRE(c.periodic.empty(), c.path << ": [[mesh.periodic]] runs on one process so far (the pieces of a partition do "
+                                          "not carry periodic seams yet); run it without mpiexec");
 
   // The case checked on the file's mesh first (every case mistake is the serial error, once, and
   // leaves the output folder alone).
@@ -171,6 +174,7 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
   root.checkpoints.emplace(root.out_dir, !c.forces.empty());
   root.probe_files.emplace(root.out_dir, c.probes);
   root.heat_history.emplace(root.out_dir);
+  root.energy_history.emplace(root.out_dir);
   if (o.restart) {
     // Read and checked here; the folder changes only once the mesh's size is known (below).
     root.checkpoint = root.checkpoints->last_checkpoint();
@@ -184,6 +188,7 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
     root.checkpoints->clear_previous_run();
     root.probe_files->clear_previous_run();
     root.heat_history->clear_previous_run();
+    root.energy_history->clear_previous_run();
   }
 
   // The base mesh: the file's, or its first levels where it has too few tets per rank (a restart
@@ -223,6 +228,7 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
                                << " (a run without [heat] or an older file); run the [heat] case from the start");
     root.probe_files->continue_from(root.checkpoint->time);
     if (c.heat) root.heat_history->continue_from(s.step);
+    root.energy_history->continue_from(s.step);
     root.checkpoints->continue_from(*root.checkpoint);
     std::fprintf(stderr, "streamsolve: flow: continuing from step %d (t = %g)\n", root.checkpoint->step,
                  root.checkpoint->time);
@@ -321,6 +327,12 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
   const std::string label = o.backend + ", " + std::to_string(ranks) + " ranks";
   FlowRunHooks hooks = root ? flow_progress_hooks(label, root->problem) : FlowRunHooks{};
   hooks.every = o.every ? *o.every : flow_case.output_every;
+  if (root)
+    hooks.progress = [&history = *root->energy_history, print = hooks.progress](const FlowStepInfo& info, double seconds,
+                                                                              bool last) {
+      history.add(info);
+      print(info, seconds, last);
+    };
   hooks.snapshot = [&](const FlowState& s) {
     const FlowState g = gather_state(s, piece, fine, base_levels);
     std::vector<std::string> written;
@@ -332,6 +344,7 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
     if (!root) return;
     root->probe_files->write(s.time, samples);  // before the checkpoint: a restart finds its rows
     if (heat_meter) root->heat_history->write(g, heat_groups);  // likewise
+    root->energy_history->write();
     std::optional<FlowState> whole_state;
     if (root->whole) whole_state = root->whole->in_order(g);
     const std::vector<std::string> forces =
@@ -372,7 +385,10 @@ FlowRunOutcome run_flow_distributed(const FlowRunOptions& o) {
     setup_done();
     result = run_flow_piece(cpu, ops, piece, problem, local, data, initial ? &*initial : nullptr, hooks, run, figures);
   }
-  if (root) root->timings.add_since("solve", t0);
+  if (root) {
+    root->timings.add_since("solve", t0);
+    root->energy_history->write();
+  }
   figures.add_count("peak_host_memory_bytes", double(peak_host_memory_bytes()));  // this rank's peak RSS
 
   // 5. The final fields: the pieces (rank 0 writes flow.pvtu over them), the summary reduced over

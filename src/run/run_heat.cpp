@@ -83,7 +83,8 @@ bool gpu_finest_level_applies(const HeatRunOptions& o) {
   if (o.backend != "gpu" || o.compare || o.gl.window || mpi::size() > 1 || o.distributed) return false;
   const HeatCase c = options_case(o);
   // The GPU refinement puts new nodes at straight midpoints: a case with [[mesh.surface]] refines on the host.
-  return (o.refine ? *o.refine : c.refine) >= 1 && c.surfaces.empty();
+  // Periodic meshes too: the GPU refinement knows no corner shifts.
+  return (o.refine ? *o.refine : c.refine) >= 1 && c.surfaces.empty() && c.periodic.empty();
 }
 
 }  // namespace
@@ -118,6 +119,7 @@ HeatRunResult run_heat_host(const HeatRunOptions& o) {
   load.refine = heat_case.refine;
   load.tables = TopologyTables::boundary;  // the node graph and the boundary faces are all heat needs
   load.surfaces = heat_case.surfaces;
+  load.periodic = heat_case.periodic;
   // Multigrid keeps every level of the refinement (the finest is the mesh load_mesh gives).
   MeshHierarchy hierarchy;
   auto t0 = StageTimings::now();

@@ -81,6 +81,9 @@ PieceAssignment read_and_distribute(const HeatRunOptions& o, Root& root) {
   if (o.refine) root.heat_case.refine = *o.refine;
   const int total_levels = root.heat_case.refine;
   SS_REQUIRE(total_levels >= 0, "refinement level must be >= 0, got " << total_levels);
+  SS_REQUIRE(root.heat_case.periodic.empty(), root.heat_case.path << ": [[mesh.periodic]] runs on one process so far (the "
+                                                                     "pieces of a partition do not carry periodic seams "
+                                                                     "yet); run it without mpiexec");
   LoadOptions base_load;
   base_load.surfaces = root.heat_case.surfaces;  // carried by the pieces: each rank projects as the serial run
   root.base = load_mesh(root.heat_case.mesh_file, base_load);  // validated, oriented, RCM; every table

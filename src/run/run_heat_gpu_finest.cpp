@@ -69,6 +69,8 @@ HeatRunResult run_heat_gpu_finest(const HeatRunOptions& o) {
                                                    "it needs refine >= 1 (the case's [mesh] refine or --refine)");
   SS_REQUIRE(heat_case.surfaces.empty(), heat_case.path << ": --finest-level gpu refines with straight midpoints and cannot "
                                                           "honour [[mesh.surface]]; use --finest-level host");
+  SS_REQUIRE(heat_case.periodic.empty(), heat_case.path << ": --finest-level gpu does not refine periodic meshes "
+                                                          "([[mesh.periodic]]); use --finest-level host");
 
   // 2. Level K − 1 on the host, with every table (the GPU kernels read its faces) and its cells'
   // geometry. With multigrid every level below K too, each with its operator, as the host path

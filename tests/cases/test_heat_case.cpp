@@ -198,6 +198,18 @@ const std::string surface_other_key =
 const std::string surface_short_point = surface("group = \"left\"\ntype = \"plane\"\npoint = [0, 0]\nnormal = [1, 0, 0]\n");
 const std::string surface_no_group = surface("type = \"plane\"\npoint = [0, 0, 0]\nnormal = [1, 0, 0]\n");
 const std::string surface_not_tables = std::string("[mesh]\nfile = \"cube.msh\"\nsurface = 1\n") + kLeft;
+// [[mesh.periodic]] entries (lines 3..): groups = [first, second], offset.
+const std::string periodic(const std::string& keys) { return std::string(kMesh) + "[[mesh.periodic]]\n" + keys + kLeft; }
+const std::string periodic_one_group = periodic("groups = [\"left\"]\n");
+const std::string periodic_no_groups = periodic("offset = [1, 0, 0]\n");
+const std::string periodic_zero_offset = periodic("groups = [\"left\", \"right\"]\noffset = [0, 0, 0]\n");
+const std::string periodic_bad_group = periodic("groups = [\"left\", 1.5]\n");
+const std::string periodic_other_key = periodic("groups = [\"left\", \"right\"]\nshift = [1, 0, 0]\n");
+const std::string periodic_four = std::string(kMesh) + [] {
+  std::string s;
+  for (int i = 0; i < 4; ++i) s += "[[mesh.periodic]]\ngroups = [\"left\", \"right\"]\n";
+  return s;
+}() + kLeft;
 
 INSTANTIATE_TEST_SUITE_P(
     Examples, HeatCaseErrors,
@@ -239,6 +251,17 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"surface_no_group", surface_no_group.c_str(), "test.toml:3: [[mesh.surface]] needs group"},
                       BadCase{"surface_not_tables", surface_not_tables.c_str(),
                               "test.toml:3: boundary surfaces are written as [[mesh.surface]] tables"},
+                      BadCase{"periodic_one_group", periodic_one_group.c_str(),
+                              "test.toml:4: [[mesh.periodic]] needs groups = [\"first\", \"second\"]"},
+                      BadCase{"periodic_no_groups", periodic_no_groups.c_str(),
+                              "test.toml:3: [[mesh.periodic]] needs groups = [\"first\", \"second\"]"},
+                      BadCase{"periodic_zero_offset", periodic_zero_offset.c_str(),
+                              "test.toml:5: [[mesh.periodic]] offset must be a nonzero vector"},
+                      BadCase{"periodic_bad_group", periodic_bad_group.c_str(),
+                              "test.toml:4: [[mesh.periodic]] groups must be names or numbers"},
+                      BadCase{"periodic_other_key", periodic_other_key.c_str(),
+                              "test.toml:5: unknown key 'shift' in [[mesh.periodic]]"},
+                      BadCase{"periodic_four", periodic_four.c_str(), "test.toml:3: at most 3 [[mesh.periodic]] pairs"},
                       BadCase{"bad_syntax", bad_syntax.c_str(),
                               "test.toml:6: [[boundary]] value: Missing parenthesis in \"2*(x+1\""},
                       BadCase{"unknown_variable", unknown_variable.c_str(),
@@ -289,6 +312,36 @@ TEST(HeatCase, MeshSurfaceOfAnUnknownGroupIsAnErrorWhenTheMeshLoads) {
     EXPECT_NE(what.find("test.toml:3: [[mesh.surface]] group 'hole' is no boundary group of " + c.mesh_file + "; it has "),
               std::string::npos)
         << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+TEST(HeatCase, ReadsPeriodicPairs) {
+  const HeatCase c = parse_heat_case(std::string(kMesh) + "[[mesh.periodic]]\ngroups = [\"left\", \"right\"]\n"
+                                         "[[mesh.periodic]]\ngroups = [3, 4]\noffset = [0, 1, 0]\n" + kLeft,
+                                     kCasePath);
+  ASSERT_EQ(c.periodic.size(), 2u);
+  EXPECT_EQ(c.periodic[0].first, "left");
+  EXPECT_EQ(c.periodic[0].second, "right");
+  EXPECT_FALSE(c.periodic[0].offset_given);
+  EXPECT_EQ(c.periodic[0].where, kCasePath + ":3");
+  EXPECT_EQ(c.periodic[1].first, "3");
+  EXPECT_TRUE(c.periodic[1].offset_given);
+  EXPECT_EQ(c.periodic[1].offset, glm::dvec3(0, 1, 0));
+}
+
+// The cube's left and right faces are meshed independently: joining them is one error naming both.
+TEST(HeatCase, PeriodicPairOfMismatchedFacesIsAnErrorWhenTheMeshLoads) {
+  const HeatCase c = parse_heat_case(std::string(kMesh) + "[[mesh.periodic]]\ngroups = [\"left\", \"right\"]\n" + kLeft,
+                                     kCasePath);
+  LoadOptions load;
+  load.periodic = c.periodic;
+  try {
+    load_mesh(c.mesh_file, load);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("test.toml:3: [[mesh.periodic]] pair 'left' - 'right' do not match"), std::string::npos) << what;
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   }
 }
