@@ -66,6 +66,9 @@ public:
     ops_.integrate(vx, vy, vz, out);
     dist_.update_ghosts(out);
   }
+  // The owned cells' velocities without the exchange: for reductions, which count owned cells only.
+  void interpolate_owned(const Vector& flux, Vector& vx, Vector& vy, Vector& vz) { ops_.interpolate(flux, vx, vy, vz); }
+  const Vector& cell_volumes() const { return ops_.cell_volumes(); }
 
 private:
   DistributedBackend<Backend>& dist_;

@@ -37,6 +37,8 @@ public:
   void curl(const Vector& stream, Vector& out);
   void rotation(const Vector& flux, Vector& out);
   void interpolate(const Vector& flux, Vector& vx, Vector& vy, Vector& vz);
+  // The same, for reductions over the owned cells (over MPI ranks the ghost cells are left stale).
+  void interpolate_owned(const Vector& flux, Vector& vx, Vector& vy, Vector& vz) { interpolate(flux, vx, vy, vz); }
   void integrate(const Vector& vx, const Vector& vy, const Vector& vz, Vector& out);
 
 private:

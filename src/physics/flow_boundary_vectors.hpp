@@ -1,6 +1,6 @@
 #pragma once
 // The boundary values of a flow step on the backend (problems/flow_problem.hpp evaluates them on the
-// host): u_b per boundary face (velocity faces; at least one entry), p_b per boundary face and the
+// host): u_b and p_b per boundary face (at least one entry each: a periodic box has no boundary), and the
 // prescribed flux U_b per face. Made once at the start and again each step when they depend on t.
 #include <vector>
 
@@ -22,7 +22,7 @@ public:
     const auto at_least_one = [](std::vector<double> v) { return v.empty() ? std::vector<double>{0.0} : v; };
     velocity_x_ = backend_.upload(at_least_one(b.bx)), velocity_y_ = backend_.upload(at_least_one(b.by));
     velocity_z_ = backend_.upload(at_least_one(b.bz));
-    pressure_ = backend_.upload(b.pressure);
+    pressure_ = backend_.upload(at_least_one(b.pressure));
     flux_ = backend_.upload(b.flux);
     return b;
   }

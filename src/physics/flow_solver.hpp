@@ -71,6 +71,7 @@ public:
     U_ = backend.make_vector(nf), U_previous_ = backend.make_vector(nf);
     Ustar_ = backend.make_vector(nf), rhs_ = backend.make_vector(nf);
     p_ = backend.make_vector(nc), cell_scratch_ = backend.make_vector(nc);
+    energy_x_ = backend.make_vector(nc), energy_y_ = backend.make_vector(nc), energy_z_ = backend.make_vector(nc);
     if (!data.face_step_scale.empty()) {  // local pseudo-time steps: Δt_f = s_f Δt
       face_step_scale_ = backend.upload(data.face_step_scale);
       cell_step_scale_ = backend.upload(data.cell_step_scale);
@@ -283,6 +284,7 @@ public:
       backend_.multiply(momentum_operator_.face_mass(), U_, rhs_);
     }
     info.kinetic_energy = 0.5 * backend_.dot(U_, rhs_);
+    info.cell_kinetic_energy = cell_kinetic_energy();
     ops_.mesh().divergence(U_, cell_scratch_);
     const double max_div = std::max(std::fabs(backend_.max(cell_scratch_)), std::fabs(backend_.min(cell_scratch_)));
     const double max_flux = std::max(std::fabs(backend_.max(U_)), std::fabs(backend_.min(U_)));
@@ -291,6 +293,15 @@ public:
   }
 
 private:
+  // ½ Σ_c V_c |u_c|²: u_c = I U, then V · (ux² + uy² + uz²) summed (one reduction).
+  double cell_kinetic_energy() {
+    auto& mesh = ops_.mesh();
+    mesh.interpolate_owned(U_, energy_x_, energy_y_, energy_z_);
+    for (Vector* u : {&energy_x_, &energy_y_, &energy_z_}) backend_.multiply(*u, *u, *u);
+    backend_.linear_combination({1.0, 1.0, 1.0}, {&energy_x_, &energy_y_, &energy_z_}, energy_x_);
+    return 0.5 * backend_.dot(mesh.cell_volumes(), energy_x_);
+  }
+
   using Clock = std::chrono::steady_clock;
   static double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -399,6 +410,7 @@ private:
   FlowStartParts start_parts_;
   std::string failure_;
   Vector U_, U_previous_, Ustar_, rhs_, p_, cell_scratch_;
+  Vector energy_x_, energy_y_, energy_z_;  // cell_kinetic_energy's scratch
   Vector pressure_gradient_, courant_;
   Vector face_step_scale_, cell_step_scale_;  // s_f, s_c (local steps)
   Vector inverse_mass_;                        // steady mode: 1/H on free faces (steady_residual)

@@ -21,12 +21,13 @@ void FlowHeatHistory::write(const FlowState& state, const std::vector<FlowGroupH
 }
 
 FlowEnergyHistory::FlowEnergyHistory(const std::string& directory)
-    : csv_((std::filesystem::path(directory) / "energy.csv").string(), "step,time,dt,kinetic_energy,max_divergence") {}
+    : csv_((std::filesystem::path(directory) / "energy.csv").string(),
+           "step,time,dt,kinetic_energy,cell_kinetic_energy,max_divergence") {}
 
 void FlowEnergyHistory::add(const FlowStepInfo& step) {
   char row[160];
-  std::snprintf(row, sizeof row, "%d,%.12e,%.9e,%.12e,%.3e", step.step, step.time, step.dt, step.kinetic_energy,
-                step.max_divergence);
+  std::snprintf(row, sizeof row, "%d,%.12e,%.9e,%.12e,%.12e,%.3e", step.step, step.time, step.dt, step.kinetic_energy,
+                step.cell_kinetic_energy, step.max_divergence);
   csv_.add(row);
 }
 

@@ -27,10 +27,10 @@ private:
   StepCsv csv_;
 };
 
-// energy.csv of a flow run: the kinetic energy ½ Σ_f H_f U_f² and the largest divergence after every
-// step (a decaying flow's dissipation rate is −dE/dt of its rows: tools/taylor_green.py), written at
-// every output step and at the end.
-//   step,time,dt,kinetic_energy,max_divergence
+// energy.csv of a flow run: the kinetic energies ½ Σ_f H_f U_f² and ½ Σ_c V_c |u_c|² (FlowStepInfo)
+// and the largest divergence after every step (a decaying flow's dissipation rate is −dE/dt of its
+// rows: tools/taylor_green.py), written at every output step and at the end.
+//   step,time,dt,kinetic_energy,cell_kinetic_energy,max_divergence
 class FlowEnergyHistory {
 public:
   explicit FlowEnergyHistory(const std::string& directory);

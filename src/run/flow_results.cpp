@@ -58,6 +58,7 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
   j["dt"] = r.state.dt;
   j["cfl"] = r.last.cfl;
   j["kinetic_energy"] = r.last.kinetic_energy;
+  j["cell_kinetic_energy"] = r.last.cell_kinetic_energy;
   j["max_divergence"] = r.last.max_divergence;
   j["iterations"] = {
       {"momentum", iteration_summary(r.last.momentum_iterations, t.momentum_iterations, t.max_momentum_iterations, n)},
