@@ -1,7 +1,8 @@
 #pragma once
 // The heat case file (TOML): what a user writes to run `streamsolve heat CASE.toml`.
 //
-//   [mesh]      file = "crank.msh" (relative to the case file), refine = 0, [[mesh.surface]] entries
+//   [mesh]      file = "crank.msh" (relative to the case file), refine = 0, [[mesh.surface]] and
+//               [[mesh.periodic]] entries
 //   [material]  conductivity, heat_capacity, source        — or [material.<volume group>] tables
 //   [[boundary]] group = "left" | 3, type = "dirichlet" | "neumann", value = ...
 //   [solver]    tolerance = 1e-6, max_iterations = 20000, preconditioner = "multigrid" | "jacobi" | "none",

@@ -199,10 +199,27 @@ void make_periodic(TetMesh& mesh, const std::vector<PeriodicPair>& pairs) {
                    pairs.front().where << ": [[mesh.periodic]]: " << tet_with_nodes(mesh, i64(t))
                                        << " reaches across the whole period (its nodes " << node_text(mesh, tet[size_t(i)])
                                        << " and " << node_text(mesh, tet[size_t(j)])
-                                       << " are one node once the pairs are joined): the mesh needs at least two "
+                                       << " are one node once the pairs are joined): the mesh needs at least three "
                                           "cells across each period");
     for (NodeId& v : tet) v = new_id[size_t(root_of[size_t(v)])];
   }
+  // Two nodes joined by edges that cross the seams differently (two cells across a period) would be
+  // one edge to the topology: every edge's shift difference must be that of its node pair.
+  std::unordered_map<std::uint64_t, PeriodShift> edge_shift;
+  for (size_t t = 0; t < mesh.tets.size(); ++t)
+    for (int a = 0; a < 4; ++a)
+      for (int b = a + 1; b < 4; ++b) {
+        int lo = a, hi = b;
+        if (mesh.tets[t][size_t(lo)] > mesh.tets[t][size_t(hi)]) std::swap(lo, hi);
+        const PeriodShift &sl = mesh.corner_shifts[t][size_t(lo)], &sh = mesh.corner_shifts[t][size_t(hi)];
+        const PeriodShift d{std::int8_t(sh[0] - sl[0]), std::int8_t(sh[1] - sl[1]), std::int8_t(sh[2] - sl[2])};
+        const std::uint64_t key = std::uint64_t(std::uint32_t(mesh.tets[t][size_t(lo)])) << 32 |
+                                  std::uint32_t(mesh.tets[t][size_t(hi)]);
+        const auto [it, added] = edge_shift.emplace(key, d);
+        SS_REQUIRE(added || it->second == d, pairs.front().where << ": [[mesh.periodic]]: two edges of the joined mesh "
+                                                                   "join the same two nodes across different seams: "
+                                                                   "the mesh needs at least three cells across each period");
+      }
   // Triangles: the pairs' go (their faces are interior now), the others move onto the roots.
   size_t out = 0;
   for (size_t i = 0; i < mesh.boundary_triangles.size(); ++i) {

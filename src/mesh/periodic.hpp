@@ -29,7 +29,8 @@ inline constexpr int kMaxPeriodicPairs = 3;
 // edge of a box periodic in two directions, ends on the node both chains reach). Throws one line
 // naming both groups when a group is unknown, the groups hold different numbers of nodes, a node or
 // a triangle of the second has no partner in the first at the offset (within 1e-6 of the groups'
-// shortest edge), or a tet would touch one node twice (fewer than two cells across the period).
+// shortest edge), or the joined mesh would hold one node twice in a tet or two edges between the
+// same nodes (fewer than three cells across a period).
 // Call before validate_and_orient_tets; the mesh must not be periodic yet.
 void make_periodic(TetMesh& mesh, const std::vector<PeriodicPair>& pairs);
 

@@ -112,7 +112,7 @@ def scenario_outputs():
     check(f"progress lines on stderr ({len(progress)})", len(progress) >= 2 and "kinetic energy" in progress[-1]
           and "pressure" in progress[-1] and "max div" in progress[-1])
     names = sorted(os.listdir(out))
-    expected = ["flow.json", "flow.png", "flow.pvd", "flow.vtu"] + \
+    expected = ["energy.csv", "flow.json", "flow.png", "flow.pvd", "flow.vtu"] + \
         [f"flow_{s:06d}.{e}" for s in (0, 2, 4, 5) for e in ("state", "vtu")]
     check(f"files {names}", names == sorted(expected))
     check("PNG signature", open(os.path.join(out, "flow.png"), "rb").read(8) == b"\x89PNG\r\n\x1a\n")

@@ -189,8 +189,8 @@ const LoadedMesh& periodic_duct(const Duct& duct) {
   return m;
 }
 
-// Measured (3,072 cells, the pressure-driven duct's finer box): flow rate +X %, L2(u_x) Y — the
-// pressure-driven duct's +5.52 % and 0.100 on the same cells.
+// Measured (3,072 cells, the pressure-driven duct's finer box): flow rate +5.493 %, L2(u_x) 0.1001 —
+// the pressure-driven duct's +5.516 % and 0.1003 on the same cells.
 TEST(FlowValidation, PeriodicDuctDrivenByABodyForceMatchesTheExactSeries) {
   const Duct duct;
   const LoadedMesh& m = periodic_duct(duct);
@@ -198,8 +198,8 @@ TEST(FlowValidation, PeriodicDuctDrivenByABodyForceMatchesTheExactSeries) {
   const double rate_error = r.flow_rate / duct.flow_rate() - 1;
   std::printf("duct (periodic, body force, classical) %d cells: flow rate %+.4f %%, centre-line u %+.4f %%, L2(u_x) %.4f\n",
               m.topology.num_cells, 100 * rate_error, 100 * (r.centre_velocity - 1), r.l2_error);
-  EXPECT_NEAR(rate_error, 0.0, 0.1);
-  EXPECT_LT(r.l2_error, 0.2);
+  EXPECT_NEAR(rate_error, 0.05493, 0.0005);
+  EXPECT_LT(r.l2_error, 0.1011);
 }
 
 // ---- The GPU path: the finer level of each, at the float32 solvers' floor (tolerance 1e-6).
@@ -230,7 +230,9 @@ TEST_F(FlowValidationGpu, PressureDrivenDuctFlowRateMatchesTheExactSeries) {
 TEST_F(FlowValidationGpu, PeriodicDuctEqualsTheCpuReference) {
   const Duct duct;
   const LoadedMesh& m = periodic_duct(duct);
-  const FlowProblem p = duct_problem(m, duct, false, FlowMethod::classical, true);
+  FlowProblem p = duct_problem(m, duct, false, FlowMethod::classical, true);
+  p.time.steps = 5;  // the seams' terms in every kernel; the developed flow is the CPU test's
+  p.pressure.tolerance = p.momentum.tolerance = 1e-6;
   const FlowFields cpu = run_to_end(m, p), gpu = run_to_end_on_gpu(m, p);
   double difference = 0, largest = 0;
   for (size_t c = 0; c < cpu.cell_velocity.size(); ++c) {
