@@ -51,7 +51,8 @@ std::vector<NodeId> group_nodes(const TetMesh& mesh, i32 group, double& shortest
     const Triangle& t = mesh.boundary_triangles[i];
     for (int k = 0; k < 3; ++k) {
       nodes.push_back(t[size_t(k)]);
-      shortest_edge = std::min(shortest_edge, glm::length(mesh.nodes[size_t(t[size_t(k)])] - mesh.nodes[size_t(t[size_t((k + 1) % 3)])]));
+      const double length = glm::length(mesh.nodes[size_t(t[size_t(k)])] - mesh.nodes[size_t(t[size_t((k + 1) % 3)])]);
+      if (length > 0) shortest_edge = std::min(shortest_edge, length);  // (a degenerate triangle fails later)
     }
   }
   std::sort(nodes.begin(), nodes.end());
@@ -67,6 +68,7 @@ class NodeGrid {
   }
   // The node nearest x within tol, or -1.
   NodeId find(const glm::dvec3& x, double tol) const {
+    if (!(std::isfinite(x.x) && std::isfinite(x.y) && std::isfinite(x.z))) return -1;
     const std::array<i64, 3> c = cell_of(x);
     NodeId best = -1;
     double best_d = tol;
@@ -128,6 +130,8 @@ void make_periodic(TetMesh& mesh, const std::vector<PeriodicPair>& pairs) {
       for (NodeId v : first) sum -= mesh.nodes[size_t(v)];
       offset = first.empty() ? offset : sum / double(first.size());
     }
+    SS_REQUIRE(std::isfinite(h) && h < std::numeric_limits<double>::max(),
+               pair.where << ": " << both << ": '" << pair.first << "' and '" << pair.second << "' have no edge of positive length");
     const double tol = 1e-6 * h;
     const NodeGrid grid(mesh, first, h);
     std::vector<NodeId> partner(size_t(nn), -1);

@@ -232,7 +232,7 @@ INSTANTIATE_TEST_SUITE_P(
     Examples, FlowCaseErrors,
     ::testing::Values(
         BadCase{"unknown_key", kMesh + "[fluid]\nviscosity = 0.01\ndensity = 1\n" + kTime,
-                "test.toml:5: unknown key 'density' in [fluid] (known: viscosity)"},
+                "test.toml:5: unknown key 'density' in [fluid] (known: body_force, viscosity)"},
         BadCase{"unknown_table", kBase + "[fluids]\nviscosity = 1\n", "test.toml:8: unknown key 'fluids' in the case file"},
         BadCase{"wrong_type", kMesh + "[fluid]\nviscosity = \"low\"\n" + kTime,
                 "test.toml:4: [fluid] viscosity must be a number"},
@@ -498,6 +498,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"temperature_solver_without_heat", kBase + "[solver.temperature]\ntolerance = 1e-8\n",
                 "test.toml:8: [solver.temperature] needs a [heat] table"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });
+
+TEST(FlowCase, ReadsABodyForce) {
+  const std::string text = "[mesh]\nfile = \"cavity.msh\"\n[fluid]\nviscosity = 1\nbody_force = [2, 0, -1]\n"
+                           "[[boundary]]\ngroup = \"walls\"\ntype = \"wall\"\n[time]\ndt = 0.1\nsteps = 1\n";
+  EXPECT_EQ(parse_flow_case(text, kCasePath).body_force, glm::dvec3(2, 0, -1));
+}
 
 }  // namespace
 }  // namespace ss
