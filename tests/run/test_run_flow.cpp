@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cctype>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -107,8 +108,8 @@ TEST(RunFlow, WritesItsFilesAndRestartsFromTheLastCheckpoint) {
   EXPECT_TRUE(straight.summary["restarted_from"].is_null());
   EXPECT_TRUE(non_empty_file(dir + "/straight/flow.vtu"));
   EXPECT_EQ(files_in(dir + "/straight"),
-            (std::vector<std::string>{"flow.json", "flow.pvd", "flow.vtu", "flow_000000.state", "flow_000000.vtu",
-                                      "flow_000002.state", "flow_000002.vtu", "flow_000004.state",
+            (std::vector<std::string>{"energy.csv", "flow.json", "flow.pvd", "flow.vtu", "flow_000000.state",
+                                      "flow_000000.vtu", "flow_000002.state", "flow_000002.vtu", "flow_000004.state",
                                       "flow_000004.vtu"}));
 
   // 2 steps, then the case asks for 4 and the run continues from step 2.
@@ -123,6 +124,12 @@ TEST(RunFlow, WritesItsFilesAndRestartsFromTheLastCheckpoint) {
   EXPECT_EQ(restarted.run.totals.steps, 2);
   EXPECT_EQ(restarted.run.state.step, 4);
   EXPECT_EQ(files_in(dir + "/restarted"), files_in(dir + "/straight"));
+  // energy.csv kept the rows up to the checkpoint and continued: one row a step, steps 1..4.
+  std::ifstream energy(dir + "/restarted/energy.csv");
+  std::vector<int> steps;
+  for (std::string row; std::getline(energy, row);)
+    if (!row.empty() && std::isdigit(static_cast<unsigned char>(row[0]))) steps.push_back(std::stoi(row));
+  EXPECT_EQ(steps, (std::vector<int>{1, 2, 3, 4}));
   const auto [du, dp] = field_difference(straight, restarted);  // the checkpoint holds the whole state: 0 measured
   EXPECT_LE(du, 1e-12);
   EXPECT_LE(dp, 1e-12);
