@@ -58,23 +58,24 @@ void extrapolate_boundary_node_pressure(const LoadedMesh& mesh, const std::vecto
     for (NodeId node : mesh.mesh.tets[c])
       if (on_boundary[size_t(node)]) star[size_t(node)].push_back(std::int32_t(c));
 
+  // A cell of a fit and where that cell sees node n (across a periodic seam too).
+  struct Seen {
+    std::int32_t cell;
+    glm::dvec3 node;
+  };
   // a of the fit over `cells` around node n; false when the normal equations
   // Σ V_c q qᵀ [a; g] = Σ V_c q p_c, q = (1, (x_c − x_n)/s), are singular (s: the cells' reach).
-  const auto fit = [&](size_t n, const std::vector<std::int32_t>& cells, double& a) {
+  const auto fit = [&](const std::vector<Seen>& cells, double& a) {
     double reach = 0.0;
-    // x_c − x_n as cell c sees node n (across a periodic seam too).
-    const auto from_node = [&](std::int32_t c) {
-      return mesh.geometry.cell_centroids[size_t(c)] - node_position_in_tet(mesh.mesh, size_t(c), NodeId(n));
-    };
-    for (std::int32_t c : cells) reach = std::max(reach, glm::length(from_node(c)));
+    for (const Seen& c : cells) reach = std::max(reach, glm::length(mesh.geometry.cell_centroids[size_t(c.cell)] - c.node));
     glm::dmat4 normal(0.0);
     glm::dvec4 rhs(0.0);
-    for (std::int32_t c : cells) {
-      const glm::dvec3 d = from_node(c) / reach;
+    for (const Seen& c : cells) {
+      const glm::dvec3 d = (mesh.geometry.cell_centroids[size_t(c.cell)] - c.node) / reach;
       const glm::dvec4 q(1.0, d.x, d.y, d.z);
-      const double v = mesh.geometry.cell_volumes[size_t(c)];
+      const double v = mesh.geometry.cell_volumes[size_t(c.cell)];
       normal += v * glm::outerProduct(q, q);
-      rhs += v * cell_pressure[size_t(c)] * q;
+      rhs += v * cell_pressure[size_t(c.cell)] * q;
     }
     const double scale = normal[0][0];
     if (!(std::fabs(glm::determinant(normal)) > 1e-8 * scale * scale * scale * scale)) return false;
@@ -83,19 +84,26 @@ void extrapolate_boundary_node_pressure(const LoadedMesh& mesh, const std::vecto
   };
   for (size_t n = 0; n < nodes; ++n) {
     if (!on_boundary[n]) continue;
+    std::vector<Seen> own;
+    for (std::int32_t c : star[n]) own.push_back({c, node_position_in_tet(mesh.mesh, size_t(c), NodeId(n))});
     double a = 0.0;
-    if (fit(n, star[n], a)) {
+    if (fit(own, a)) {
       node_pressure[n] = a;
       continue;
     }
     // Too few cells in too few directions (a corner): the cells around the star's other nodes too.
-    std::vector<std::int32_t> wider;
-    for (std::int32_t c : star[n])
-      for (NodeId node : mesh.mesh.tets[size_t(c)])
-        for (std::int32_t other : star[size_t(node)]) wider.push_back(other);
-    std::sort(wider.begin(), wider.end());
-    wider.erase(std::unique(wider.begin(), wider.end()), wider.end());
-    if (fit(n, wider, a)) node_pressure[n] = a;
+    // Cell c around node m of star cell s sees n moved by where it sees m less where s sees m.
+    std::vector<Seen> wider;
+    for (const Seen& s : own)
+      for (NodeId m : mesh.mesh.tets[size_t(s.cell)])
+        for (std::int32_t c : star[size_t(m)]) {
+          const auto same = [c](const Seen& w) { return w.cell == c; };
+          if (std::find_if(wider.begin(), wider.end(), same) != wider.end()) continue;
+          const glm::dvec3 shift = node_position_in_tet(mesh.mesh, size_t(c), m) -
+                                   node_position_in_tet(mesh.mesh, size_t(s.cell), m);
+          wider.push_back({c, s.node + shift});
+        }
+    if (fit(wider, a)) node_pressure[n] = a;
   }
 }
 
