@@ -229,7 +229,11 @@ PieceFields::PieceFields(const LoadedMesh& local, const FlowProblem& problem, co
   for (size_t c = 0; c < piece.cells.owned.size(); ++c)
     if (piece.cells.owned[c]) owned_cells_.push_back(std::int32_t(c));
   piece_.nodes = local.mesh.nodes;
-  for (std::int32_t c : owned_cells_) piece_.tets.push_back(local.mesh.tets[size_t(c)]);
+  piece_.period_offsets = local.mesh.period_offsets;  // periodic: the VTU unfolds the seams
+  for (std::int32_t c : owned_cells_) {
+    piece_.tets.push_back(local.mesh.tets[size_t(c)]);
+    if (is_periodic(local.mesh)) piece_.corner_shifts.push_back(local.mesh.corner_shifts[size_t(c)]);
+  }
 }
 
 FlowFields PieceFields::compute(const FlowState& state) {

@@ -252,6 +252,9 @@ void write_heat_piece(const std::string& path, const LocalHeat& h, std::vector<d
   TetMesh piece;
   piece.nodes = h.mesh.mesh.nodes;
   piece.tets.assign(h.mesh.mesh.tets.begin(), h.mesh.mesh.tets.begin() + owned_tets);
+  piece.period_offsets = h.mesh.mesh.period_offsets;  // periodic: the VTU unfolds the seams
+  if (is_periodic(h.mesh.mesh))
+    piece.corner_shifts.assign(h.mesh.mesh.corner_shifts.begin(), h.mesh.mesh.corner_shifts.begin() + owned_tets);
   cell_data.push_back(VtuArray::integers("rank", std::vector<std::int32_t>(size_t(owned_tets), mpi::rank())));
   write_vtu(path, piece, {VtuArray::scalars("temperature", std::move(T)), VtuArray::integers("owner", h.piece.node_owner)},
             cell_data);

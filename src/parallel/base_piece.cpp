@@ -39,7 +39,8 @@ using i64 = std::int64_t;
 template <class Archive, class Piece>
 void transfer_fields(Archive& a, Piece& b) {
   transfer_each(a, b.mesh.source, b.mesh.nodes, b.mesh.tets, b.mesh.tet_groups, b.mesh.boundary_triangles,
-                b.mesh.triangle_groups, b.mesh.surface_group_names, b.mesh.volume_group_names, b.mesh.boundary_surfaces);
+                b.mesh.triangle_groups, b.mesh.surface_group_names, b.mesh.volume_group_names, b.mesh.boundary_surfaces,
+                b.mesh.period_offsets, b.mesh.corner_shifts);
   transfer_each(a, b.owned_tets, b.node_global, b.tet_global, b.node_owner, b.tet_owner, b.edge_global, b.face_global,
                 b.edge_owner, b.face_owner, b.face_boundary, b.edge_surfaces, b.face_surfaces, b.base_nodes, b.base_edges,
                 b.base_faces, b.base_tets);
@@ -97,6 +98,7 @@ BasePiece BasePartition::piece(int q) const {
   p.surface_group_names = m.surface_group_names;
   p.volume_group_names = m.volume_group_names;
   p.boundary_surfaces = m.boundary_surfaces;
+  p.period_offsets = m.period_offsets;  // periodic: each tet keeps its corners' shifts (tet_mesh.hpp)
   for (i64 v : b.node_global) {
     p.nodes.push_back(m.nodes[size_t(v)]);
     b.node_owner.push_back(node_owner_[size_t(v)]);
@@ -106,6 +108,7 @@ BasePiece BasePartition::piece(int q) const {
     const Tet& g = m.tets[size_t(c)];
     p.tets.push_back({local_node(g[0]), local_node(g[1]), local_node(g[2]), local_node(g[3])});
     p.tet_groups.push_back(m.tet_groups.empty() ? 0 : m.tet_groups[size_t(c)]);
+    if (is_periodic(m)) p.corner_shifts.push_back(m.corner_shifts[size_t(c)]);
     b.tet_owner.push_back(tet_part_[size_t(c)]);
     for (i32 e : topo.cell_edges[size_t(c)]) {
       b.edge_global.push_back(e);

@@ -176,11 +176,13 @@ void keep_tets(RefiningPiece& r, const std::vector<char>& keep) {
     const Tet& tet = m.tets[t];
     m.tets[kept] = {local[size_t(tet[0])], local[size_t(tet[1])], local[size_t(tet[2])], local[size_t(tet[3])]};
     if (!m.tet_groups.empty()) m.tet_groups[kept] = m.tet_groups[t];
+    if (is_periodic(m)) m.corner_shifts[kept] = m.corner_shifts[t];
     r.tet_id[kept] = r.tet_id[t];
     r.base[kept++] = r.base[t];
   }
   m.tets.resize(kept);
   if (!m.tet_groups.empty()) m.tet_groups.resize(kept);
+  if (is_periodic(m)) m.corner_shifts.resize(kept);
   r.tet_id.resize(kept);
   r.base.resize(kept);
   // The file triangles that are faces of kept tets, found through the kept tets around a

@@ -76,8 +76,8 @@ struct RefiningPiece {
   std::vector<std::array<std::int32_t, 2>> parent;
 };
 
-// Keeps the tets marked in `keep` (order kept), their nodes (order kept, lattice points along) and
-// the file triangles that are faces of kept tets.
+// Keeps the tets marked in `keep` (order kept, periodic corner shifts along), their nodes (order
+// kept, lattice points along) and the file triangles that are faces of kept tets.
 void keep_tets(RefiningPiece& r, const std::vector<char>& keep);
 
 // `b` refined `levels` times. With boundary surfaces a fine edge lies on one when the base edge or

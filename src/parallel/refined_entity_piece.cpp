@@ -133,6 +133,7 @@ EntityPiece refine_entity_piece(const BasePiece& b, int levels, MPI_Comm comm) {
   mesh.source = r.mesh.source;
   mesh.surface_group_names = r.mesh.surface_group_names;
   mesh.volume_group_names = r.mesh.volume_group_names;
+  mesh.period_offsets = r.mesh.period_offsets;
   std::vector<LatticePoint> point(nn);
   std::vector<i32> owner_of[4];  // nodes, cells, faces, edges
   mesh.nodes.resize(nn);
@@ -149,6 +150,7 @@ EntityPiece refine_entity_piece(const BasePiece& b, int levels, MPI_Comm comm) {
     const Tet& tet = r.mesh.tets[size_t(t)];
     mesh.tets.push_back({local[size_t(tet[0])], local[size_t(tet[1])], local[size_t(tet[2])], local[size_t(tet[3])]});
     if (!r.mesh.tet_groups.empty()) mesh.tet_groups.push_back(r.mesh.tet_groups[size_t(t)]);
+    if (is_periodic(r.mesh)) mesh.corner_shifts.push_back(r.mesh.corner_shifts[size_t(t)]);
     p.cells.global.push_back(r.tet_id[size_t(t)]);
     owner_of[1].push_back(b.tet_owner[size_t(r.base[size_t(t)])]);
   }

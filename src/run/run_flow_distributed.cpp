@@ -152,14 +152,13 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
   FlowCase& c = root.flow_case;
   if (o.refine) c.refine = *o.refine;
   SS_REQUIRE(c.refine >= 0, "refinement level must be >= 0, got " << c.refine);
-  SS_REQUIRE(c.periodic.empty(), c.path << ": [[mesh.periodic]] runs on one process so far (the pieces of a partition do "
-                                          "not carry periodic seams yet); run it without mpiexec");
 
   // The case checked on the file's mesh first (every case mistake is the serial error, once, and
   // leaves the output folder alone).
   auto t0 = StageTimings::now();
   LoadOptions base_load;
   base_load.surfaces = c.surfaces;  // carried by the pieces: each rank projects as the serial run
+  base_load.periodic = c.periodic;  // the pieces carry the seams' shifts (base_piece.hpp)
   root.base = load_mesh(c.mesh_file, base_load);
   require_refinable(root.base.mesh, c.refine);
   add_mesh_timings(root.timings, root.base.report, std::chrono::duration<double>(StageTimings::now() - t0).count(), false);
@@ -200,6 +199,7 @@ PieceAssignment read_and_distribute(const FlowRunOptions& o, Root& root) {
     LoadOptions load;
     load.refine = root.base_levels;
     load.surfaces = c.surfaces;
+    load.periodic = c.periodic;
     root.base = load_mesh(c.mesh_file, load);
     root.timings.add_since("base_levels", t0);
   }

@@ -81,11 +81,9 @@ PieceAssignment read_and_distribute(const HeatRunOptions& o, Root& root) {
   if (o.refine) root.heat_case.refine = *o.refine;
   const int total_levels = root.heat_case.refine;
   SS_REQUIRE(total_levels >= 0, "refinement level must be >= 0, got " << total_levels);
-  SS_REQUIRE(root.heat_case.periodic.empty(), root.heat_case.path << ": [[mesh.periodic]] runs on one process so far (the "
-                                                                     "pieces of a partition do not carry periodic seams "
-                                                                     "yet); run it without mpiexec");
   LoadOptions base_load;
   base_load.surfaces = root.heat_case.surfaces;  // carried by the pieces: each rank projects as the serial run
+  base_load.periodic = root.heat_case.periodic;  // the pieces carry the seams' shifts (base_piece.hpp)
   root.base = load_mesh(root.heat_case.mesh_file, base_load);  // validated, oriented, RCM; every table
   require_refinable(root.base.mesh, total_levels);
   // METIS splits the base mesh: a coarse one rank 0 refines first (coarse_partition_levels).
@@ -94,6 +92,7 @@ PieceAssignment read_and_distribute(const HeatRunOptions& o, Root& root) {
     LoadOptions load;
     load.refine = base_levels;
     load.surfaces = root.heat_case.surfaces;
+    load.periodic = root.heat_case.periodic;
     root.base = load_mesh(root.heat_case.mesh_file, load);
   }
   const int levels = total_levels - base_levels;  // refined on the ranks
