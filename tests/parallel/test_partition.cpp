@@ -15,6 +15,7 @@
 #include <glm/mat3x3.hpp>
 #include <glm/matrix.hpp>
 
+#include "mesh/load_mesh.hpp"
 #include "parallel/partition.hpp"
 #include "parallel/refined_node_piece.hpp"
 #include "support/project_mesh.hpp"
@@ -175,6 +176,48 @@ INSTANTIATE_TEST_SUITE_P(SurfaceMesh, RefinedPartition,
                          ::testing::Combine(::testing::Values("cylinder_hole.msh"), ::testing::Values(1, 2),
                                             ::testing::Values(2, 3, 5)),
                          case_name);
+
+// A periodic mesh (the unit box joined in x, y and z: a torus in every direction) split and refined
+// on the pieces: every fine tet on every rank has the serial refinement's corners at the serial
+// places (the pieces carry the base tets' corner shifts, and refinement the children's), so each
+// rank's geometry is the serial run's across the seams too.
+TEST(PeriodicPieces, EveryFineTetHasTheSerialCornerPositions) {
+  const auto pair = [](const char* first, const char* second, glm::dvec3 offset) {
+    PeriodicPair p;
+    p.first = first, p.second = second, p.offset = offset, p.where = "test";
+    return p;
+  };
+  LoadOptions load;
+  load.periodic = {pair("xmin", "xmax", {1, 0, 0}), pair("ymin", "ymax", {0, 1, 0}), pair("zmin", "zmax", {0, 0, 1})};
+  const std::string file = std::string(SS_SOURCE_DIR) + "/meshes/periodic_box.msh";
+  const LoadedMesh base = load_mesh(file, load);
+  const int levels = 2;
+  load.refine = levels;
+  const TetMesh serial = load_mesh(file, load).mesh;
+  ASSERT_TRUE(is_periodic(base.mesh));
+  for (int parts : {2, 3}) {
+    const BasePartition partition(base, partition_tets(base.mesh, parts), parts);
+    double largest = 0.0;
+    size_t seam_tets = 0;
+    for (int q = 0; q < parts; ++q) {
+      const MeshPartition p = refine_base_piece(partition.piece(q), levels, q).part;
+      ASSERT_EQ(p.mesh.period_offsets, serial.period_offsets);
+      ASSERT_EQ(p.mesh.corner_shifts.size(), p.mesh.tets.size()) << "rank " << q << " of " << parts;
+      for (size_t c = 0; c < p.mesh.tets.size(); ++c) {
+        const size_t g = size_t(p.tet_global[c]);
+        bool seam = false;
+        for (int k = 0; k < 4; ++k) {
+          const glm::dvec3 d = corner_position(p.mesh, c, k) - corner_position(serial, g, k);
+          largest = std::max(largest, std::max({std::fabs(d.x), std::fabs(d.y), std::fabs(d.z)}));
+          seam = seam || p.mesh.corner_shifts[c][size_t(k)] != PeriodShift{};
+        }
+        seam_tets += seam;
+      }
+    }
+    EXPECT_LT(largest, 1e-14) << parts << " parts";
+    EXPECT_GT(seam_tets, 0u);  // the seams are crossed
+  }
+}
 
 // The multigrid over the ranks (distributed/distributed_heat_multigrid.hpp) takes every level of a
 // rank's refinement at once: each level is the piece refine_base_piece makes for it, each fine
