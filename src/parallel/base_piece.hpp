@@ -16,7 +16,8 @@ namespace ss {
 // What rank 0 sends rank q: its base tets and the global ids and owners of every base entity on them.
 struct BasePiece {
   // q's base tets, then every other base tet sharing a node with one of them; nodes in ascending
-  // global id; the file's triangles that are faces of these tets, with the base mesh's group names.
+  // global id; the file's triangles that are faces of these tets, with the base mesh's group names;
+  // on a periodic mesh each tet's corner shifts and the offsets (tet_mesh.hpp).
   TetMesh mesh;
   std::int32_t owned_tets = 0;
   std::vector<std::int64_t> node_global, tet_global;
