@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include "cpu/cpu_backend.hpp"
+#include "distributed/whole_node_spaces.hpp"
 #include "parallel/collect.hpp"
 #include "parallel/halo.hpp"
 #include "parallel/mpi_env.hpp"
@@ -37,6 +38,7 @@ struct PieceBoundary {
   size_t local_edges = 0;
   CpuBackend host;
   std::optional<HaloExchange<CpuBackend>> edges, nodes;
+  EntityHalo face_ids, edge_ids, node_ids;  // the piece's entities (the whole node spaces)
 };
 
 }  // namespace
@@ -124,6 +126,12 @@ StreamfunctionSetup piece_streamfunction_setup(const WholeStreamfunction* whole,
   s.complete_edges = [p](std::vector<double>& v) { p->edges->update(v); };
   s.complete_nodes = [p](std::vector<double>& v) { p->nodes->update(v); };
   s.owned_edge_mask.assign(piece.edges.owned.begin(), piece.edges.owned.end());
+
+  // 5. The auxiliary-space preconditioner's node spaces of the whole mesh.
+  p->face_ids = piece.faces, p->edge_ids = piece.edges, p->node_ids = piece.nodes;
+  s.whole_node_spaces = [p](const NodeSpaceParts& parts) {
+    return piece_node_spaces(parts, p->face_ids, p->edge_ids, p->node_ids);
+  };
   return s;
 }
 

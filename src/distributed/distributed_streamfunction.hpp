@@ -6,7 +6,8 @@
 // the fixed edges (the free-edge mask), the harmonic basis fields (non-zero on fixed edges only)
 // and, whenever the prescribed fluxes change, the lift: the owned boundary faces' fluxes go to
 // rank 0, which solves the tree and sends back the fixed edges' values. Only boundary-sized
-// arrays travel.
+// arrays travel. The preconditioner's node spaces are the whole mesh's on every rank
+// (whole_node_spaces.hpp).
 #include <cstdint>
 #include <vector>
 

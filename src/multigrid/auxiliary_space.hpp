@@ -17,14 +17,17 @@
 // caller whose w changed by a common factor since A_Π was set up keep it (A_Π scales with w:
 // σ = the old factor over the new). The caller's S, W and A are read at every application, so they
 // may change in place.
-// Over MPI ranks (Backend: a rank's local backend; A, S and r over the ranks) each rank's node
-// spaces are those of its owned edges (the caller's G and Π have empty rows on ghost edges), so
-// N = Σ_p R_pᵀ N_p R_p with R_p the restriction to rank p's owned edges: block-diagonal across the
-// ranks, SPD, and the cycle above stays SPD; `complete` brings the ghost edges' entries of N r
-// from their owners.
+// Over MPI ranks (Backend: a rank's local backend; A, S and r over the ranks) every rank holds the
+// node spaces of the whole mesh (distributed/whole_node_spaces.hpp): G and Π have a rank's owned
+// edges' rows, with the whole spaces' columns, so Gᵀ r and Πᵀ r (and the weights W, each node's from
+// its owner) are each rank's share of the whole vectors; `sum` adds the shares over the ranks, every
+// rank runs the same V-cycles on the sums, and G, Π give its owned edges the serial correction N r.
+// The preconditioner is the serial one; `complete` brings the ghost edges' entries of N r from their
+// owners.
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -40,13 +43,15 @@ public:
   using Sparse = typename MultigridTypes<Backend>::Sparse;
   using EdgeApply = std::function<void(const Vector&, Vector&)>;
   using EdgeComplete = std::function<void(Vector&)>;
+  using RankSum = std::function<void(std::initializer_list<Vector*>)>;
 
   // `m` from auxiliary_space_setup.hpp; `edge_system` y = A x; `edge_smoother` S (0 on fixed
   // edges) and `node_weight` W (on all nodes) are the caller's and must outlive this object.
   AuxiliarySpacePreconditioner(Backend& backend, const AuxiliarySpaceMatrices& m, EdgeApply edge_system,
                                const Vector& edge_smoother, const Vector& node_weight,
-                               EdgeComplete complete = nullptr, const MultigridOptions& options = node_space_options())
-      : backend_(backend), edge_system_(std::move(edge_system)), complete_(std::move(complete)),
+                               EdgeComplete complete = nullptr, RankSum sum = nullptr,
+                               const MultigridOptions& options = node_space_options())
+      : backend_(backend), edge_system_(std::move(edge_system)), complete_(std::move(complete)), sum_(std::move(sum)),
         edge_smoother_(edge_smoother), node_weight_(node_weight) {
     gradient_ = std::make_unique<Sparse>(backend, m.gradient);
     divergence_ = std::make_unique<Sparse>(backend, transpose(m.gradient));
@@ -115,12 +120,13 @@ private:
   void add_node_corrections(const Vector& r, Vector& z) {
     gradient_nodes_->apply(node_weight_, weight_);
     divergence_->apply(r, n1_);
+    restriction_->apply(r, vector_n1_);
+    if (sum_) sum_({&weight_, &n1_, &vector_n1_});
     (*laplacian_)(n1_, n2_);
     backend_.divide(n2_, weight_, n1_);
     (*laplacian_)(n1_, n2_);
     gradient_->apply(n2_, e1_);
     backend_.axpy(1.0, e1_, z, z);
-    restriction_->apply(r, vector_n1_);
     (*vector_space_)(vector_n1_, vector_n2_);
     interpolation_->apply(vector_n2_, e1_);
     backend_.axpy(vector_scale_, e1_, z, z);
@@ -130,6 +136,7 @@ private:
   Backend& backend_;
   EdgeApply edge_system_;
   EdgeComplete complete_;  // null on one process
+  RankSum sum_;            // null on one process
   const Vector& edge_smoother_;
   const Vector& node_weight_;
   std::unique_ptr<Sparse> gradient_, divergence_, gradient_nodes_;

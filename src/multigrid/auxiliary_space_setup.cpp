@@ -165,4 +165,25 @@ SparseMatrix vector_space_matrix(const SparseMatrix& curl, const SparseMatrix& g
                              node_weight);
 }
 
+SparseMatrix auxiliary_gradient(const SparseMatrix& g, const std::vector<double>& edges) {
+  std::vector<char> outside(size_t(g.cols), 0);
+  for (std::int32_t e = 0; e < g.rows; ++e)
+    if (edges[size_t(e)] == 0.0)
+      for (std::int32_t k = g.offsets[size_t(e)]; k < g.offsets[size_t(e) + 1]; ++k) outside[size_t(g.columns[size_t(k)])] = 1;
+  std::vector<Triplet> entries;
+  for (std::int32_t e = 0; e < g.rows; ++e)
+    if (edges[size_t(e)] != 0.0)
+      for (std::int32_t k = g.offsets[size_t(e)]; k < g.offsets[size_t(e) + 1]; ++k)
+        if (!outside[size_t(g.columns[size_t(k)])]) entries.push_back({e, g.columns[size_t(k)], g.values[size_t(k)]});
+  return from_triplets(g.rows, g.cols, std::move(entries));
+}
+
+WholeNodeSpaces whole_node_spaces(const NodeSpaceParts& p) {
+  const SparseMatrix g = auxiliary_gradient(p.gradient, p.free_edges);
+  WholeNodeSpaces w;
+  w.matrices = auxiliary_space_matrices(p.curl, g, p.interpolation, p.face_mass, p.node_mass);
+  w.viscous_vector_space = vector_space_matrix(p.curl, g, p.interpolation, p.face_viscous, p.node_viscous);
+  return w;
+}
+
 }  // namespace ss

@@ -42,4 +42,33 @@ SparseMatrix vector_space_matrix(const SparseMatrix& curl, const SparseMatrix& g
                                  const std::array<SparseMatrix, 3>& interpolation, const std::vector<double>& face_weight,
                                  const std::vector<double>& node_weight);
 
+// The gradient space's G from a gauge's gradient `g` (edges × nodes): g's rows on the edges of
+// `edges` (non-zero: free), its columns on the nodes none of whose other edges is outside them (a
+// node on a fixed edge gets none). Then G φ is the whole gradient of φ extended by zero, C G = 0
+// holds, and Gᵀ A G = L W L.
+SparseMatrix auxiliary_gradient(const SparseMatrix& g, const std::vector<double>& edges);
+
+// What the node spaces are made of, w = w_mass/Δt + νθ w_viscous and W likewise (the exact method's
+// streamfunction system, physics/exact_fractional_step.hpp): the curl (faces × edges), the gauge's
+// gradient (edges × nodes, every edge's row), the free edges, Π (rows on the free edges) and the
+// weights' parts.
+struct NodeSpaceParts {
+  const SparseMatrix& curl;
+  const SparseMatrix& gradient;
+  const std::vector<double>& free_edges;
+  const std::array<SparseMatrix, 3>& interpolation;
+  const std::vector<double>& face_mass;
+  const std::vector<double>& face_viscous;
+  const std::vector<double>& node_mass;
+  const std::vector<double>& node_viscous;
+};
+
+// The node spaces for w = w_mass, W = W_mass, and A_Π's viscous part (the family of
+// vector_space_matrix): what auxiliary_space_matrices and vector_space_matrix make of `parts`.
+struct WholeNodeSpaces {
+  AuxiliarySpaceMatrices matrices;
+  SparseMatrix viscous_vector_space;
+};
+WholeNodeSpaces whole_node_spaces(const NodeSpaceParts& parts);
+
 }  // namespace ss

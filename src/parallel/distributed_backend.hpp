@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include <mpi.h>
@@ -183,11 +184,42 @@ public:
     return global;
   }
 
+  // Each of `xs`, whole local vectors of the same length on every rank (not entity kinds: a rank's
+  // share of a vector every rank holds whole), replaced by its sum over the ranks: read back, one
+  // MPI_Allreduce of them all, uploaded.
+  void sum_over_ranks(std::initializer_list<Vector*> xs) {
+    sum_pending_.resize(std::max(sum_pending_.size(), xs.size()));
+    size_t j = 0;
+    for (Vector* x : xs) local_.begin_download(*x, sum_pending_[j++]);
+    std::vector<typename Backend::Value> values;
+    std::vector<size_t> sizes;
+    j = 0;
+    for (size_t k = 0; k < xs.size(); ++k) {
+      const auto& v = local_.end_download(sum_pending_[j++]);
+      values.insert(values.end(), v.begin(), v.end());
+      sizes.push_back(v.size());
+    }
+    const MPI_Datatype type = std::is_same_v<typename Backend::Value, float> ? MPI_FLOAT : MPI_DOUBLE;
+    const auto t0 = std::chrono::steady_clock::now();
+    mpi_check(MPI_Allreduce(MPI_IN_PLACE, values.data(), int(values.size()), type, MPI_SUM, comm_), "MPI_Allreduce");
+    allreduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++allreduces_, ++rank_sums_;
+    size_t begin = 0;
+    j = 0;
+    for (Vector* x : xs) {
+      const std::vector<double> sum(values.begin() + std::ptrdiff_t(begin), values.begin() + std::ptrdiff_t(begin + sizes[j]));
+      *x = local_.upload(sum);
+      begin += sizes[j++];
+    }
+  }
+
   // Seconds inside MPI_Allreduce (waiting for the slowest rank included) and how many.
   double allreduce_seconds() const { return allreduce_seconds_; }
   std::int64_t allreduces() const { return allreduces_; }
   // Round trips made by overlapped_update (the halos' exchanges() count every round trip).
   std::int64_t overlapped_updates() const { return overlapped_updates_; }
+  // Round trips made by sum_over_ranks (also counted in allreduces()).
+  std::int64_t rank_sums() const { return rank_sums_; }
 
 private:
   // Ghost entries of max/min inputs move to ∓kFar (finite in float32).
@@ -247,6 +279,8 @@ private:
   double allreduce_seconds_ = 0;
   std::int64_t allreduces_ = 0;
   std::int64_t overlapped_updates_ = 0;
+  std::int64_t rank_sums_ = 0;
+  std::vector<typename Backend::PendingDownload> sum_pending_;
 };
 
 }  // namespace ss

@@ -45,7 +45,7 @@ namespace ss {
 // that Cᵀ diag(a/Δt + νθ b) C + G W Gᵀ is the sparse edge system its node matrices come from (the
 // viscous K approximated by its diagonal: exact for the dominant H/Δt part at the usual steps).
 // `edges`: the edges whose rows Π_d has (and G gets): the free ones, over MPI ranks those this rank
-// owns (the node spaces are each rank's own, auxiliary_space.hpp).
+// owns (each rank's rows of the whole mesh's node spaces, auxiliary_space.hpp).
 struct StreamfunctionAuxiliarySpaces {
   SparseMatrix curl;
   std::array<SparseMatrix, 3> interpolation;
@@ -307,22 +307,40 @@ private:
     fa_ = backend_.make_vector(nf), fb_ = backend_.make_vector(nf), ea_ = backend_.make_vector(ne);
     na_ = backend_.make_vector(nn), nb_ = backend_.make_vector(nn);
   }
-  // The preconditioner for ρ = 0: w = m H and W = its mass part (1/Δt = 1).
+  // The preconditioner for ρ = 0: w = m H and W = its mass part (1/Δt = 1). Over MPI ranks its node
+  // spaces are the whole mesh's on every rank (setup_.whole_node_spaces), A_Π's viscous part made
+  // with them (collective: every rank sets up at the same step).
   auto set_up_auxiliary_space() {
     const StreamfunctionAuxiliarySpaces& a = *auxiliary_;
-    const AuxiliarySpaceMatrices m =
-        auxiliary_space_matrices(a.curl, auxiliary_gradient_, a.interpolation, a.face_mass, potential_mass_host_);
+    AuxiliarySpaceMatrices m;
     typename AuxiliarySpace::EdgeComplete complete;
-    if constexpr (!std::is_same_v<LocalBackend, Backend>) complete = [this](Vector& z) { backend_.update_ghosts(z); };
+    typename AuxiliarySpace::RankSum sum;
+    if constexpr (!std::is_same_v<LocalBackend, Backend>) {
+      SS_REQUIRE(setup_.whole_node_spaces, "exact method over MPI ranks: no whole node spaces for the auxiliary space");
+      WholeNodeSpaces whole = setup_.whole_node_spaces(NodeSpaceParts{a.curl, gradient_host_, boundary_.free_edge_mask,
+                                                                      a.interpolation, a.face_mass, a.face_viscous,
+                                                                      potential_mass_host_, potential_viscous_host_});
+      m = std::move(whole.matrices), whole_viscous_vector_space_ = std::move(whole.viscous_vector_space);
+      complete = [this](Vector& z) { backend_.update_ghosts(z); };
+      sum = [this](std::initializer_list<Vector*> xs) { backend_.sum_over_ranks(xs); };
+    } else {
+      m = auxiliary_space_matrices(a.curl, auxiliary_gradient(gradient_host_, a.edges), a.interpolation, a.face_mass,
+                                   potential_mass_host_);
+    }
     return std::make_unique<AuxiliarySpace>(
         LocalBackendOf<Backend>::of(backend_), m, [this](const Vector& x, Vector& y) { apply_sparse_edge_system(x, y); },
-        l1_inverse_, potential_weight_, std::move(complete));
+        l1_inverse_, potential_weight_, std::move(complete), std::move(sum));
   }
 
   // A_Π(ρ) = A_Π(0) + ρ A_Π,v: A_Π,v from the weights' viscous parts.
   SparseMatrix viscous_vector_space() const {
-    const StreamfunctionAuxiliarySpaces& a = *auxiliary_;
-    return vector_space_matrix(a.curl, auxiliary_gradient_, a.interpolation, a.face_viscous, potential_viscous_host_);
+    if constexpr (!std::is_same_v<LocalBackend, Backend>) {
+      return whole_viscous_vector_space_;
+    } else {
+      const StreamfunctionAuxiliarySpaces& a = *auxiliary_;
+      return vector_space_matrix(a.curl, auxiliary_gradient(gradient_host_, a.edges), a.interpolation, a.face_viscous,
+                                 potential_viscous_host_);
+    }
   }
 
   // Jacobi: 1 / Σ_{f ∋ e} m_f (H_f/Δt − νθ K_ff) on free edges, 0 on fixed ones.
@@ -361,7 +379,6 @@ private:
     potential_mass_ = backend_.upload(mass), potential_viscous_ = backend_.upload(viscous);
     if (auxiliary_) {
       gradient_host_ = g, potential_mass_host_ = mass, potential_viscous_host_ = viscous, degree_host_ = kernel.degree;
-      auxiliary_gradient_ = gradient_on(g, auxiliary_->edges);
       build_auxiliary_vectors(edge_mass_sum, edge_viscous_sum);
     }
     potential_weight_ = backend_.make_vector(g.cols);
@@ -394,25 +411,6 @@ private:
       }
     }
     return true;
-  }
-
-  // The gradient space of the auxiliary-space preconditioner: G's rows on the edges of `mask`, its
-  // columns on the nodes none of whose other edges G has a row for (serially every node with a
-  // potential; over MPI ranks a rank's interface nodes, which touch another rank's edges, get none).
-  // Then G_p φ is the whole gradient of φ extended by zero, C G_p = 0 still holds, and the local
-  // node space's Gᵀ A G is nearly L W L, as on one process; with φ free on the interface it is not
-  // (C G_p φ ≠ 0 on the faces across it), and CG over 3 ranks took 8× the serial iterations.
-  static SparseMatrix gradient_on(const SparseMatrix& g, const std::vector<double>& mask) {
-    std::vector<char> interface(size_t(g.cols), 0);
-    for (std::int32_t e = 0; e < g.rows; ++e)
-      if (mask[size_t(e)] == 0.0)
-        for (std::int32_t k = g.offsets[size_t(e)]; k < g.offsets[size_t(e) + 1]; ++k) interface[size_t(g.columns[size_t(k)])] = 1;
-    std::vector<Triplet> entries;
-    for (std::int32_t e = 0; e < g.rows; ++e)
-      if (mask[size_t(e)] != 0.0)
-        for (std::int32_t k = g.offsets[size_t(e)]; k < g.offsets[size_t(e) + 1]; ++k)
-          if (!interface[size_t(g.columns[size_t(k)])]) entries.push_back({e, g.columns[size_t(k)], g.values[size_t(k)]});
-    return from_triplets(g.rows, g.cols, std::move(entries));
   }
 
   // Gaussian elimination with partial pivoting of the small symmetric system; a direction with no
@@ -476,7 +474,8 @@ private:
       std::conditional_t<kAuxiliarySpace, AuxiliarySpacePreconditioner<LocalBackend>, NoAuxiliarySpace>;
   std::unique_ptr<AuxiliarySpace> auxiliary_space_;
   int auxiliary_key_ = kMassClass;  // the class of ρ its vector space is combined for (update_auxiliary_space)
-  SparseMatrix gradient_host_, auxiliary_gradient_;  // G, and G on the auxiliary space's edges
+  SparseMatrix gradient_host_;  // G
+  SparseMatrix whole_viscous_vector_space_;  // over MPI ranks: the whole A_Π's viscous part
   std::vector<double> potential_mass_host_, potential_viscous_host_, degree_host_;
   Vector face_mass_, face_viscous_, face_weight_, l1_mass_, l1_viscous_, l1_, l1_inverse_, fa_, fb_, ea_, na_, nb_;
   double l1_mass_total_ = 0, l1_viscous_total_ = 0;  // ℓ_m, ℓ_v (update_auxiliary_space)

@@ -4,7 +4,7 @@
 // the momentum right-hand side without the cell pressures; the pressure is recovered from the
 // momentum residual ρ = m(rhs − A Uⁿ⁺¹) = m G p only when the state is asked for: P p = −D(W ρ).
 // Over MPI ranks the boundary set-up is the distributed operators' (the boundary tree solved at
-// rank 0) and the node spaces of the auxiliary-space preconditioner are each rank's own.
+// rank 0) and every rank holds the whole mesh's node spaces of the auxiliary-space preconditioner.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -53,7 +53,7 @@ public:
     const StreamfunctionPreconditioner preconditioner = problem.resolved_streamfunction_preconditioner();
     const bool ams = preconditioner == StreamfunctionPreconditioner::ams;
     jacobi_ = preconditioner == StreamfunctionPreconditioner::jacobi;
-    if (ams) {  // over MPI ranks each rank's node spaces are its owned edges' (multigrid/auxiliary_space.hpp)
+    if (ams) {  // over MPI ranks each rank's rows: its owned edges' (multigrid/auxiliary_space.hpp)
       auxiliary_.curl = curl_matrix(t);
       auxiliary_.edges = boundary.free_edge_mask;
       for (size_t e = 0; e < auxiliary_.edges.size(); ++e) auxiliary_.edges[e] *= setup_.owned_edge_mask[e];

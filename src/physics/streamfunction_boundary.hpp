@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "mesh/load_mesh.hpp"
+#include "multigrid/auxiliary_space_setup.hpp"
 #include "operators/sparse_matrix.hpp"
 #include "problems/flow_problem.hpp"
 
@@ -99,6 +100,10 @@ struct StreamfunctionSetup {
   std::function<void(std::vector<double>&)> complete_edges, complete_nodes;
   // 1 on the edges this rank owns, 0 on its ghost edges (serially every edge is owned).
   std::vector<double> owned_edge_mask;
+  // Over MPI ranks: the auxiliary-space preconditioner's node spaces of the whole mesh, from every
+  // rank's parts on its piece, with this piece's rows of G and Π (distributed/whole_node_spaces.hpp;
+  // collective). Serially null: whole_node_spaces of the parts themselves.
+  std::function<WholeNodeSpaces(const NodeSpaceParts&)> whole_node_spaces;
 };
 StreamfunctionSetup serial_streamfunction_setup(const LoadedMesh& mesh, const FlowProblem& problem);
 
