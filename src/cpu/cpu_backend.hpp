@@ -38,6 +38,7 @@ public:
 
   Vector make_vector(std::int64_t n) { return Vector(size_t(n), 0.0); }
   Vector upload(const std::vector<double>& values) { return values; }
+  void upload_into(Vector& x, const std::vector<Value>& values) { x = values; }
   std::vector<double> download(const Vector& x) { return x; }
   IndexVector upload_indices(const std::vector<std::int32_t>& indices) { return indices; }
 

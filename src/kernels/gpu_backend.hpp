@@ -3,6 +3,7 @@
 // CpuBackend (src/cpu/cpu_backend.hpp), so solvers are written once as templates over a backend:
 //
 //   Vector make_vector(n)                 Vector upload(host)           host download(v)
+//   upload_into(x, values)                x = values (Value: as stored, float), into x's storage
 //   IndexVector upload_indices(idx)       fill(z, a)                    copy(x, z)
 //   axpy(a, x, y, z)      z = y + a·x     xpay(x, a, y, z)  z = x + a·y
 //   scale(a, x, z)        z = a·x         multiply(x, y, z) z = x∘y     divide(x, y, z) z = x/y
@@ -133,6 +134,8 @@ public:
   Vector make_vector(std::int64_t n);
   Vector upload(const std::vector<double>& values);
   Vector upload_low_parts(const std::vector<double>& values);  // v − float(v) per value: a float pair's lo
+  // x = values (x.size() of them, as stored), into x's own texture: no new vector.
+  void upload_into(Vector& x, const std::vector<Value>& values) { x.upload(values); }
   std::vector<double> download(const Vector& x);
   IndexVector upload_indices(const std::vector<std::int32_t>& indices);
 

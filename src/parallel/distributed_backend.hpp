@@ -207,8 +207,9 @@ public:
     size_t begin = 0;
     j = 0;
     for (Vector* x : xs) {
-      const std::vector<double> sum(values.begin() + std::ptrdiff_t(begin), values.begin() + std::ptrdiff_t(begin + sizes[j]));
-      *x = local_.upload(sum);
+      const std::vector<typename Backend::Value> sum(values.begin() + std::ptrdiff_t(begin),
+                                                     values.begin() + std::ptrdiff_t(begin + sizes[j]));
+      local_.upload_into(*x, sum);
       begin += sizes[j++];
     }
   }
