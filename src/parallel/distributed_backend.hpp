@@ -186,8 +186,11 @@ public:
 
   // Each of `xs`, whole local vectors of the same length on every rank (not entity kinds: a rank's
   // share of a vector every rank holds whole), replaced by its sum over the ranks: read back, one
-  // MPI_Allreduce of them all, uploaded.
+  // MPI_Allreduce of them all, uploaded (on one rank: nothing to do).
   void sum_over_ranks(std::initializer_list<Vector*> xs) {
+    int ranks = 1;
+    MPI_Comm_size(comm_, &ranks);
+    if (ranks == 1) return;
     sum_pending_.resize(std::max(sum_pending_.size(), xs.size()));
     size_t j = 0;
     for (Vector* x : xs) local_.begin_download(*x, sum_pending_[j++]);
