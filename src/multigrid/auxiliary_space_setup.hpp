@@ -43,9 +43,9 @@ SparseMatrix vector_space_matrix(const SparseMatrix& curl, const SparseMatrix& g
                                  const std::vector<double>& node_weight);
 
 // The gradient space's G from a gauge's gradient `g` (edges × nodes): g's rows on the edges of
-// `edges` (non-zero: free), its columns on the nodes none of whose other edges is outside them (a
-// node on a fixed edge gets none). Then G φ is the whole gradient of φ extended by zero, C G = 0
-// holds, and Gᵀ A G = L W L.
+// `edges` (non-zero: the free ones), its columns on the nodes no other edge touches (a node on a
+// fixed edge gets none). Then G φ is the whole gradient of φ extended by zero, C G = 0 holds, and
+// Gᵀ A G = L W L.
 SparseMatrix auxiliary_gradient(const SparseMatrix& g, const std::vector<double>& edges);
 
 // What the node spaces are made of, w = w_mass/Δt + νθ w_viscous and W likewise (the exact method's

@@ -272,10 +272,11 @@ TEST_P(GpuOps, DownloadsSubRanges) {
   for (std::int64_t i = begin; i < end; ++i) ASSERT_EQ(double(part[size_t(i - begin)]), hx[size_t(i)]);
 }
 
-// The sanitizer pass (tools/run_tests.sh) runs these for memory errors and leaves out 3M: its 3M rows
-// took 141 s of that pass's CI time and cross no texture-row or chunk boundary that 1M does not.
+// The sanitizer pass (tools/run_tests.sh) runs these for memory errors and leaves out 3M and 999,983:
+// its 3M rows took 141 s of that pass's CI time and cross no texture-row or chunk boundary that 1M
+// does not; a partial last row is 1025's and 65537's there too.
 #ifdef __SANITIZE_ADDRESS__
-const std::int64_t kSizes[] = {1, 2, 3, 7, 1023, 1024, 1025, 65537, 999'983, 1'000'000};
+const std::int64_t kSizes[] = {1, 2, 3, 7, 1023, 1024, 1025, 65537, 1'000'000};
 #else
 const std::int64_t kSizes[] = {1, 2, 3, 7, 1023, 1024, 1025, 65537, 999'983, 1'000'000, 3'000'000};
 #endif
