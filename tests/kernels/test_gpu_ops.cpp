@@ -96,6 +96,11 @@ TEST_P(GpuOps, VectorOpsIsEquivalentToRef) {
   gpu.fill(z, 0.375);
   EXPECT_EQ(gpu.download(z), std::vector<double>(hx.size(), 0.375)) << "fill";
   expect_zero_padding(z);
+  std::vector<double> cy = cpu.make_vector(n);
+  cpu.upload_into(cy, hy);
+  gpu.upload_into(z, std::vector<float>(hy.begin(), hy.end()));
+  EXPECT_EQ(gpu.download(z), cy) << "upload_into";
+  expect_zero_padding(z);
 
   gpu.axpy(a, x, y, z);
   cpu.axpy(a, hx, hy, cz);
