@@ -4,7 +4,7 @@
 // One steady heat problem solved by preconditioned CG (each --preconditioner: jacobi, multigrid, none;
 // multigrid's setup seconds reported apart) on the GPU (float32; on each launch path the global
 // --launch names, auto by default, e.g. --launch fragment,compute; each --formats packing; each
-// --variants CG variant, textbook and single_sync; each --precisions: float = one fp32 CG to
+// --variants CG variant, textbook, single_sync and pipelined; each --precisions: float = one fp32 CG to
 // --tolerance on its recursive residual, mixed = defect correction to a TRUE residual of
 // --mixed-tolerance) and on the CPU reference (double, OpenMP, textbook, to --tolerance):
 // iterations, seconds, seconds per iteration and per iteration per unknown, the true residual
@@ -93,9 +93,11 @@ struct CgRun {
 // Compulsory bytes of one Jacobi-CG iteration (float32 streams, each read and write once per
 // kernel; A = the operator's own bytes): textbook  apply + dot(p,q) 8n + update_pair 24n +
 // ||r||² 4n + z = D⁻¹r 12n + r·z 8n + p = z + βp 12n = A + 68n; single_sync  update_pair 24n +
-// u = D⁻¹r 12n + apply + dots(r,u,w) 12n + xpay_pair 24n = A + 72n.
+// u = D⁻¹r 12n + apply + dots(r,u,w) 12n + xpay_pair 24n = A + 72n; pipelined  m = D⁻¹w 12n + apply +
+// dots(r,u,w) 12n + pipelined_directions 48n + pipelined_iterates 48n = A + 120n.
 double cg_iteration_bytes(CgVariant variant, double operator_bytes, double n) {
-  return operator_bytes + (variant == CgVariant::single_sync ? 72.0 : 68.0) * n;
+  const double vectors = variant == CgVariant::pipelined ? 120.0 : variant == CgVariant::single_sync ? 72.0 : 68.0;
+  return operator_bytes + vectors * n;
 }
 
 // The copy kernel's rate (bytes read + written per second) on an n-vector of this backend.
@@ -528,9 +530,9 @@ void add_bench_cg_command(CLI::App& bench, GlobalOptions& globals) {
   b->add_option("--format,--formats", o.formats, "GPU texture formats: R32F, RGBA32F or both (comma separated)")
       ->delimiter(',')
       ->check(CLI::IsMember({"R32F", "RGBA32F"}));
-  b->add_option("--variants", o.variants, "CG variants on the GPU: textbook, single_sync or both")
+  b->add_option("--variants", o.variants, "CG variants on the GPU: textbook, single_sync, pipelined (comma separated)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"textbook", "single_sync"}));
+      ->check(CLI::IsMember({"textbook", "single_sync", "pipelined"}));
   b->add_option("--precisions", o.precisions,
                 "GPU runs: float (one fp32 CG to --tolerance), mixed (defect correction to --mixed-tolerance) or both")
       ->delimiter(',')

@@ -39,7 +39,13 @@ FlowSolverSettings read_solver(TableReader& t, const FlowSolverSettings& default
     s.preconditioner = t.choice("preconditioner", s.preconditioner, {"automatic", "jacobi", "block_jacobi", "none"});
   else
     s.preconditioner = t.choice("preconditioner", s.preconditioner, {"jacobi", "none"});
-  s.variant = t.choice("variant", s.variant, {"textbook", "single_sync"});
+  s.variant = t.choice("variant", s.variant, {"textbook", "single_sync", "pipelined"});
+  if (t.table().get("replacement_period")) {
+    SS_REQUIRE(s.variant == "pipelined", t.where_key("replacement_period")
+                                             << ": " << t.name() << " replacement_period is for variant = \"pipelined\"");
+    s.replacement_period = t.integer("replacement_period", 0);
+    t.require_at_least("replacement_period", s.replacement_period, 0);
+  }
   return s;
 }
 

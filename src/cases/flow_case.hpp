@@ -40,8 +40,9 @@
 //                 momentum only: preconditioner = "automatic" (default: with implicit convection at
 //                 a CFL target above 10 jacobi, then block_jacobi once its solves are slow; else
 //                 jacobi) | "block_jacobi" (implicit convection only);
-//                 variant = "textbook" (default) | "single_sync" (one
-//                 reduction per CG iteration); streamfunction only: preconditioner = "automatic" (default: ams
+//                 variant = "textbook" (default) | "single_sync" (one reduction per CG iteration) |
+//                 "pipelined" (one, overlapped with the preconditioner and product; its residual replaced
+//                 every replacement_period = 25 iterations, 0: never); streamfunction only: preconditioner = "automatic" (default: ams
 //                 with the grad_div gauge, else jacobi) | "ams" | "jacobi" | "none", gauge = "grad_div" (default) | "none";
 //                 momentum only: system = "automatic" (default) | "flux" | "vorticity" (FlowProblem's MomentumSystem)
 //   [[force]]     group = "cylinder" | 3, reference_velocity = U, reference_area = A — the force on
@@ -142,7 +143,8 @@ struct FlowSolverSettings {
   double tolerance = 1e-6;
   int max_iterations = 5000;
   std::string preconditioner = "jacobi";
-  std::string variant = "textbook";  // CG variant (solver/cg.hpp): "textbook" | "single_sync"
+  std::string variant = "textbook";  // CG variant (solver/cg.hpp): "textbook" | "single_sync" | "pipelined"
+  int replacement_period = -1;  // pipelined only: residual replacement period; -1: the solver's (cg.hpp)
   std::string gauge = "grad_div";  // streamfunction only
   std::string system = "automatic";  // momentum only: "automatic" | "flux" | "vorticity"
 };

@@ -92,7 +92,7 @@ HeatCase heat_case_from(const CaseFile& file) {
     const std::string preconditioner = t.choice("preconditioner", "multigrid", {"jacobi", "multigrid", "none"});
     c.jacobi = preconditioner == "jacobi";
     c.multigrid = preconditioner == "multigrid";
-    c.variant = t.choice("variant", c.variant, {"textbook", "single_sync"});
+    c.variant = t.choice("variant", c.variant, {"textbook", "single_sync", "pipelined"});
     c.mixed = t.choice("precision", "mixed", {"mixed", "float"}) == "mixed";
     c.inner_tolerance = t.number("inner_tolerance", c.inner_tolerance);
     SS_REQUIRE(c.inner_tolerance > 0.0 && c.inner_tolerance < 1.0,

@@ -6,7 +6,7 @@
 //   [material]  conductivity, heat_capacity, source        — or [material.<volume group>] tables
 //   [[boundary]] group = "left" | 3, type = "dirichlet" | "neumann", value = ...
 //   [solver]    tolerance = 1e-6, max_iterations = 20000, preconditioner = "multigrid" | "jacobi" | "none",
-//               variant = "single_sync" | "textbook", precision = "mixed" | "float",
+//               variant = "single_sync" | "textbook" | "pipelined", precision = "mixed" | "float",
 //               inner_tolerance = 1e-5
 //   [time]      dt, steps, theta = 1.0, initial = 0.0      — absent: steady
 //   [output]    directory = "out", every = 10

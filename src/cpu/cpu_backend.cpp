@@ -1,6 +1,7 @@
 #include "cpu/cpu_backend.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <cmath>
 #include <limits>
 
@@ -102,6 +103,36 @@ void CpuBackend::xpay_pair(double a, const Vector& u, const Vector& w, Vector& p
   for (std::int64_t i = 0; i < n; ++i) {
     p[size_t(i)] = u[size_t(i)] + a * p[size_t(i)];
     s[size_t(i)] = w[size_t(i)] + a * s[size_t(i)];
+  }
+}
+
+// Pipelined CG's direction recurrences: p = u + β·p, s = w + β·s, q = m + β·q, z = n + β·z.
+void CpuBackend::pipelined_directions(double beta, const Vector& u, const Vector& w, const Vector& m, const Vector& n,
+                                      Vector& p, Vector& s, Vector& q, Vector& z) {
+  for (const Vector* v : std::initializer_list<const Vector*>{&w, &m, &n, &p, &s, &q, &z}) require_size(u, *v, "pipelined_directions");
+  const std::int64_t size = std::int64_t(u.size());
+#pragma omp parallel for schedule(static) if (size > kCpuParallelMin)
+  for (std::int64_t i = 0; i < size; ++i) {
+    const size_t j = size_t(i);
+    p[j] = u[j] + beta * p[j];
+    s[j] = w[j] + beta * s[j];
+    q[j] = m[j] + beta * q[j];
+    z[j] = n[j] + beta * z[j];
+  }
+}
+
+// Pipelined CG's iterate recurrences: x += α·p, r −= α·s, u −= α·q, w −= α·z.
+void CpuBackend::pipelined_iterates(double alpha, const Vector& p, const Vector& s, const Vector& q, const Vector& z,
+                                    Vector& x, Vector& r, Vector& u, Vector& w) {
+  for (const Vector* v : std::initializer_list<const Vector*>{&s, &q, &z, &x, &r, &u, &w}) require_size(p, *v, "pipelined_iterates");
+  const std::int64_t size = std::int64_t(p.size());
+#pragma omp parallel for schedule(static) if (size > kCpuParallelMin)
+  for (std::int64_t i = 0; i < size; ++i) {
+    const size_t j = size_t(i);
+    x[j] += alpha * p[j];
+    r[j] -= alpha * s[j];
+    u[j] -= alpha * q[j];
+    w[j] -= alpha * z[j];
   }
 }
 

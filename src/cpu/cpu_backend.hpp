@@ -52,6 +52,10 @@ public:
   void linear_combination(const std::vector<double>& coefficients, const std::vector<const Vector*>& xs, Vector& z);
   void update_pair(double a, const Vector& p, const Vector& q, Vector& x, Vector& r);
   void xpay_pair(double a, const Vector& u, const Vector& w, Vector& p, Vector& s);
+  void pipelined_directions(double beta, const Vector& u, const Vector& w, const Vector& m, const Vector& n, Vector& p,
+                            Vector& s, Vector& q, Vector& z);
+  void pipelined_iterates(double alpha, const Vector& p, const Vector& s, const Vector& q, const Vector& z, Vector& x,
+                          Vector& r, Vector& u, Vector& w);
 
   PreciseVector make_precise(std::int64_t n) { return make_vector(n); }
   PreciseVector upload_precise(const std::vector<double>& values) { return values; }
@@ -79,6 +83,16 @@ public:
   void scatter(Vector& z, const ScatterList& at, const std::vector<double>& values);
   void scatter_add(Vector& z, const ScatterList& at, const std::vector<double>& values);
   void gather(const Vector& x, const IndexVector& indices, Vector& z);
+
+  // Deferred dot products (GpuBackend's twin): here computed at once.
+  struct PendingDots {
+    std::vector<double> values;
+  };
+  void begin_dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, PendingDots& pending,
+                  std::int64_t count = -1, const Vector* weights = nullptr) {
+    pending.values = dots(pairs, count, weights);
+  }
+  std::vector<double> end_dots(PendingDots& pending) { return pending.values; }
 
   // Asynchronous read-back (GpuBackend's twin): here the copy is made at once.
   struct PendingDownload {

@@ -1,6 +1,7 @@
 #include "kernels/gpu_backend.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -214,6 +215,22 @@ void GpuBackend::xpay_pair(double a, const Vector& u, const Vector& w, Vector& p
   launch("xpay_pair.glsl", {in("u", u), in("p", p), in("w", w), in("s", s)}, {&p, &s}, {uniform_float("a", a)});
 }
 
+void GpuBackend::pipelined_directions(double beta, const Vector& u, const Vector& w, const Vector& m, const Vector& n,
+                                      Vector& p, Vector& s, Vector& q, Vector& z) {
+  for (const Vector* v : std::initializer_list<const Vector*>{&w, &m, &n, &p, &s, &q, &z}) require_same_size(u, *v, "pipelined_directions");
+  launch("pipelined_directions.glsl",
+         {in("u", u), in("w", w), in("m", m), in("n", n), in("p", p), in("s", s), in("q", q), in("z", z)},
+         {&p, &s, &q, &z}, {uniform_float("beta", beta)});
+}
+
+void GpuBackend::pipelined_iterates(double alpha, const Vector& p, const Vector& s, const Vector& q, const Vector& z,
+                                    Vector& x, Vector& r, Vector& u, Vector& w) {
+  for (const Vector* v : std::initializer_list<const Vector*>{&s, &q, &z, &x, &r, &u, &w}) require_same_size(p, *v, "pipelined_iterates");
+  launch("pipelined_iterates.glsl",
+         {in("p", p), in("s", s), in("q", q), in("z", z), in("x", x), in("r", r), in("u", u), in("w", w)},
+         {&x, &r, &u, &w}, {uniform_float("alpha", alpha)});
+}
+
 bool GpuBackend::two_output_updates() const {
   if (gpu_options_.two_output_updates >= 0) return gpu_options_.two_output_updates != 0;
   return gpu_options_.launch == LaunchPath::compute;
@@ -344,8 +361,8 @@ double GpuBackend::norm2(const Vector& x) {
 // (and the weights, when given) and writes one partial sum per channel of an RGBA32F texture whatever
 // the fields' packing; the next passes reduce the four channels together (reduce_sum.glsl compiled
 // for RGBA); one read-back.
-std::vector<double> GpuBackend::dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count,
-                                     const Vector* weights) {
+Texture GpuBackend::reduce_dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count,
+                                const Vector* weights) {
   SS_REQUIRE(!pairs.empty() && pairs.size() <= 4, "dots takes 1 to 4 pairs (got " << pairs.size() << ")");
   SS_REQUIRE(count <= pairs[0].first->size(), "dots: " << count << " elements asked of vectors of " << pairs[0].first->size());
   const Vector& x = *pairs[0].first;
@@ -387,13 +404,38 @@ std::vector<double> GpuBackend::dots(const std::vector<std::pair<const Vector*, 
     in_n = std::int64_t(out_w) * out_h * 4;
     first_pass = false;
   } while (std::int64_t(in_w) * in_h > final_texels);
-  std::vector<float> rest(static_cast<size_t>(in_n));
-  launcher_.read(current, rest.data());
-  pool_.give(std::move(current));
-  std::vector<double> result(pairs.size(), 0.0);
-  for (size_t t = 0; t < rest.size(); t += 4)
-    for (size_t k = 0; k < pairs.size(); ++k) result[k] += rest[t + k];
+  return current;
+}
+
+namespace {
+// Channel k of the RGBA partial sums, summed in double: pair k's dot product.
+std::vector<double> sum_channels(const std::vector<float>& partial, std::size_t pairs) {
+  std::vector<double> result(pairs, 0.0);
+  for (size_t t = 0; t < partial.size(); t += 4)
+    for (size_t k = 0; k < pairs; ++k) result[k] += partial[t + k];
   return result;
+}
+}  // namespace
+
+std::vector<double> GpuBackend::dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count,
+                                     const Vector* weights) {
+  Texture partial = reduce_dots(pairs, count, weights);
+  std::vector<float> rest(size_t(std::int64_t(partial.width()) * partial.height() * 4));
+  launcher_.read(partial, rest.data());
+  pool_.give(std::move(partial));
+  return sum_channels(rest, pairs.size());
+}
+
+void GpuBackend::begin_dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, PendingDots& pending,
+                            std::int64_t count, const Vector* weights) {
+  Texture partial = reduce_dots(pairs, count, weights);
+  begin_read(partial, 4, std::int64_t(partial.width()) * partial.height() * 4, pending.download_);
+  pool_.give(std::move(partial));  // later passes into it run after the queued copy
+  pending.pairs_ = pairs.size();
+}
+
+std::vector<double> GpuBackend::end_dots(PendingDots& pending) {
+  return sum_channels(end_download(pending.download_), pending.pairs_);
 }
 
 std::int64_t GpuBackend::count_nonfinite(const Vector& x) {
@@ -616,8 +658,11 @@ PendingDownload::~PendingDownload() {
 }
 
 void GpuBackend::begin_download(const Vector& x, PendingDownload& pending) {
-  const Layout& layout = x.layout();
-  const std::size_t bytes = std::size_t(layout.capacity()) * sizeof(float);
+  begin_read(x.texture(), x.layout().elements_per_texel, x.layout().n, pending);
+}
+
+void GpuBackend::begin_read(const Texture& texture, int channels, std::int64_t n, PendingDownload& pending) {
+  const std::size_t bytes = std::size_t(texture.width()) * texture.height() * channels * sizeof(float);
   if (!pending.buffer_ || pending.buffer_bytes_ < bytes) {
     pending.buffer_ = make_buffer();
     glBindBuffer(GL_PIXEL_PACK_BUFFER, pending.buffer_.id());
@@ -625,16 +670,16 @@ void GpuBackend::begin_download(const Vector& x, PendingDownload& pending) {
     pending.buffer_bytes_ = bytes;
   }
   glBindBuffer(GL_PIXEL_PACK_BUFFER, pending.buffer_.id());
-  launcher_.attach({const_cast<Texture*>(&x.texture())});
+  launcher_.attach({const_cast<Texture*>(&texture)});
   glReadBuffer(GL_COLOR_ATTACHMENT0);
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
-  glReadPixels(0, 0, layout.width, layout.height, layout.elements_per_texel == 4 ? GL_RGBA : GL_RED, GL_FLOAT, nullptr);
+  glReadPixels(0, 0, texture.width(), texture.height(), channels == 4 ? GL_RGBA : GL_RED, GL_FLOAT, nullptr);
   glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   if (pending.fence_) glDeleteSync(pending.fence_);
   pending.fence_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-  pending.n_ = layout.n;
+  pending.n_ = n;
   glFlush();  // start the copy now, ahead of whatever is queued next
-  SS_GL_CHECK("asynchronous read-back of " + std::to_string(layout.n) + " values");
+  SS_GL_CHECK("asynchronous read-back of " + std::to_string(n) + " values");
 }
 
 const std::vector<float>& GpuBackend::end_download(PendingDownload& pending) {

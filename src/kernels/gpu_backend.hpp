@@ -30,6 +30,13 @@
 //   dots(pairs, count)                    the dot products over the first `count` elements only
 //   dots(pairs, -1, &w)                   Σ w_i a_i b_i (w: a distributed vector's owner marker),
 //                                         the weight fused into the first pass
+//   begin_dots(pairs, pending[, count, w]) the same reduction queued, its read-back begun; returns at once
+//   end_dots(pending)                     waits for that read-back only (kernels queued after
+//                                         begin_dots keep running) and returns the dot products
+//   pipelined_directions(β, u, w, m, n, p, s, q, z)   p = u + β·p, s = w + β·s, q = m + β·q, z = n + β·z
+//   pipelined_iterates(α, p, s, q, z, x, r, u, w)     x += α·p, r −= α·s, u −= α·q, w −= α·z
+//                                         (pipelined CG's recurrences, solver/cg.hpp: one pass with
+//                                         four outputs each, on both launch paths)
 //   begin_download(x, pending)            queue a copy of x to the host and return at once
 //   end_download(pending)                 wait for that copy (not for work queued after it); its
 //                                         values are Value (GPU: float, as stored; CPU: double), the
@@ -70,6 +77,15 @@ private:
   GLsync fence_ = nullptr;
   std::int64_t n_ = 0;
   std::vector<float> values_;  // the device's floats as they are
+};
+
+// A dot-product reduction in flight (GpuBackend::begin_dots): its last pass's partial sums being
+// read back.
+class PendingDots {
+private:
+  friend class GpuBackend;
+  PendingDownload download_;
+  std::size_t pairs_ = 0;
 };
 
 // Element indices a scatter writes to, checked (≥ 0) and uploaded once: a halo's ghost entries, the
@@ -116,6 +132,7 @@ public:
   using IndexVector = IndexField;
   using PreciseVector = PreciseField;
   using PendingDownload = ss::PendingDownload;
+  using PendingDots = ss::PendingDots;
   using ScatterList = ss::ScatterList;
   using Value = float;  // an element as stored: what end_download returns and a listed scatter takes
   static constexpr bool asynchronous_download = true;  // begin_download returns before the copy is done
@@ -149,6 +166,10 @@ public:
   void linear_combination(const std::vector<double>& coefficients, const std::vector<const Vector*>& xs, Vector& z);
   void update_pair(double a, const Vector& p, const Vector& q, Vector& x, Vector& r);
   void xpay_pair(double a, const Vector& u, const Vector& w, Vector& p, Vector& s);
+  void pipelined_directions(double beta, const Vector& u, const Vector& w, const Vector& m, const Vector& n, Vector& p,
+                            Vector& s, Vector& q, Vector& z);
+  void pipelined_iterates(double alpha, const Vector& p, const Vector& s, const Vector& q, const Vector& z, Vector& x,
+                          Vector& r, Vector& u, Vector& w);
   bool two_output_updates() const;
 
   PreciseVector make_precise(std::int64_t n);
@@ -168,6 +189,9 @@ public:
   std::int64_t count_nonfinite(const Vector& x);
   std::vector<double> dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count = -1,
                            const Vector* weights = nullptr);
+  void begin_dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, PendingDots& pending,
+                  std::int64_t count = -1, const Vector* weights = nullptr);
+  std::vector<double> end_dots(PendingDots& pending);
 
   void scatter(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
   void scatter_add(Vector& z, const std::vector<std::int32_t>& indices, const std::vector<double>& values);
@@ -213,6 +237,11 @@ private:
   // the rest is read back and combined in double.
   double reduce(const char* first, const char* next, const Vector& x, const std::vector<KernelInput>& inputs,
                 Combine combine);
+  // The passes of dots(): the last pass's texture of RGBA partial sums (channel k: pair k's).
+  Texture reduce_dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count,
+                      const Vector* weights);
+  // Queues the copy of `texture`'s first `n` floats (`channels` a texel) into `pending`'s buffer and a fence.
+  void begin_read(const Texture& texture, int channels, std::int64_t n, PendingDownload& pending);
   void require_same_size(const Vector& a, const Vector& b, const char* op) const;
   Program& program(const char* file, int elements_per_texel, int outputs, bool vec4_output = false,
                    bool int_output = false);

@@ -31,6 +31,7 @@ public:
   using Vector = typename Backend::Vector;
   using IndexVector = typename Backend::IndexVector;
   using PreciseVector = typename Backend::PreciseVector;
+  using PendingDots = typename Backend::PendingDots;
   static constexpr bool working_is_precise = Backend::working_is_precise;
 
   // `owner_marker`: one value per local entry, 1 where this rank owns it, else 0.
@@ -148,6 +149,14 @@ public:
   }
   void update_pair(double a, const Vector& p, const Vector& q, Vector& x, Vector& r) { local_.update_pair(a, p, q, x, r); }
   void xpay_pair(double a, const Vector& u, const Vector& w, Vector& p, Vector& s) { local_.xpay_pair(a, u, w, p, s); }
+  void pipelined_directions(double beta, const Vector& u, const Vector& w, const Vector& m, const Vector& n, Vector& p,
+                            Vector& s, Vector& q, Vector& z) {
+    local_.pipelined_directions(beta, u, w, m, n, p, s, q, z);
+  }
+  void pipelined_iterates(double alpha, const Vector& p, const Vector& s, const Vector& q, const Vector& z, Vector& x,
+                          Vector& r, Vector& u, Vector& w) {
+    local_.pipelined_iterates(alpha, p, s, q, z, x, r, u, w);
+  }
   PreciseVector make_precise(std::int64_t n) { return local_.make_precise(n); }
   PreciseVector upload_precise(const std::vector<double>& v) { return local_.upload_precise(v); }
   std::vector<double> download_precise(const PreciseVector& v) { return local_.download_precise(v); }
@@ -174,15 +183,17 @@ public:
   // CG: one global synchronisation per iteration).
   std::vector<double> dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs) {
     const Kind& kind = kind_of(*pairs.front().first);
-    const std::vector<double> local =
-        kind.owned_prefix >= 0 ? local_.dots(pairs, kind.owned_prefix) : local_.dots(pairs, -1, &kind.marker);
-    std::vector<double> global(local.size(), 0.0);
-    const auto t0 = std::chrono::steady_clock::now();
-    mpi_check(MPI_Allreduce(local.data(), global.data(), int(local.size()), MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
-    allreduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ++allreduces_;
-    return global;
+    return sum_of_ranks(kind.owned_prefix >= 0 ? local_.dots(pairs, kind.owned_prefix)
+                                               : local_.dots(pairs, -1, &kind.marker));
   }
+  // The same, deferred (pipelined CG): begin_dots queues the local reduction and returns; end_dots
+  // waits for its read-back and makes the one MPI_Allreduce. Kernels queued in between run meanwhile.
+  void begin_dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, PendingDots& pending) {
+    const Kind& kind = kind_of(*pairs.front().first);
+    if (kind.owned_prefix >= 0) local_.begin_dots(pairs, pending, kind.owned_prefix);
+    else local_.begin_dots(pairs, pending, -1, &kind.marker);
+  }
+  std::vector<double> end_dots(PendingDots& pending) { return sum_of_ranks(local_.end_dots(pending)); }
 
   // Each of `xs`, whole local vectors of the same length on every rank (not entity kinds: a rank's
   // share of a vector every rank holds whole), replaced by its sum over the ranks: read back, one
@@ -266,6 +277,14 @@ private:
     local_.multiply(kind.marker, x, *kind.scratch);
     local_.axpy(far, *kind.ghost_unit, *kind.scratch, *kind.scratch);
     return *kind.scratch;
+  }
+  std::vector<double> sum_of_ranks(const std::vector<double>& local) {
+    std::vector<double> global(local.size(), 0.0);
+    const auto t0 = std::chrono::steady_clock::now();
+    mpi_check(MPI_Allreduce(local.data(), global.data(), int(local.size()), MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
+    allreduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++allreduces_;
+    return global;
   }
   double global_reduce(double local, MPI_Op op) {
     const auto t0 = std::chrono::steady_clock::now();

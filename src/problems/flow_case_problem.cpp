@@ -90,8 +90,10 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
     p.time.cfl = c.steady.cfl_start;
   }
   const auto solver = [](const FlowSolverSettings& s) {
-    return FlowLinearSolver{s.tolerance, s.max_iterations, s.preconditioner == "jacobi",
+    FlowLinearSolver linear{s.tolerance, s.max_iterations, s.preconditioner == "jacobi",
                             s.preconditioner == "multigrid", parse_cg_variant(s.variant), s.preconditioner == "block_jacobi"};
+    if (s.replacement_period >= 0) linear.replacement_period = s.replacement_period;
+    return linear;
   };
   p.momentum = solver(c.momentum);
   if (c.momentum.preconditioner == "automatic") {

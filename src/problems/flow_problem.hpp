@@ -41,13 +41,14 @@ struct FlowLinearSolver {
   int max_iterations = 5000;
   bool jacobi = true;      // Jacobi (diag of the operator); false and not multigrid: none
   bool multigrid = false;  // pressure only: one algebraic V-cycle of P (overrides jacobi)
-  CgVariant variant = CgVariant::textbook;  // single_sync: one reduction (one MPI_Allreduce) per iteration
+  CgVariant variant = CgVariant::textbook;  // single_sync, pipelined: one reduction (one MPI_Allreduce) per iteration
   // momentum with implicit convection only: block Jacobi of the assembled system
   // (physics/momentum_block_jacobi.hpp; overrides jacobi), its block size and refresh interval
   bool block_jacobi = false;
   bool block_jacobi_when_slow = false;  // "automatic": Jacobi, then block Jacobi once solves are slow
   int block_size = 16;
   int refresh_interval = 25;
+  int replacement_period = kPipelinedReplacementPeriod;  // pipelined only: residual replacement every this many iterations
 };
 
 // The Krylov options of one of the flow's linear solves.
@@ -56,6 +57,7 @@ inline CgOptions cg_options(const FlowLinearSolver& s) {
   options.tolerance = s.tolerance;
   options.max_iterations = s.max_iterations;
   options.variant = s.variant;
+  options.replacement_period = s.replacement_period;
   return options;
 }
 

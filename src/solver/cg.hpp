@@ -1,14 +1,18 @@
 #pragma once
 // Preconditioned Conjugate Gradient, written once for any backend (GpuBackend or CpuBackend; see the
 // interface list in src/kernels/gpu_backend.hpp) and any symmetric positive definite operator
-// `apply(x, y)` computing y = A·x, in two variants (CgOptions::variant):
+// `apply(x, y)` computing y = A·x, in three variants (CgOptions::variant):
 //   textbook     Algorithm 1 of thesis ch. 6: three reductions (p·Ap, ||r||², r·z), each with its
 //                own read-back (its own MPI_Allreduce under MPI) per iteration;
 //   single_sync  Chronopoulos–Gear CG: the same iterates in exact arithmetic, rearranged so that
 //                r·u, Au·u and ||r||² come from ONE fused reduction (backend.dots: one pass family,
 //                one read-back, one MPI_Allreduce) per iteration, at the price of one more vector
-//                recurrence (s = A p) and its update.
-// Both take any SPD preconditioner `precondition(r, z)` (z = M⁻¹ r); conjugate_gradient() below
+//                recurrence (s = A p) and its update;
+//   pipelined    Ghysels–Vanroose CG: the same one fused reduction, but queued BEFORE the
+//                iteration's preconditioner and product and waited for after them
+//                (backend.begin_dots / end_dots), so the device keeps working while the partial
+//                sums are read back and summed over the ranks; four more vector recurrences.
+// All take any SPD preconditioner `precondition(r, z)` (z = M⁻¹ r); conjugate_gradient() below
 // gives Jacobi (M = diag(A), as its inverse) or none.
 #include <algorithm>
 #include <chrono>
@@ -22,25 +26,35 @@
 
 namespace ss {
 
-enum class CgVariant { textbook, single_sync };
+enum class CgVariant { textbook, single_sync, pipelined };
 
 inline CgVariant parse_cg_variant(const std::string& name) {
   if (name == "textbook") return CgVariant::textbook;
   if (name == "single_sync") return CgVariant::single_sync;
-  SS_THROW("unknown CG variant '" << name << "' (expected textbook or single_sync)");
+  if (name == "pipelined") return CgVariant::pipelined;
+  SS_THROW("unknown CG variant '" << name << "' (expected textbook, single_sync or pipelined)");
 }
-inline const char* to_string(CgVariant v) { return v == CgVariant::single_sync ? "single_sync" : "textbook"; }
+inline const char* to_string(CgVariant v) {
+  return v == CgVariant::single_sync ? "single_sync" : v == CgVariant::pipelined ? "pipelined" : "textbook";
+}
+
+inline constexpr int kPipelinedReplacementPeriod = 25;
 
 struct CgOptions {
   double tolerance = 1e-6;     // stop when ||r|| / ||b|| <= tolerance
   int max_iterations = 20000;
   CgVariant variant = CgVariant::textbook;
-  // single_sync: when the recursive residual says converged, r = b − A x is recomputed once; if it
+  // single_sync and pipelined: when the recursive residual says converged, r = b − A x is recomputed once; if it
   // is more than 10× the recursive one and above the tolerance (the recurrences drifted apart: in
   // float32, a tolerance below what the working precision reaches), r is replaced by it and the
   // iteration restarts from it, at most this many times; then the solve fails as "drifted apart"
   // (the stability guard). The textbook variant stops on its recursive residual (docs/architecture.md, *CG*).
   int max_replacements = 3;
+  // pipelined: every this many iterations the recurrences' vectors are recomputed from their
+  // definitions (residual replacement: two preconditioner applications and four products); 0: never.
+  // Without it the recurrences' rounding grows until the iteration diverges (float32 within ~100
+  // iterations on an ill-conditioned system; docs/architecture.md, *CG*).
+  int replacement_period = kPipelinedReplacementPeriod;
   // Called every iteration with (iteration, relative residual, elapsed seconds); the caller decides
   // how often to print.
   std::function<void(int, double, double)> progress;
@@ -53,8 +67,9 @@ struct CgResult {
   std::string stop_reason;          // "converged", "max_iterations", "breakdown: ..."
   std::vector<double> history;      // relative residual after each iteration (index 0: start)
   double seconds = 0.0;
-  int replacements = 0;             // single_sync: residual replacements (restarts from b − A x) done
-  int restarts = 0;                 // single_sync: direction restarts (non-positive α denominator)
+  int replacements = 0;  // single_sync, pipelined: residual replacements (restarts from b − A x) done
+  int restarts = 0;      // single_sync, pipelined: direction restarts (non-positive α denominator)
+  int periodic_replacements = 0;  // pipelined: residual replacements every CgOptions::replacement_period
 };
 
 // One line for a solve that stopped without converging: the reason, the iterations and the
@@ -89,6 +104,10 @@ template <class Backend, class Apply, class Precondition>
 CgResult single_sync_conjugate_gradient(Backend& backend, Apply&& apply, const typename Backend::Vector& b,
                                         typename Backend::Vector& x, Precondition&& precondition,
                                         const CgOptions& options);
+template <class Backend, class Apply, class Precondition>
+CgResult pipelined_conjugate_gradient(Backend& backend, Apply&& apply, const typename Backend::Vector& b,
+                                      typename Backend::Vector& x, Precondition&& precondition,
+                                      const CgOptions& options);
 
 // Solves A x = b from the initial guess in x with any symmetric positive definite preconditioner
 // `precondition(r, z)` computing z = M⁻¹ r. All vectors have the same size.
@@ -98,6 +117,8 @@ CgResult preconditioned_conjugate_gradient(Backend& backend, Apply&& apply, cons
                                            const CgOptions& options) {
   if (options.variant == CgVariant::single_sync)
     return single_sync_conjugate_gradient(backend, apply, b, x, precondition, options);
+  if (options.variant == CgVariant::pipelined)
+    return pipelined_conjugate_gradient(backend, apply, b, x, precondition, options);
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
@@ -270,6 +291,119 @@ CgResult single_sync_conjugate_gradient(Backend& backend, Apply&& apply, const t
     gamma_old = gamma;
     // p ← u + β p,  s ← w + β s
     backend.xpay_pair(beta, u, w, p, s);
+  }
+  if (result.stop_reason.empty()) result.stop_reason = "max_iterations";
+  result.relative_residual = residual;
+  result.seconds = elapsed();
+  return result;
+}
+
+// Ghysels–Vanroose pipelined CG (see the top of this file). With u = M⁻¹r, w = A u and
+// m = M⁻¹w, n = A m, iteration k:
+//   γ_k = r_k·u_k,  δ_k = w_k·u_k,  ||r_k||²        — queued (begin_dots), then m, n computed
+//   β_k = γ_k / γ_{k−1},  α_k = γ_k / (δ_k − β_k γ_k / α_{k−1})   (k = 0: β = 0, α = γ/δ)
+//   z = n + β z,  q = m + β q,  s = w + β s,  p = u + β p       (z = A q, q = M⁻¹ s, s = A p)
+//   x += α p,  r −= α s,  u −= α q,  w −= α z
+// The residual tested at iteration k is r_k's, known after the reduction of that iteration, so a
+// converged solve ends having made one preconditioner and product it does not use. ||b||² rides on
+// the first reduction.
+template <class Backend, class Apply, class Precondition>
+CgResult pipelined_conjugate_gradient(Backend& backend, Apply&& apply, const typename Backend::Vector& b,
+                                      typename Backend::Vector& x, Precondition&& precondition,
+                                      const CgOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  const std::int64_t size = std::int64_t(b.size());
+  CgResult result;
+
+  auto r = backend.make_vector(size), u = backend.make_vector(size), w = backend.make_vector(size),
+       m = backend.make_vector(size), n = backend.make_vector(size), p = backend.make_vector(size),
+       s = backend.make_vector(size), q = backend.make_vector(size), z = backend.make_vector(size);
+  typename Backend::PendingDots pending;
+
+  // r = b − A x,  u = M⁻¹ r,  w = A u  (w as scratch for A x)
+  const auto start_from_residual = [&] {
+    apply(x, w);
+    backend.axpy(-1.0, w, b, r);
+    precondition(r, u);
+    apply(u, w);
+  };
+  start_from_residual();
+
+  double scale = 1.0, residual = 0.0, gamma_old = 0.0, alpha_old = 0.0;
+  bool directions = false;  // false: the next update starts the directions (β = 0)
+  for (int k = 0;; ++k) {
+    if (k == 0) backend.begin_dots({{&r, &u}, {&w, &u}, {&r, &r}, {&b, &b}}, pending);
+    else backend.begin_dots({{&r, &u}, {&w, &u}, {&r, &r}}, pending);
+    // m = M⁻¹ w,  n = A m: queued while the reduction is read back (and summed over the ranks)
+    precondition(w, m);
+    apply(m, n);
+    const std::vector<double> d = backend.end_dots(pending);
+    const double gamma = d[0], delta = d[1];
+    if (k == 0) {
+      const double b_norm = std::sqrt(std::max(d[3], 0.0));
+      scale = b_norm > 0.0 ? b_norm : 1.0;
+    }
+    residual = std::sqrt(std::max(d[2], 0.0)) / scale;
+    if (k == 0) {
+      result.history.push_back(residual);
+      if (d[3] == 0.0 && residual == 0.0) {
+        result.converged = true;
+        result.stop_reason = "converged";
+        break;
+      }
+    } else {
+      result.iterations = k;
+      result.history.push_back(residual);
+      if (options.progress) options.progress(k, residual, elapsed());
+    }
+    if (!std::isfinite(gamma) || !std::isfinite(delta) || !std::isfinite(residual)) {
+      result.stop_reason = "breakdown: non-finite residual";
+      break;
+    }
+    if (residual <= options.tolerance) {
+      // Stability guard: compare with the recomputed residual b − A x (m as scratch).
+      const bool agree = residuals_agree(recomputed_residual(backend, apply, b, x, m, scale), residual,
+                                         options.tolerance);
+      if (agree || result.replacements >= options.max_replacements) {
+        result.converged = agree;
+        result.stop_reason = agree ? "converged" : kDriftedApart;
+        break;
+      }
+      // Replace r by the true residual and restart the directions from it.
+      ++result.replacements;
+      start_from_residual();
+      directions = false;
+      continue;
+    }
+    if (k >= options.max_iterations) break;
+    // β, α; a non-positive denominator restarts the directions (β = 0)
+    double beta = directions ? gamma / gamma_old : 0.0;
+    double denominator = delta - (directions ? beta * gamma / alpha_old : 0.0);
+    if (directions && (!(denominator > 0.0) || !std::isfinite(denominator))) {
+      ++result.restarts;
+      beta = 0.0;
+      denominator = delta;
+    }
+    if (!(denominator > 0.0)) {
+      result.stop_reason = "breakdown: u·Au <= 0 (operator not positive definite)";
+      break;
+    }
+    const double alpha = gamma / denominator;
+    backend.pipelined_directions(beta, u, w, m, n, p, s, q, z);
+    backend.pipelined_iterates(alpha, p, s, q, z, x, r, u, w);
+    gamma_old = gamma, alpha_old = alpha;
+    directions = true;
+    if (options.replacement_period > 0 && k % options.replacement_period == options.replacement_period - 1) {
+      // Residual replacement: every vector the recurrences carry recomputed from its definition
+      // (r = b − A x, u = M⁻¹ r, w = A u, s = A p, q = M⁻¹ s, z = A q); x and p stay.
+      start_from_residual();
+      apply(p, s);
+      precondition(s, q);
+      apply(q, z);
+      ++result.periodic_replacements;
+    }
   }
   if (result.stop_reason.empty()) result.stop_reason = "max_iterations";
   result.relative_residual = residual;

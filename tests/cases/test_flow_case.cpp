@@ -86,7 +86,8 @@ variant = "single_sync"
 [solver.momentum]
 tolerance = 1e-7
 preconditioner = "none"
-variant = "single_sync"
+variant = "pipelined"
+replacement_period = 30
 [solver.streamfunction]
 tolerance = 1e-7
 gauge = "none"
@@ -126,7 +127,9 @@ slice_normal = [0, 0, 2]
   EXPECT_EQ(c.momentum.max_iterations, 5000);
   EXPECT_EQ(c.momentum.preconditioner, "none");
   EXPECT_EQ(c.pressure.variant, "single_sync");
-  EXPECT_EQ(c.momentum.variant, "single_sync");
+  EXPECT_EQ(c.momentum.variant, "pipelined");
+  EXPECT_EQ(c.momentum.replacement_period, 30);
+  EXPECT_EQ(c.pressure.replacement_period, -1);
   EXPECT_EQ(c.streamfunction.variant, "textbook");
   EXPECT_EQ(c.streamfunction.tolerance, 1e-7);
   EXPECT_EQ(c.streamfunction.max_iterations, 20000);
@@ -320,8 +323,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"preconditioner", kBase + "[solver.pressure]\npreconditioner = \"ilu\"\n",
                 "test.toml:9: [solver.pressure] preconditioner must be \"multigrid\", \"jacobi\" or \"none\" (got "
                 "\"ilu\")"},
-        BadCase{"variant", kBase + "[solver.momentum]\nvariant = \"pipelined\"\n",
-                "test.toml:9: [solver.momentum] variant must be \"textbook\" or \"single_sync\" (got \"pipelined\")"},
+        BadCase{"variant", kBase + "[solver.momentum]\nvariant = \"s_step\"\n",
+                "test.toml:9: [solver.momentum] variant must be \"textbook\", \"single_sync\" or \"pipelined\" (got "
+                "\"s_step\")"},
+        BadCase{"replacement_period_variant", kBase + "[solver.momentum]\nreplacement_period = 10\n",
+                "test.toml:9: [solver.momentum] replacement_period is for variant = \"pipelined\""},
+        BadCase{"replacement_period", kBase + "[solver.momentum]\nvariant = \"pipelined\"\nreplacement_period = -1\n",
+                "test.toml:10: [solver.momentum] replacement_period must be >= 0"},
         BadCase{"momentum_multigrid", kBase + "[solver.momentum]\npreconditioner = \"multigrid\"\n",
                 "test.toml:9: [solver.momentum] preconditioner must be \"automatic\", \"jacobi\", \"block_jacobi\" or "
                 "\"none\" (got \"multigrid\")"},

@@ -168,7 +168,7 @@ const std::string duplicate = std::string(kMesh) + kLeft + kLeft;
 const std::string steady_no_dirichlet = std::string(kMesh) + "[[boundary]]\ngroup = 1\ntype = \"neumann\"\nvalue = 1\n";
 const std::string bad_solver = std::string(kMesh) + kLeft + "[solver]\npreconditioner = \"ilu\"\n";
 const std::string bad_tolerance = std::string(kMesh) + kLeft + "[solver]\ntolerance = 2\n";
-const std::string bad_variant = std::string(kMesh) + kLeft + "[solver]\nvariant = \"pipelined\"\n";
+const std::string bad_variant = std::string(kMesh) + kLeft + "[solver]\nvariant = \"s_step\"\n";
 const std::string bad_precision = std::string(kMesh) + kLeft + "[solver]\nprecision = \"double\"\n";
 const std::string bad_inner = std::string(kMesh) + kLeft + "[solver]\ninner_tolerance = 0\n";
 const std::string bad_theta = std::string(kMesh) + kLeft + "[time]\ndt = 0.1\nsteps = 3\ntheta = 0.2\n";
@@ -224,7 +224,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"steady_no_dirichlet", steady_no_dirichlet.c_str(), "steady case needs at least one"},
                       BadCase{"bad_solver", bad_solver.c_str(), "preconditioner must be"},
                       BadCase{"bad_tolerance", bad_tolerance.c_str(), "tolerance must be in (0, 1)"},
-                      BadCase{"bad_variant", bad_variant.c_str(), "variant must be \"textbook\" or \"single_sync\""},
+                      BadCase{"bad_variant", bad_variant.c_str(), "variant must be \"textbook\", \"single_sync\" or \"pipelined\""},
                       BadCase{"bad_precision", bad_precision.c_str(), "precision must be \"mixed\" or \"float\""},
                       BadCase{"bad_inner", bad_inner.c_str(), "inner_tolerance must be in (0, 1)"},
                       BadCase{"bad_theta", bad_theta.c_str(), "theta must be in [0.5, 1]"},

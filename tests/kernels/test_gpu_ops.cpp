@@ -296,7 +296,7 @@ INSTANTIATE_TEST_SUITE_P(AwkwardSizes, GpuOps, ::testing::Combine(::testing::Val
                            return config_name(std::get<0>(info.param)) + "_n" + std::to_string(std::get<1>(info.param));
                          });
 
-// ---- the kernels of single-sync CG and mixed precision: both packings, both launch paths ----
+// ---- the kernels of single-sync and pipelined CG and mixed precision: both packings, both launch paths ----
 
 struct SolverConfig {
   Packing packing;
@@ -425,6 +425,72 @@ TEST_P(SolverOps, XpayPairIsEquivalentToRef) {
     expect_close(gpu.download(x), rx, magnitude(hp, 1.0, hu, a), 2, "update_pair x");
     expect_close(gpu.download(r), rr, magnitude(hs, 1.0, hw, a), 2, "update_pair r");
   }
+}
+
+// Pipelined CG's recurrences (four outputs a pass, whatever two_output_updates says), every output
+// aliasing an input:
+// p = u + β·p, s = w + β·s, q = m + β·q, z = n + β·z, then x += α·p, r −= α·s, u −= α·q, w −= α·z.
+TEST_P(SolverOps, PipelinedRecurrencesIsEquivalentToRef) {
+  const double beta = 0.6875, alpha = -1.3125;
+  std::vector<std::vector<double>> h;
+  for (int k = 0; k < 10; ++k) h.push_back(mixed_values(n, 70 + k + n));
+  // u w m n p s q z x r
+  std::vector<std::vector<double>> c = h;
+  cpu.pipelined_directions(beta, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
+  cpu.pipelined_iterates(alpha, c[4], c[5], c[6], c[7], c[8], c[9], c[0], c[1]);
+  // the same recurrences written out from the originals
+  for (size_t i = 0; i < size_t(n); ++i) {
+    const double p = h[0][i] + beta * h[4][i], s = h[1][i] + beta * h[5][i], q = h[2][i] + beta * h[6][i],
+                 z = h[3][i] + beta * h[7][i];
+    ASSERT_DOUBLE_EQ(c[4][i], p);
+    ASSERT_DOUBLE_EQ(c[8][i], h[8][i] + alpha * p);
+    ASSERT_DOUBLE_EQ(c[9][i], h[9][i] - alpha * s);
+    ASSERT_DOUBLE_EQ(c[0][i], h[0][i] - alpha * q);
+    ASSERT_DOUBLE_EQ(c[1][i], h[1][i] - alpha * z);
+  }
+  const char* names[10] = {"u", "w", "m", "n", "p", "s", "q", "z", "x", "r"};
+  // every output is a sum of terms no larger than (1 + |β|)(1 + |α|) times the largest input there
+  std::vector<double> scale(size_t(n), 0.0);
+  for (size_t i = 0; i < size_t(n); ++i)
+    for (const auto& v : h) scale[i] = std::max(scale[i], (1 + std::fabs(beta)) * (1 + std::fabs(alpha)) * std::fabs(v[i]));
+  for (int two_outputs : {0, 1}) {
+    GpuBackend gpu = make_gpu(two_outputs);
+    std::vector<Field> g;
+    for (const auto& v : h) g.push_back(gpu.upload(v));
+    gpu.pipelined_directions(beta, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7]);
+    gpu.pipelined_iterates(alpha, g[4], g[5], g[6], g[7], g[8], g[9], g[0], g[1]);
+    for (size_t k = 0; k < 10; ++k)
+      expect_close(gpu.download(g[k]), c[k], scale, 3,
+                   (std::string("pipelined ") + names[k]).c_str());
+  }
+}
+
+// begin_dots / end_dots: the reduction of dots() queued and read back later, with kernels queued in
+// between that overwrite the reduced vectors: the results are those of the vectors at begin_dots.
+TEST_P(SolverOps, DeferredDotsIsEquivalentToRef) {
+  GpuBackend gpu = make_gpu();
+  const std::vector<double> ha = mixed_values(n, 80 + n), hb = mixed_values(n, 81 + n);
+  Field a = gpu.upload(ha), b = gpu.upload(hb);
+  const std::vector<double> expect = cpu.dots({{&ha, &hb}, {&ha, &ha}, {&hb, &hb}});
+  GpuBackend::PendingDots pending;
+  for (int round = 0; round < 2; ++round) {  // the pending state is reused
+    gpu.begin_dots({{&a, &b}, {&a, &a}, {&b, &b}}, pending);
+    gpu.scale(2.0, a, a);
+    const std::vector<double> later = gpu.dots({{&a, &a}});  // a blocking reduction in between
+    const std::vector<double> got = gpu.end_dots(pending);
+    ASSERT_EQ(got.size(), 3u);
+    double magnitude_ab = 0, magnitude_aa = 0, magnitude_bb = 0;
+    for (size_t i = 0; i < size_t(n); ++i)
+      magnitude_ab += std::fabs(ha[i] * hb[i]), magnitude_aa += ha[i] * ha[i], magnitude_bb += hb[i] * hb[i];
+    EXPECT_NEAR(got[0], expect[0], reduction_error_bound(n, 2 * magnitude_ab)) << "round " << round;
+    EXPECT_NEAR(got[1], expect[1], reduction_error_bound(n, 2 * magnitude_aa)) << "round " << round;
+    EXPECT_NEAR(got[2], expect[2], reduction_error_bound(n, 2 * magnitude_bb)) << "round " << round;
+    EXPECT_NEAR(later[0], 4 * expect[1], reduction_error_bound(n, 8 * magnitude_aa)) << "round " << round;
+    gpu.scale(0.5, a, a);
+  }
+  CpuBackend::PendingDots cpu_pending;
+  cpu.begin_dots({{&ha, &hb}}, cpu_pending);
+  EXPECT_EQ(cpu.end_dots(cpu_pending), std::vector<double>{expect[0]});
 }
 
 // Precise vectors (float pairs, fp64 kernels): upload/download to 2^-47, x += d in double, the

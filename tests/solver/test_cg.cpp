@@ -93,9 +93,12 @@ TEST_F(CgTest, JacobiPreconditionerGivesTheSameSolution) {
   EXPECT_EQ(r.history.size(), size_t(r.iterations) + 1);
 }
 
-// Single-sync (Chronopoulos–Gear) CG: the same iterates as textbook CG in exact arithmetic, so about
-// the same iteration count; GPU (both packings, both launch paths) against its CPU twin.
-TEST_F(CgTest, SingleSyncConvergesLikeTextbookAndMatchesTheCpuTwin) {
+// Single-sync (Chronopoulos–Gear) and pipelined (Ghysels–Vanroose) CG: the same iterates as
+// textbook CG in exact arithmetic, so the same residual history in double and about the same
+// iteration count; GPU (both packings, both launch paths) against its CPU twin.
+class CgVariantTest : public GlTest, public ::testing::WithParamInterface<CgVariant> {};
+
+TEST_P(CgVariantTest, ConvergesLikeTextbookAndMatchesTheCpuTwin) {
   const std::int64_t n = 4099;
   const std::vector<double> hb = mixed_values(n, 13, 0, 0);
   const std::vector<double> inverse_diagonal(size_t(n), 1.0 / 3.0);
@@ -103,16 +106,16 @@ TEST_F(CgTest, SingleSyncConvergesLikeTextbookAndMatchesTheCpuTwin) {
   options.tolerance = 1e-5;
   CpuBackend cpu;
   PeriodicOperator<CpuBackend> cpu_op(cpu, n);
-  std::vector<double> textbook_x(size_t(n), 0.0), single_x(size_t(n), 0.0);
+  std::vector<double> textbook_x(size_t(n), 0.0), variant_x(size_t(n), 0.0);
   const CgResult textbook = conjugate_gradient(cpu, cpu_op, hb, textbook_x, &inverse_diagonal, options);
-  options.variant = CgVariant::single_sync;
-  const CgResult single = conjugate_gradient(cpu, cpu_op, hb, single_x, &inverse_diagonal, options);
-  ASSERT_TRUE(textbook.converged && single.converged) << textbook.stop_reason << " / " << single.stop_reason;
-  EXPECT_LE(std::abs(single.iterations - textbook.iterations), 1) << single.iterations << " vs " << textbook.iterations;
-  EXPECT_LE(true_residual(single_x, hb), 1e-5);
-  EXPECT_EQ(single.history.size(), size_t(single.iterations) + 1);
-  for (size_t k = 0; k < single.history.size(); ++k)  // the same residual history in double
-    EXPECT_NEAR(single.history[k], textbook.history[k], 1e-8 * textbook.history[0]) << "iteration " << k;
+  options.variant = GetParam();
+  const CgResult variant = conjugate_gradient(cpu, cpu_op, hb, variant_x, &inverse_diagonal, options);
+  ASSERT_TRUE(textbook.converged && variant.converged) << textbook.stop_reason << " / " << variant.stop_reason;
+  EXPECT_LE(std::abs(variant.iterations - textbook.iterations), 1) << variant.iterations << " vs " << textbook.iterations;
+  EXPECT_LE(true_residual(variant_x, hb), 1e-5);
+  EXPECT_EQ(variant.history.size(), size_t(variant.iterations) + 1);
+  for (size_t k = 0; k < variant.history.size(); ++k)  // the same residual history in double
+    EXPECT_NEAR(variant.history[k], textbook.history[k], 1e-8 * textbook.history[0]) << "iteration " << k;
 
   for (Packing packing : {Packing::r32f, Packing::rgba32f}) {
     for (bool compute : {false, true}) {
@@ -124,62 +127,54 @@ TEST_F(CgTest, SingleSyncConvergesLikeTextbookAndMatchesTheCpuTwin) {
       auto b = gpu.upload(hb), x = gpu.make_vector(n), d = gpu.upload(inverse_diagonal);
       const CgResult r = conjugate_gradient(gpu, gpu_op, b, x, &d, options);
       ASSERT_TRUE(r.converged) << r.stop_reason;
-      EXPECT_LE(std::abs(r.iterations - single.iterations), 2);
+      EXPECT_LE(std::abs(r.iterations - variant.iterations), 2);
       const std::vector<double> gx = gpu.download(x);
       EXPECT_LE(true_residual(gx, hb), 1e-4);
-      EXPECT_LE(max_rel_diff(gx, single_x), 1e-4);
+      EXPECT_LE(max_rel_diff(gx, variant_x), 1e-4);
     }
   }
 }
 
-TEST_F(CgTest, SingleSyncStopsWithAReasonOnBreakdown) {
+TEST_P(CgVariantTest, StopsWithAReasonOnBreakdown) {
   CpuBackend cpu;
   const std::vector<double> b(10, 1.0);
   std::vector<double> x(10, 0.0);
   CgOptions options;
-  options.variant = CgVariant::single_sync;
+  options.variant = GetParam();
   auto negative = [&](const std::vector<double>& in, std::vector<double>& out) { cpu.scale(-1.0, in, out); };
   CgResult r = conjugate_gradient(cpu, negative, b, x, nullptr, options);
   EXPECT_FALSE(r.converged);
   EXPECT_NE(r.stop_reason.find("positive definite"), std::string::npos) << r.stop_reason;
+  EXPECT_EQ(r.iterations, 0);
   auto nan_op = [&](const std::vector<double>& in, std::vector<double>& out) { cpu.scale(std::nan(""), in, out); };
   std::fill(x.begin(), x.end(), 0.0);
   r = conjugate_gradient(cpu, nan_op, b, x, nullptr, options);
   EXPECT_FALSE(r.converged);
   EXPECT_NE(r.stop_reason.find("non-finite"), std::string::npos) << r.stop_reason;
-  EXPECT_EQ(parse_cg_variant("single_sync"), CgVariant::single_sync);
-  EXPECT_THROW(parse_cg_variant("pipelined"), Error);
+  EXPECT_EQ(parse_cg_variant(to_string(GetParam())), GetParam());
 }
 
-TEST_F(CgTest, StopsWithAReasonOnBreakdown) {
+TEST_P(CgVariantTest, MaxIterationsIsReported) {
   CpuBackend cpu;
-  const std::vector<double> b(10, 1.0);
-  std::vector<double> x(10, 0.0);
-  // A = −I is negative definite: p·Ap < 0 in the first iteration.
-  auto negative = [&](const std::vector<double>& in, std::vector<double>& out) { cpu.scale(-1.0, in, out); };
-  CgResult r = conjugate_gradient(cpu, negative, b, x, nullptr, CgOptions{});
+  PeriodicOperator<CpuBackend> op(cpu, 1000);
+  const std::vector<double> b = mixed_values(1000, 3, 0, 0);
+  std::vector<double> x(1000, 0.0);
+  CgOptions options;
+  options.variant = GetParam();
+  options.max_iterations = 3;
+  options.tolerance = 1e-12;
+  int calls = 0;
+  options.progress = [&](int, double, double) { ++calls; };
+  const CgResult r = conjugate_gradient(cpu, op, b, x, nullptr, options);
   EXPECT_FALSE(r.converged);
-  EXPECT_NE(r.stop_reason.find("positive definite"), std::string::npos) << r.stop_reason;
-  EXPECT_EQ(r.iterations, 0);
-  // A producing NaN: non-finite detected within one iteration.
-  auto nan_op = [&](const std::vector<double>& in, std::vector<double>& out) {
-    cpu.scale(std::nan(""), in, out);
-  };
-  std::fill(x.begin(), x.end(), 0.0);
-  r = conjugate_gradient(cpu, nan_op, b, x, nullptr, CgOptions{});
-  EXPECT_FALSE(r.converged);
-  EXPECT_NE(r.stop_reason.find("non-finite"), std::string::npos) << r.stop_reason;
-
-  GpuBackend gpu = make_gpu();
-  auto gb = gpu.upload(b), gx = gpu.make_vector(10);
-  auto gpu_negative = [&](const Field& in, Field& out) { gpu.scale(-1.0, in, out); };
-  r = conjugate_gradient(gpu, gpu_negative, gb, gx, nullptr, CgOptions{});
-  EXPECT_NE(r.stop_reason.find("positive definite"), std::string::npos) << r.stop_reason;
+  EXPECT_EQ(r.stop_reason, "max_iterations");
+  EXPECT_EQ(r.iterations, 3);
+  EXPECT_EQ(calls, 3);
 }
 
-// The single-sync stability guard (float32 GPU): when the solve says converged, the true residual
-// (in double on the host) is within 10× of the tolerance; a tolerance below what float32 reaches
-// ends as "drifted apart" after the replacements. Ill-conditioned (κ ≈ 4·10⁴):
+// The stability guard (float32 GPU): when the solve says converged, the true residual (in double
+// on the host) is within 10× of the tolerance; a tolerance below what float32 reaches ends as
+// "drifted apart" after the replacements. Ill-conditioned (κ ≈ 4·10⁴):
 // (A x)_i = 2.0001 x_i − x_{i−1} − x_{i+1}.
 TEST_F(CgTest, SingleSyncReportsNoConvergenceTheTrueResidualDoesNotShow) {
   const std::int64_t n = 1000;
@@ -207,6 +202,73 @@ TEST_F(CgTest, SingleSyncReportsNoConvergenceTheTrueResidualDoesNotShow) {
       EXPECT_EQ(r.replacements, options.max_replacements);
     }
   }
+}
+
+// Pipelined CG in float32 (GPU) on (A x)_i = 2.01 x_i − x_{i−1} − x_{i+1} (κ ≈ 400): with its
+// residual replaced every 25 iterations it makes textbook CG's iterations to the same tolerance and
+// true residual; without, its recurrences' rounding stalls it (more than 10× the iterations).
+TEST_F(CgTest, PipelinedInFloat32NeedsItsResidualReplacement) {
+  const std::int64_t n = 1000;
+  const double diagonal = 2.01;
+  const std::vector<double> hb = mixed_values(n, 5, 0, 0);
+  for (bool compute : {false, true}) {
+    SCOPED_TRACE(compute ? "compute" : "fragment");
+    GpuBackend gpu = compute ? make_gpu({}, compute_launch()) : make_gpu();
+    PeriodicOperator<GpuBackend> periodic(gpu, n);
+    auto apply = [&](const Field& x, Field& y) {
+      periodic(x, y);
+      gpu.axpy(diagonal - 3.0, x, y, y);
+    };
+    CgOptions options;
+    options.tolerance = 1e-4;
+    auto b = gpu.upload(hb), x = gpu.make_vector(n);
+    const CgResult textbook = conjugate_gradient(gpu, apply, b, x, nullptr, options);
+    ASSERT_TRUE(textbook.converged) << textbook.stop_reason;
+    options.variant = CgVariant::pipelined;
+    gpu.fill(x, 0.0);
+    const CgResult pipelined = conjugate_gradient(gpu, apply, b, x, nullptr, options);
+    ASSERT_TRUE(pipelined.converged) << pipelined.stop_reason;
+    EXPECT_LE(std::abs(pipelined.iterations - textbook.iterations), 3)
+        << pipelined.iterations << " vs " << textbook.iterations;
+    EXPECT_EQ(pipelined.periodic_replacements, pipelined.iterations / options.replacement_period);
+    EXPECT_LE(true_residual(gpu.download(x), hb, diagonal), 10 * options.tolerance);
+    options.replacement_period = 0;
+    options.max_iterations = 10 * textbook.iterations;
+    gpu.fill(x, 0.0);
+    const CgResult unreplaced = conjugate_gradient(gpu, apply, b, x, nullptr, options);
+    EXPECT_FALSE(unreplaced.converged) << unreplaced.iterations << " iterations";
+    EXPECT_EQ(unreplaced.periodic_replacements, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(OneReduction, CgVariantTest, ::testing::Values(CgVariant::single_sync, CgVariant::pipelined),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST_F(CgTest, StopsWithAReasonOnBreakdown) {
+  CpuBackend cpu;
+  const std::vector<double> b(10, 1.0);
+  std::vector<double> x(10, 0.0);
+  // A = −I is negative definite: p·Ap < 0 in the first iteration.
+  auto negative = [&](const std::vector<double>& in, std::vector<double>& out) { cpu.scale(-1.0, in, out); };
+  CgResult r = conjugate_gradient(cpu, negative, b, x, nullptr, CgOptions{});
+  EXPECT_FALSE(r.converged);
+  EXPECT_NE(r.stop_reason.find("positive definite"), std::string::npos) << r.stop_reason;
+  EXPECT_EQ(r.iterations, 0);
+  // A producing NaN: non-finite detected within one iteration.
+  auto nan_op = [&](const std::vector<double>& in, std::vector<double>& out) {
+    cpu.scale(std::nan(""), in, out);
+  };
+  std::fill(x.begin(), x.end(), 0.0);
+  r = conjugate_gradient(cpu, nan_op, b, x, nullptr, CgOptions{});
+  EXPECT_FALSE(r.converged);
+  EXPECT_NE(r.stop_reason.find("non-finite"), std::string::npos) << r.stop_reason;
+
+  GpuBackend gpu = make_gpu();
+  auto gb = gpu.upload(b), gx = gpu.make_vector(10);
+  auto gpu_negative = [&](const Field& in, Field& out) { gpu.scale(-1.0, in, out); };
+  r = conjugate_gradient(gpu, gpu_negative, gb, gx, nullptr, CgOptions{});
+  EXPECT_NE(r.stop_reason.find("positive definite"), std::string::npos) << r.stop_reason;
+  EXPECT_THROW(parse_cg_variant("s_step"), Error);
 }
 
 TEST_F(CgTest, MaxIterationsIsReported) {
