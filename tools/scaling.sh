@@ -4,7 +4,8 @@
 #                    [--launch auto|fragment|compute] [--build build] [--out /tmp/scaling] [--tolerance 1e-6]
 #                    [--skip-weak] [--preconditioner jacobi|multigrid] [--transient STEPS]
 #                    [--flow-refine K [--flow-mesh FILE | --flow-weak-meshes "FILE ..."] [--flow-steps 3]
-#                     [--flow-dt DT] [--flow-cg-variant textbook|single_sync] [--skip-heat]]
+#                     [--flow-dt DT] [--flow-cg-variant V | --flow-momentum-variant V [--flow-replacement-period P]]
+#                     [--skip-heat]]
 # Case: tests/distributed/crank.toml (crankshaft, two journals fixed, flux into the pin; Jacobi), or
 # with --preconditioner multigrid tests/distributed/crank_multigrid.toml (the multigrid over the ranks).
 # --transient STEPS makes it transient (rho c = 3.6e3, dt = 5, STEPS backward-Euler steps): a
@@ -31,13 +32,15 @@
 # operator's pass) and the halo's components per step (read-back wait, MPI, upload), each the
 # slowest rank's. --flow-weak-meshes gives one mesh per rank count, in --ranks order (weak scaling:
 # meshes whose cells grow with the ranks, e.g. gmsh's lc divided by the cube root of the ranks).
-# --flow-cg-variant sets both flow solves' CG variant ([solver.*] variant; default textbook).
+# --flow-cg-variant sets both flow solves' CG variant ([solver.*] variant: textbook (default),
+# single_sync or pipelined), --flow-momentum-variant the momentum solve's only (with pipelined,
+# --flow-replacement-period its residual replacement period).
 # --skip-heat runs the flow table only.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 ranks="1 2 4"; strong_refine=5; weak_target=1000000; backend=gpu; launch=auto; build="$here/build"; out=/tmp/scaling; skip_weak=0
 preconditioner=jacobi; transient=""; tolerance=""; flow_refine=""; flow_mesh="$here/meshes/cavity.msh"; flow_steps=3; flow_dt=""; skip_heat=0
-flow_weak_meshes=""; flow_cg_variant=""
+flow_weak_meshes=""; flow_cg_variant=""; flow_momentum_variant=""; flow_replacement_period=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -58,6 +61,8 @@ while [ $# -gt 0 ]; do
     --flow-steps) flow_steps="$2"; shift 2 ;;
     --flow-dt) flow_dt="$2"; shift 2 ;;
     --flow-cg-variant) flow_cg_variant="$2"; shift 2 ;;
+    --flow-momentum-variant) flow_momentum_variant="$2"; shift 2 ;;
+    --flow-replacement-period) flow_replacement_period="$2"; shift 2 ;;
     --skip-heat) skip_heat=1; shift ;;
     *) echo "scaling.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -144,7 +149,12 @@ if [ -n "$flow_refine" ]; then
     -e "s#^time_stepping = .*#time_stepping = \"theta\"#" "$here/tests/distributed/cavity_flow.toml" >"$flow_case"
   [ -z "$flow_dt" ] || sed -i "s#^dt = .*#dt = $flow_dt#" "$flow_case"
   sed -i "s#^preconditioner = .*#preconditioner = \"$preconditioner\"#" "$flow_case"
+  [ -z "$flow_cg_variant" ] || [ -z "$flow_momentum_variant" ] ||
+    { echo "scaling.sh: --flow-cg-variant and --flow-momentum-variant exclude each other" >&2; exit 2; }
   [ -z "$flow_cg_variant" ] || sed -i "s#^tolerance = .*#&\nvariant = \"$flow_cg_variant\"#" "$flow_case"
+  [ -z "$flow_momentum_variant" ] || sed -i "s#^\[solver.momentum\]#&\nvariant = \"$flow_momentum_variant\"#" "$flow_case"
+  [ -z "$flow_replacement_period" ] ||
+    sed -i "s#^\[solver.momentum\]#&\nreplacement_period = $flow_replacement_period#" "$flow_case"
   flow=()
   read -r -a weak_meshes <<<"$flow_weak_meshes"
   k=0

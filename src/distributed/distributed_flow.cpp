@@ -59,9 +59,9 @@ std::shared_ptr<const LanczosSpace> edge_space(const EntityHalo& edges) {
 }
 
 template <class Backend>
-std::array<std::int64_t, 2> kernel_counts(const Backend& b) {
-  if constexpr (std::is_same_v<Backend, GpuBackend>) return {b.passes(), b.blocking_reads()};
-  else return {0, 0};
+std::array<std::int64_t, 3> kernel_counts(const Backend& b) {
+  if constexpr (std::is_same_v<Backend, GpuBackend>) return {b.passes(), b.blocking_reads(), b.deferred_reads()};
+  else return {0, 0, 0};
 }
 
 // Step 4 on one backend: halos of the three entity kinds, the distributed backend and operators,
@@ -105,14 +105,15 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
   // A [heat] run's temperature on the piece: its operators complete their outputs over the node halo.
   std::optional<FlowTemperature<DistributedBackend<Backend>>> temperature;
   if (run.heat) temperature.emplace(dist, mesh, *run.heat, ghost_completion(piece.nodes));
-  const std::array<std::int64_t, 2> launched = kernel_counts(local);
+  const std::array<std::int64_t, 3> launched = kernel_counts(local);
   FlowRunResult r = march_flow(dist, dops, problem, mesh, data, initial, hooks, "rank " + std::to_string(mpi::rank()),
                              temperature ? &*temperature : nullptr);
-  // The march's kernel passes and blocking reduction read-backs (GPU backend): fixed costs a pass
-  // and a read-back pay whatever the piece's size.
+  // The march's kernel passes, blocking reduction read-backs and those deferred behind later work
+  // (pipelined CG) (GPU backend): fixed costs a pass and a read-back pay whatever the piece's size.
   if constexpr (std::is_same_v<Backend, GpuBackend>) {
     figures.add_count("kernel_passes", double(local.passes() - launched[0]));
     figures.add_count("reduction_read_backs", double(local.blocking_reads() - launched[1]));
+    figures.add_count("deferred_reduction_read_backs", double(local.deferred_reads() - launched[2]));
   }
   if (pressure_multigrid) {
     figures.add("pressure_multigrid_coarsest_seconds", pressure_multigrid->coarsest_seconds());

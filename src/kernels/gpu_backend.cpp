@@ -435,6 +435,7 @@ void GpuBackend::begin_dots(const std::vector<std::pair<const Vector*, const Vec
 }
 
 std::vector<double> GpuBackend::end_dots(PendingDots& pending) {
+  ++deferred_reads_;
   return sum_channels(end_download(pending.download_), pending.pairs_);
 }
 

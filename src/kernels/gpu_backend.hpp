@@ -229,6 +229,8 @@ public:
   // Kernel passes launched and blocking read-backs made so far (Launcher's counts).
   std::int64_t passes() const { return launcher_.passes(); }
   std::int64_t blocking_reads() const { return launcher_.blocking_reads(); }
+  // Reductions read back behind later work (end_dots) so far.
+  std::int64_t deferred_reads() const { return deferred_reads_; }
 
 private:
   enum class Combine { sum, min, max };
@@ -259,6 +261,7 @@ private:
   LayoutOptions options_;
   GpuOptions gpu_options_;
   int reduction_fold_ = 4;
+  std::int64_t deferred_reads_ = 0;
   ProgramCache programs_;
   Launcher launcher_;
   TexturePool pool_;
