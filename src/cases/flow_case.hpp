@@ -42,7 +42,7 @@
 //                 jacobi) | "block_jacobi" (implicit convection only);
 //                 variant = "textbook" (default) | "single_sync" (one reduction per CG iteration) |
 //                 "pipelined" (one, overlapped with the preconditioner and product; its residual replaced
-//                 every replacement_period = 25 iterations, 0: never); streamfunction only: preconditioner = "automatic" (default: ams
+//                 every replacement_period = 50 iterations, 0: never); streamfunction only: preconditioner = "automatic" (default: ams
 //                 with the grad_div gauge, else jacobi) | "ams" | "jacobi" | "none", gauge = "grad_div" (default) | "none";
 //                 momentum only: system = "automatic" (default) | "flux" | "vorticity" (FlowProblem's MomentumSystem)
 //   [[force]]     group = "cylinder" | 3, reference_velocity = U, reference_area = A — the force on

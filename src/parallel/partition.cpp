@@ -31,6 +31,10 @@ std::vector<std::int32_t> partition_tets(const TetMesh& mesh, int parts) {
   options[METIS_OPTION_OBJTYPE] = METIS_OBJTYPE_CUT;
   options[METIS_OPTION_NUMBERING] = 0;
   options[METIS_OPTION_SEED] = 1;  // reproducible partitions
+  // At most 1 % more tets than the mean on a part (METIS's default allows 3 %): the ranks step in
+  // lock step at every halo round trip and reduction, so the largest part sets the pace. Tighter
+  // still (0.1 %) cuts several times more faces on 8 parts of the cavity.
+  options[METIS_OPTION_UFACTOR] = 10;
   std::vector<idx_t> epart(static_cast<size_t>(ne)), npart(mesh.nodes.size());
   const int status = METIS_PartMeshDual(&n_elements, &n_nodes, eptr.data(), eind.data(), nullptr, nullptr, &ncommon,
                                         &nparts, nullptr, options, &objval, epart.data(), npart.data());

@@ -38,7 +38,7 @@ inline const char* to_string(CgVariant v) {
   return v == CgVariant::single_sync ? "single_sync" : v == CgVariant::pipelined ? "pipelined" : "textbook";
 }
 
-inline constexpr int kPipelinedReplacementPeriod = 25;
+inline constexpr int kPipelinedReplacementPeriod = 50;
 
 struct CgOptions {
   double tolerance = 1e-6;     // stop when ||r|| / ||b|| <= tolerance
@@ -99,6 +99,20 @@ inline bool residuals_agree(double true_residual, double recursive, double toler
 inline constexpr const char* kDriftedApart =
     "breakdown: recursive and true residual drifted apart (the tolerance is below what the working precision "
     "reaches)";
+
+// The stability guard once the recursive residual is within the tolerance: true when the solve
+// stops there (converged, or drifted apart after options.max_replacements); false when the caller
+// is to replace r by the true residual and go on (counted here).
+inline bool stops_at_tolerance(CgResult& result, double true_residual, double recursive, const CgOptions& options) {
+  const bool agree = residuals_agree(true_residual, recursive, options.tolerance);
+  if (!agree && result.replacements < options.max_replacements) {
+    ++result.replacements;
+    return false;
+  }
+  result.converged = agree;
+  result.stop_reason = agree ? "converged" : kDriftedApart;
+  return true;
+}
 
 template <class Backend, class Apply, class Precondition>
 CgResult single_sync_conjugate_gradient(Backend& backend, Apply&& apply, const typename Backend::Vector& b,
@@ -263,16 +277,9 @@ CgResult single_sync_conjugate_gradient(Backend& backend, Apply&& apply, const t
     }
     if (residual <= options.tolerance) {
       // Stability guard: compare with the recomputed residual b − A x (w as scratch).
-      const bool agree = residuals_agree(recomputed_residual(backend, apply, b, x, w, scale), residual,
-                                         options.tolerance);
-      if (agree || result.replacements >= options.max_replacements) {
-        result.converged = agree;
-        result.stop_reason = agree ? "converged" : kDriftedApart;
-        break;
-      }
+      if (stops_at_tolerance(result, recomputed_residual(backend, apply, b, x, w, scale), residual, options)) break;
       // Replace r by the true residual and restart the directions from it.
       backend.copy(w, r);
-      ++result.replacements;
       finite = reduce();
       restart_directions();
       ok = first_alpha();
@@ -364,15 +371,8 @@ CgResult pipelined_conjugate_gradient(Backend& backend, Apply&& apply, const typ
     }
     if (residual <= options.tolerance) {
       // Stability guard: compare with the recomputed residual b − A x (m as scratch).
-      const bool agree = residuals_agree(recomputed_residual(backend, apply, b, x, m, scale), residual,
-                                         options.tolerance);
-      if (agree || result.replacements >= options.max_replacements) {
-        result.converged = agree;
-        result.stop_reason = agree ? "converged" : kDriftedApart;
-        break;
-      }
+      if (stops_at_tolerance(result, recomputed_residual(backend, apply, b, x, m, scale), residual, options)) break;
       // Replace r by the true residual and restart the directions from it.
-      ++result.replacements;
       start_from_residual();
       directions = false;
       continue;
