@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ inline const char* to_string(CgVariant v) {
 }
 
 inline constexpr int kPipelinedReplacementPeriod = 50;
+// pipelined: a recursive residual this many times the smallest one so far means the recurrences'
+// rounding has taken over; the solve goes on from x as single-sync CG.
+inline constexpr double kPipelinedDivergence = 100.0;
 
 struct CgOptions {
   double tolerance = 1e-6;     // stop when ||r|| / ||b|| <= tolerance
@@ -70,6 +74,7 @@ struct CgResult {
   int replacements = 0;  // single_sync, pipelined: residual replacements (restarts from b − A x) done
   int restarts = 0;      // single_sync, pipelined: direction restarts (non-positive α denominator)
   int periodic_replacements = 0;  // pipelined: residual replacements every CgOptions::replacement_period
+  bool fell_back = false;  // pipelined: its recurrences diverged and single-sync CG finished the solve
 };
 
 // One line for a solve that stopped without converging: the reason, the iterations and the
@@ -313,7 +318,9 @@ CgResult single_sync_conjugate_gradient(Backend& backend, Apply&& apply, const t
 //   x += α p,  r −= α s,  u −= α q,  w −= α z
 // The residual tested at iteration k is r_k's, known after the reduction of that iteration, so a
 // converged solve ends having made one preconditioner and product it does not use. ||b||² rides on
-// the first reduction.
+// the first reduction. Should the recurrences diverge despite the residual replacement (a residual
+// kPipelinedDivergence times the smallest so far: float32 on an ill-conditioned system), single-sync
+// CG finishes the solve from the current x (CgResult::fell_back).
 template <class Backend, class Apply, class Precondition>
 CgResult pipelined_conjugate_gradient(Backend& backend, Apply&& apply, const typename Backend::Vector& b,
                                       typename Backend::Vector& x, Precondition&& precondition,
@@ -339,6 +346,7 @@ CgResult pipelined_conjugate_gradient(Backend& backend, Apply&& apply, const typ
   start_from_residual();
 
   double scale = 1.0, residual = 0.0, gamma_old = 0.0, alpha_old = 0.0;
+  double smallest = std::numeric_limits<double>::infinity();
   bool directions = false;  // false: the next update starts the directions (β = 0)
   for (int k = 0;; ++k) {
     if (k == 0) backend.begin_dots({{&r, &u}, {&w, &u}, {&r, &r}, {&b, &b}}, pending);
@@ -368,6 +376,25 @@ CgResult pipelined_conjugate_gradient(Backend& backend, Apply&& apply, const typ
     if (!std::isfinite(gamma) || !std::isfinite(delta) || !std::isfinite(residual)) {
       result.stop_reason = "breakdown: non-finite residual";
       break;
+    }
+    smallest = std::min(smallest, residual);
+    if (residual > kPipelinedDivergence * smallest) {
+      // The recurrences diverge: single-sync CG (its stability guard included) from x for the
+      // iterations left.
+      CgOptions single_sync = options;
+      single_sync.variant = CgVariant::single_sync;
+      single_sync.max_iterations = std::max(options.max_iterations - k, 0);
+      if (options.progress)
+        single_sync.progress = [&](int i, double res, double) { options.progress(k + i, res, elapsed()); };
+      const CgResult rest = preconditioned_conjugate_gradient(backend, apply, b, x, precondition, single_sync);
+      result.fell_back = true;
+      result.converged = rest.converged;
+      result.stop_reason = rest.stop_reason;
+      result.iterations = k + rest.iterations;
+      result.history.insert(result.history.end(), rest.history.begin() + 1, rest.history.end());
+      result.relative_residual = rest.relative_residual;
+      result.seconds = elapsed();
+      return result;
     }
     if (residual <= options.tolerance) {
       // Stability guard: compare with the recomputed residual b − A x (m as scratch).
