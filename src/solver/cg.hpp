@@ -41,7 +41,7 @@ inline const char* to_string(CgVariant v) {
 
 inline constexpr int kPipelinedReplacementPeriod = 50;
 // pipelined: a recursive residual this many times the smallest one so far means the recurrences'
-// rounding has taken over; the solve goes on from x as single-sync CG.
+// rounding has taken over; single-sync CG solves again from the initial guess.
 inline constexpr double kPipelinedDivergence = 100.0;
 
 struct CgOptions {
@@ -74,7 +74,7 @@ struct CgResult {
   int replacements = 0;  // single_sync, pipelined: residual replacements (restarts from b − A x) done
   int restarts = 0;      // single_sync, pipelined: direction restarts (non-positive α denominator)
   int periodic_replacements = 0;  // pipelined: residual replacements every CgOptions::replacement_period
-  bool fell_back = false;  // pipelined: its recurrences diverged and single-sync CG finished the solve
+  bool fell_back = false;  // pipelined: its recurrences diverged and single-sync CG solved from the initial guess
 };
 
 // One line for a solve that stopped without converging: the reason, the iterations and the
@@ -320,7 +320,8 @@ CgResult single_sync_conjugate_gradient(Backend& backend, Apply&& apply, const t
 // converged solve ends having made one preconditioner and product it does not use. ||b||² rides on
 // the first reduction. Should the recurrences diverge despite the residual replacement (a residual
 // kPipelinedDivergence times the smallest so far: float32 on an ill-conditioned system), single-sync
-// CG finishes the solve from the current x (CgResult::fell_back).
+// CG solves again from the initial guess (CgResult::fell_back): the diverging iterates grow x, and
+// float32 CG from a large x stalls at a residual floor above the tolerance.
 template <class Backend, class Apply, class Precondition>
 CgResult pipelined_conjugate_gradient(Backend& backend, Apply&& apply, const typename Backend::Vector& b,
                                       typename Backend::Vector& x, Precondition&& precondition,
@@ -333,8 +334,10 @@ CgResult pipelined_conjugate_gradient(Backend& backend, Apply&& apply, const typ
 
   auto r = backend.make_vector(size), u = backend.make_vector(size), w = backend.make_vector(size),
        m = backend.make_vector(size), n = backend.make_vector(size), p = backend.make_vector(size),
-       s = backend.make_vector(size), q = backend.make_vector(size), z = backend.make_vector(size);
+       s = backend.make_vector(size), q = backend.make_vector(size), z = backend.make_vector(size),
+       x0 = backend.make_vector(size);
   typename Backend::PendingDots pending;
+  backend.copy(x, x0);  // the initial guess, for the fall-back
 
   // r = b − A x,  u = M⁻¹ r,  w = A u  (w as scratch for A x)
   const auto start_from_residual = [&] {
@@ -379,8 +382,9 @@ CgResult pipelined_conjugate_gradient(Backend& backend, Apply&& apply, const typ
     }
     smallest = std::min(smallest, residual);
     if (residual > kPipelinedDivergence * smallest) {
-      // The recurrences diverge: single-sync CG (its stability guard included) from x for the
-      // iterations left.
+      // The recurrences diverge: single-sync CG (its stability guard included) from the initial
+      // guess for the iterations left.
+      backend.copy(x0, x);
       CgOptions single_sync = options;
       single_sync.variant = CgVariant::single_sync;
       single_sync.max_iterations = std::max(options.max_iterations - k, 0);

@@ -246,7 +246,7 @@ TEST_F(CgTest, PipelinedInFloat32NeedsItsResidualReplacement) {
 
 // Where the replacement does not keep the float32 recurrences in check — (A x)_i = 2.0001 x_i −
 // x_{i−1} − x_{i+1}, κ ≈ 4·10⁴, 500 textbook iterations — their residual grows from its smallest
-// and single-sync CG finishes the solve from there: converged to the tolerance's true residual.
+// and single-sync CG solves again from the initial guess: converged to the tolerance's true residual.
 TEST_F(CgTest, PipelinedFallsBackToSingleSyncWhenItsRecurrencesDiverge) {
   const std::int64_t n = 1000;
   const double diagonal = 2.0001;
