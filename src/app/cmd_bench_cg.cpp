@@ -464,6 +464,7 @@ void run_cg_bench(const CgBenchOptions& o, const GlobalOptions& globals) {
                           {"relative_residual", r.report.relative_residual},
                           {"true_relative_residual", r.true_residual},
                           {"variant", r.variant},
+                          {"cg_fall_backs", r.report.cg_fall_backs},
                           {"precision", r.precision},
                           {"tolerance", r.tolerance},
                           {"outer_corrections", r.report.outer_corrections},

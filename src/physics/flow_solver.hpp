@@ -263,6 +263,8 @@ public:
     totals_.max_momentum_iterations = std::max(totals_.max_momentum_iterations, momentum.iterations);
     totals_.max_pressure_iterations = std::max(totals_.max_pressure_iterations, pressure_iterations);
     totals_.momentum_iterations += momentum.iterations;
+    if (momentum.fell_back) ++totals_.momentum_cg_fall_backs;
+    totals_.pressure_cg_fall_backs = pressure_.fall_backs();
     std::tie(totals_.momentum_preconditioner_setups, totals_.momentum_preconditioner_setup_seconds) =
         momentum_->preconditioner_setups();
     totals_.pressure_iterations += pressure_iterations;

@@ -31,6 +31,7 @@ struct FlowTotals {
   int steps = 0;
   long momentum_iterations = 0, pressure_iterations = 0;
   int max_momentum_iterations = 0, max_pressure_iterations = 0;
+  int momentum_cg_fall_backs = 0, pressure_cg_fall_backs = 0;  // pipelined solves finished by single-sync CG
   long streamfunction_iterations = 0;  // exact method (pressure: the recoveries at output steps)
   int max_streamfunction_iterations = 0;
   double convection_seconds = 0, momentum_seconds = 0, pressure_seconds = 0, projection_seconds = 0;

@@ -30,6 +30,7 @@ struct HeatSolveReport {
   double mass_coefficient = 0, stiffness_coefficient = 1;  // the last system a·M + s·K
   int outer_corrections = 0;      // inner solves (defect corrections) over all solves
   std::vector<int> inner_iterations;  // per correction of the last solve
+  int cg_fall_backs = 0;          // pipelined inner solves finished by single-sync CG, all solves
   double download_seconds = 0;    // the final field back to the host (solve_heat)
 };
 
@@ -143,6 +144,7 @@ void solve_heat_system(Backend& backend, System& system, const std::vector<doubl
     report.relative_residual = r.relative_residual;
     report.outer_corrections += r.corrections;
     report.inner_iterations = r.inner_iterations;
+    report.cg_fall_backs += r.fall_backs;
     report.mass_coefficient = a;
     report.stiffness_coefficient = s;
     if (!r.converged) {

@@ -62,6 +62,7 @@ public:
       r = conjugate_gradient(backend_, apply, rhs_, phi_, settings_.jacobi ? &inverse_diagonal_ : nullptr, options);
     }
     iterations = r.iterations;
+    if (r.fell_back) ++fall_backs_;
     if (!r.converged) {
       failure_ = describe_stop(r, options.tolerance);
       return false;
@@ -76,6 +77,7 @@ public:
   Vector& right_hand_side() { return rhs_; }
   const Vector& correction() const { return phi_; }  // φ
   const std::string& failure() const { return failure_; }
+  int fall_backs() const { return fall_backs_; }  // pipelined solves finished by single-sync CG
 
 private:
   void build_multigrid(const LoadedMesh& mesh) {
@@ -100,6 +102,7 @@ private:
   std::unique_ptr<std::conditional_t<kDistributed, NoMultigrid, Multigrid<Backend>>> multigrid_;
   std::function<void(const Vector&, Vector&)> v_cycle_;  // z = M⁻¹ r (settings_.multigrid)
   std::string failure_;
+  int fall_backs_ = 0;
 };
 
 }  // namespace ss

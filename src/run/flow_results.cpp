@@ -42,8 +42,9 @@ void print_progress(const std::string& backend, const FlowStepInfo& i, const Flo
                iterations.c_str(), temperature.c_str(), change, seconds);
 }
 
-nlohmann::json iteration_summary(int last, long total, int max, int steps) {
-  return {{"last", last}, {"mean", steps > 0 ? double(total) / steps : 0.0}, {"max", max}};
+// "fall_backs": pipelined solves whose recurrences diverged, finished by single-sync CG (0 otherwise).
+nlohmann::json iteration_summary(int last, long total, int max, int steps, int fall_backs = 0) {
+  return {{"last", last}, {"mean", steps > 0 ? double(total) / steps : 0.0}, {"max", max}, {"fall_backs", fall_backs}};
 }
 
 nlohmann::json run_summary(const BackendFlowRun& run) {
@@ -61,8 +62,10 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
   j["cell_kinetic_energy"] = r.last.cell_kinetic_energy;
   j["max_divergence"] = r.last.max_divergence;
   j["iterations"] = {
-      {"momentum", iteration_summary(r.last.momentum_iterations, t.momentum_iterations, t.max_momentum_iterations, n)},
-      {"pressure", iteration_summary(r.last.pressure_iterations, t.pressure_iterations, t.max_pressure_iterations, n)},
+      {"momentum", iteration_summary(r.last.momentum_iterations, t.momentum_iterations, t.max_momentum_iterations, n,
+                                     t.momentum_cg_fall_backs)},
+      {"pressure", iteration_summary(r.last.pressure_iterations, t.pressure_iterations, t.max_pressure_iterations, n,
+                                     t.pressure_cg_fall_backs)},
       {"streamfunction", iteration_summary(r.last.streamfunction_iterations, t.streamfunction_iterations,
                                            t.max_streamfunction_iterations, n)}};
   j["seconds_per_step"] = {{"convection", per_step(t.convection_seconds)},

@@ -15,6 +15,7 @@ void add_heat_solve_report(nlohmann::json& summary, const HeatSolveReport& repor
   summary["inner_iterations"] = report.inner_iterations;    // per correction of the last solve
   summary["precision"] = mixed ? "mixed" : "float";
   summary["variant"] = to_string(variant);
+  summary["cg_fall_backs"] = report.cg_fall_backs;  // pipelined: inner solves whose recurrences diverged
   summary["converged"] = report.converged;
   summary["stop_reason"] = report.stop_reason;
 }

@@ -45,6 +45,7 @@ struct RefinementResult {
   int iterations = 0;                 // inner CG iterations, all corrections
   int corrections = 0;                // inner solves
   std::vector<int> inner_iterations;  // per correction
+  int fall_backs = 0;                 // inner pipelined solves that single-sync CG finished (CgResult::fell_back)
   double relative_residual = 0.0;     // true ||b − A x|| / ||b|| (double) at the end
   std::vector<double> history;        // true relative residual before each correction and at the end
   double seconds = 0.0;
@@ -125,6 +126,7 @@ RefinementResult refine_solution(Backend& backend, Residual&& residual, double b
     result.iterations += c.iterations;
     result.inner_iterations.push_back(c.iterations);
     ++result.corrections;
+    if (c.fell_back) ++result.fall_backs;
     last_inner_converged = c.converged;
     last_inner_reason = c.stop_reason;
     const bool drifted = c.stop_reason.find("drifted") != std::string::npos;

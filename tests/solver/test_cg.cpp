@@ -9,6 +9,7 @@
 #include "support/gl_fixture.hpp"
 #include "support/periodic_stencil.hpp"
 #include "solver/cg.hpp"
+#include "solver/refinement.hpp"
 #include "support/test_data.hpp"
 #include "util/error.hpp"
 
@@ -247,6 +248,7 @@ TEST_F(CgTest, PipelinedInFloat32NeedsItsResidualReplacement) {
 // Where the replacement does not keep the float32 recurrences in check — (A x)_i = 2.0001 x_i −
 // x_{i−1} − x_{i+1}, κ ≈ 4·10⁴, 500 textbook iterations — their residual grows from its smallest
 // and single-sync CG solves again from the initial guess: converged to the tolerance's true residual.
+// The mixed-precision refinement (the heat solves) counts the inner solves that fell back.
 TEST_F(CgTest, PipelinedFallsBackToSingleSyncWhenItsRecurrencesDiverge) {
   const std::int64_t n = 1000;
   const double diagonal = 2.0001;
@@ -266,6 +268,28 @@ TEST_F(CgTest, PipelinedFallsBackToSingleSyncWhenItsRecurrencesDiverge) {
   EXPECT_TRUE(r.fell_back);
   EXPECT_EQ(r.history.size(), size_t(r.iterations) + 1);
   EXPECT_LE(true_residual(gpu.download(x), hb, diagonal), 10 * options.tolerance);
+
+  RefinementOptions refinement;
+  refinement.variant = CgVariant::pipelined;
+  refinement.tolerance = options.tolerance;
+  GpuBackend::PreciseVector precise = gpu.make_precise(n);
+  gpu.fill(x, 0.0);
+  gpu.to_precise(x, precise);
+  Field residual;
+  const auto residual_of = [&](const GpuBackend::PreciseVector& v) -> const Field& {  // b − A v in double
+    const std::vector<double> hv = gpu.download_precise(v);
+    std::vector<double> hr(hv.size());
+    for (size_t i = 0; i < hv.size(); ++i)
+      hr[i] = hb[i] - (diagonal * hv[i] - hv[(i + hv.size() - 1) % hv.size()] - hv[(i + 1) % hv.size()]);
+    residual = gpu.upload(hr);
+    return residual;
+  };
+  const RefinementResult refined = refine_solution(
+      gpu, residual_of, std::sqrt(gpu.norm2(b)), apply, precise, [&](const Field& from, Field& to) { gpu.copy(from, to); },
+      refinement);
+  ASSERT_TRUE(refined.converged) << refined.stop_reason;
+  EXPECT_GE(refined.fall_backs, 1);
+  EXPECT_LE(true_residual(gpu.download_precise(precise), hb, diagonal), refinement.tolerance);
 }
 
 INSTANTIATE_TEST_SUITE_P(OneReduction, CgVariantTest, ::testing::Values(CgVariant::single_sync, CgVariant::pipelined),
