@@ -331,7 +331,10 @@ FlowCase flow_case_from(const CaseFile& file) {
                                                         << " convection (got " << c.time.cfl << ")");
 
   read_table(top, "solver", "solver", [&](TableReader& t) {
-    read_table(t, "pressure", "solver.pressure", [&](TableReader& s) { c.pressure = read_solver(s, c.pressure, SolverKind::pressure); });
+    read_table(t, "pressure", "solver.pressure", [&](TableReader& s) {
+      c.pressure = read_solver(s, c.pressure, SolverKind::pressure);
+      c.pressure.initial_guess = s.choice("initial_guess", c.pressure.initial_guess, {"zero", "extrapolated"});
+    });
     read_table(t, "momentum", "solver.momentum", [&](TableReader& s) {
       c.momentum = read_solver(s, c.momentum, SolverKind::momentum);
       c.momentum.system = s.choice("system", c.momentum.system, {"automatic", "flux", "vorticity"});

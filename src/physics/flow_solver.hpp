@@ -247,7 +247,7 @@ public:
     // 4. Pressure correction.
     t0 = Clock::now();
     int pressure_iterations = 0;
-    if (!pressure_.solve(Ustar_, dt, pressure_iterations)) return fail("pressure solve: " + pressure_.failure(), t_new);
+    if (!pressure_.solve(Ustar_, dt, pressure_iterations, true)) return fail("pressure solve: " + pressure_.failure(), t_new);
     totals_.pressure_seconds += seconds_since(t0);
 
     // 5. Projection (Uⁿ kept as the next step's Uⁿ⁻¹).

@@ -32,6 +32,7 @@ public:
     const std::int64_t nc = mesh.topology.num_cells;
     phi_ = backend.make_vector(nc), rhs_ = backend.make_vector(nc), ones_ = backend.make_vector(nc);
     backend.fill(ones_, 1.0);
+    if (settings_.extrapolated_guess) steps_.older_rate = backend.make_vector(nc), steps_.guess = backend.make_vector(nc);
     inverse_diagonal_ = backend.make_vector(nc);
     backend.divide(ones_, ops.pressure_diagonal(), inverse_diagonal_);
     if (!settings_.multigrid) return;
@@ -40,19 +41,41 @@ public:
     SS_REQUIRE(v_cycle_, "flow: the pressure multigrid was asked for but not built");
   }
 
-  // P φ = −D U*/Δt. False (reason in failure()) when CG does not converge.
-  bool solve(const Vector& Ustar, double dt, int& iterations) {
+  // P φ = −D U*/Δt. False (reason in failure()) when CG does not converge. `step`: a time step's
+  // correction, whose CG starts from the earlier steps' (otherwise from 0). φ is the pressure's
+  // increment, Δt times its rate g = ∂p/∂t at the step's midpoint; g is smooth in time, so the guess
+  // extrapolates it linearly from the last two steps' midpoints (from the last step alone after one):
+  //   φ₀ = Δt (gⁿ + r (gⁿ − gⁿ⁻¹)),  gⁿ = φⁿ/Δtⁿ,  r = (Δt + Δtⁿ)/(Δtⁿ + Δtⁿ⁻¹).
+  bool solve(const Vector& Ustar, double dt, int& iterations, bool step = false) {
     ops_.mesh().divergence(Ustar, rhs_);
     backend_.scale(-1.0 / dt, rhs_, rhs_);
-    return solve_system(iterations);
+    const bool from_previous = step && settings_.extrapolated_guess && steps_.dt > 0;
+    if (from_previous) {
+      if (steps_.older_dt > 0) {
+        const double r = (dt + steps_.dt) / (steps_.dt + steps_.older_dt);
+        backend_.linear_combination({dt * (1.0 + r) / steps_.dt, -dt * r}, {&phi_, &steps_.older_rate}, steps_.guess);
+      } else {
+        backend_.scale(dt / steps_.dt, phi_, steps_.guess);
+      }
+      backend_.scale(1.0 / steps_.dt, phi_, steps_.older_rate);  // gⁿ, the next step's gⁿ⁻¹
+      std::swap(phi_, steps_.guess);
+    }
+    const double older_dt = steps_.dt;
+    const bool ok = solve_system(iterations, from_previous);
+    if (step && ok) steps_.older_dt = from_previous ? older_dt : 0.0, steps_.dt = dt;
+    return ok;
   }
 
-  // P φ = right_hand_side(), the right-hand side written there by the caller.
-  bool solve_system(int& iterations) {
+  // P φ = right_hand_side(), the right-hand side written there by the caller; CG from φ = 0, or from
+  // φ as it is (`from_current`).
+  bool solve_system(int& iterations, bool from_current = false) {
     const bool singular = !data_.pressure_fixed;
     const double cells = double(data_.global_cells);  // all ranks' cells
     if (singular) backend_.axpy(-backend_.sum(rhs_) / cells, ones_, rhs_, rhs_);
-    backend_.fill(phi_, 0.0);
+    if (!from_current) {
+      backend_.fill(phi_, 0.0);
+      steps_.dt = steps_.older_dt = 0;  // φ is no step's increment
+    }
     const CgOptions options = cg_options(settings_);
     const auto apply = [&](const Vector& x, Vector& y) { ops_.pressure_apply(x, y); };
     CgResult r;
@@ -103,6 +126,10 @@ private:
   std::function<void(const Vector&, Vector&)> v_cycle_;  // z = M⁻¹ r (settings_.multigrid)
   std::string failure_;
   int fall_backs_ = 0;
+  struct StepHistory {  // the step corrections' initial guess (solve)
+    double dt = 0, older_dt = 0;  // Δtⁿ (0: φ is no step's increment) and Δtⁿ⁻¹ (0: gⁿ⁻¹ unknown)
+    Vector older_rate, guess;     // gⁿ⁻¹ = φⁿ⁻¹/Δtⁿ⁻¹; scratch (made with extrapolated_guess only)
+  } steps_;
 };
 
 }  // namespace ss

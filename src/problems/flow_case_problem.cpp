@@ -93,6 +93,7 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
     FlowLinearSolver linear{s.tolerance, s.max_iterations, s.preconditioner == "jacobi",
                             s.preconditioner == "multigrid", parse_cg_variant(s.variant), s.preconditioner == "block_jacobi"};
     if (s.replacement_period >= 0) linear.replacement_period = s.replacement_period;
+    linear.extrapolated_guess = s.initial_guess == "extrapolated";
     return linear;
   };
   p.momentum = solver(c.momentum);

@@ -49,6 +49,9 @@ struct FlowLinearSolver {
   int block_size = 16;
   int refresh_interval = 25;
   int replacement_period = kPipelinedReplacementPeriod;  // pipelined only: residual replacement every this many iterations
+  // pressure only: each step's correction starts from the earlier steps' extrapolated
+  // (physics/pressure_projection.hpp); false: from 0
+  bool extrapolated_guess = false;
 };
 
 // The Krylov options of one of the flow's linear solves.

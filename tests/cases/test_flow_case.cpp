@@ -41,6 +41,7 @@ TEST(FlowCase, TheCavitySampleParses) {
   EXPECT_EQ(c.momentum.preconditioner, "automatic");
   EXPECT_EQ(c.pressure.variant, "textbook");
   EXPECT_EQ(c.momentum.variant, "textbook");
+  EXPECT_EQ(c.pressure.initial_guess, "zero");
   EXPECT_EQ(c.output_directory, std::string(SS_SOURCE_DIR) + "/out/cavity_flow");
   EXPECT_EQ(c.output_every, 50);
   EXPECT_FALSE(c.slice_origin.has_value());
@@ -83,6 +84,7 @@ tolerance = 1e-8
 max_iterations = 800
 preconditioner = "none"
 variant = "single_sync"
+initial_guess = "extrapolated"
 [solver.momentum]
 tolerance = 1e-7
 preconditioner = "none"
@@ -127,6 +129,7 @@ slice_normal = [0, 0, 2]
   EXPECT_EQ(c.momentum.max_iterations, 5000);
   EXPECT_EQ(c.momentum.preconditioner, "none");
   EXPECT_EQ(c.pressure.variant, "single_sync");
+  EXPECT_EQ(c.pressure.initial_guess, "extrapolated");
   EXPECT_EQ(c.momentum.variant, "pipelined");
   EXPECT_EQ(c.momentum.replacement_period, 30);
   EXPECT_EQ(c.pressure.replacement_period, -1);
@@ -348,6 +351,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "the streamfunction"},
         BadCase{"system_on_pressure", kBase + "[solver.pressure]\nsystem = \"flux\"\n",
                 "test.toml:9: unknown key 'system' in [solver.pressure]"},
+        BadCase{"initial_guess", kBase + "[solver.pressure]\ninitial_guess = \"last\"\n",
+                "test.toml:9: [solver.pressure] initial_guess must be \"zero\" or \"extrapolated\" (got \"last\")"},
+        BadCase{"initial_guess_on_momentum", kBase + "[solver.momentum]\ninitial_guess = \"zero\"\n",
+                "test.toml:9: unknown key 'initial_guess' in [solver.momentum]"},
         BadCase{"gauge", kBase + "[solver.streamfunction]\ngauge = \"tree\"\n",
                 "test.toml:9: [solver.streamfunction] gauge must be \"grad_div\" or \"none\" (got \"tree\")"},
         BadCase{"streamfunction_multigrid", kBase + "[solver.streamfunction]\npreconditioner = \"multigrid\"\n",

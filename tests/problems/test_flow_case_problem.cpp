@@ -348,6 +348,21 @@ TEST(FlowCaseProblem, MomentumPreconditionerFollowsTheConvectionAndTheCfl) {
   }
 }
 
+// [solver.pressure] initial_guess: each step's pressure correction from 0 (the default) or from the
+// earlier steps' extrapolated.
+TEST(FlowCaseProblem, PressureInitialGuessIsZeroUnlessExtrapolated) {
+  const LoadedMesh& m = project_mesh("cavity.msh");
+  const auto problem = [&](const std::string& more) {
+    return build_flow_problem(parse_flow_case("[mesh]\nfile = \"cavity.msh\"\n[fluid]\nviscosity = 0.01\n" + kLidAndWalls +
+                                                  "[time]\ndt = 0.01\nsteps = 3\n" + more,
+                                              kCasePath),
+                              m);
+  };
+  EXPECT_FALSE(problem("").pressure.extrapolated_guess);
+  EXPECT_FALSE(problem("[solver.pressure]\ninitial_guess = \"zero\"\n").pressure.extrapolated_guess);
+  EXPECT_TRUE(problem("[solver.pressure]\ninitial_guess = \"extrapolated\"\n").pressure.extrapolated_guess);
+}
+
 }  // namespace
 }  // namespace ss::test
 

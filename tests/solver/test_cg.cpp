@@ -182,11 +182,7 @@ TEST_F(CgTest, SingleSyncReportsNoConvergenceTheTrueResidualDoesNotShow) {
   const double diagonal = 2.0001;
   const std::vector<double> hb = mixed_values(n, 5, 0, 0);
   GpuBackend gpu = make_gpu();
-  PeriodicOperator<GpuBackend> periodic(gpu, n);
-  auto apply = [&](const Field& x, Field& y) {
-    periodic(x, y);
-    gpu.axpy(diagonal - 3.0, x, y, y);
-  };
+  const PeriodicStencil<GpuBackend> apply(gpu, n, diagonal, -1.0, -1.0);
   for (double tolerance : {1e-4, 1e-11}) {
     SCOPED_TRACE("tolerance " + std::to_string(tolerance));
     CgOptions options;
@@ -216,11 +212,7 @@ TEST_F(CgTest, PipelinedInFloat32NeedsItsResidualReplacement) {
   for (bool compute : {false, true}) {
     SCOPED_TRACE(compute ? "compute" : "fragment");
     GpuBackend gpu = compute ? make_gpu({}, compute_launch()) : make_gpu();
-    PeriodicOperator<GpuBackend> periodic(gpu, n);
-    auto apply = [&](const Field& x, Field& y) {
-      periodic(x, y);
-      gpu.axpy(diagonal - 3.0, x, y, y);
-    };
+    const PeriodicStencil<GpuBackend> apply(gpu, n, diagonal, -1.0, -1.0);
     CgOptions options;
     options.tolerance = 1e-4;
     auto b = gpu.upload(hb), x = gpu.make_vector(n);
@@ -254,11 +246,7 @@ TEST_F(CgTest, PipelinedFallsBackToSingleSyncWhenItsRecurrencesDiverge) {
   const double diagonal = 2.0001;
   const std::vector<double> hb = mixed_values(n, 5, 0, 0);
   GpuBackend gpu = make_gpu();
-  PeriodicOperator<GpuBackend> periodic(gpu, n);
-  auto apply = [&](const Field& x, Field& y) {
-    periodic(x, y);
-    gpu.axpy(diagonal - 3.0, x, y, y);
-  };
+  const PeriodicStencil<GpuBackend> apply(gpu, n, diagonal, -1.0, -1.0);
   CgOptions options;
   options.variant = CgVariant::pipelined;
   options.tolerance = 1e-4;
