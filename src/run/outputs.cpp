@@ -136,13 +136,18 @@ void remove_left_file(const std::string& path) {
   SS_REQUIRE(!ec, "cannot remove '" << path << "' left by a previous run: " << ec.message());
 }
 
+// AtomicFile's temporaries are "<final name>.tmp.<pid>": any in the output folder is a killed run's,
+// whichever file it was writing (the series, flow.json, energy.csv, forces.csv, heat.csv).
+static bool is_atomic_temporary(const std::string& name) {
+  const size_t at = name.rfind(".tmp.");
+  if (at == std::string::npos || at + 5 == name.size()) return false;
+  return std::all_of(name.begin() + std::ptrdiff_t(at + 5), name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 void TimeSeries::remove_temporaries() const {
-  // AtomicFile's temporaries are "<final name>.tmp.<pid>".
   std::error_code ec;
-  for (const fs::directory_entry& entry : fs::directory_iterator(directory_, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind(prefix_, 0) == 0 && name.find(".tmp.") != std::string::npos) remove_left_file(entry.path().string());
-  }
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory_, ec))
+    if (is_atomic_temporary(entry.path().filename().string())) remove_left_file(entry.path().string());
 }
 
 void TimeSeries::remove_finals(const std::vector<std::string>& finals) const {

@@ -108,7 +108,7 @@ public:
   void remove_previous_run(const std::vector<std::string>& finals) const;
   // Removes `finals` and, for those ending in .pvtu, their pieces.
   void remove_finals(const std::vector<std::string>& finals) const;
-  // Removes the temporaries "<prefix>*.tmp.<pid>" that killed runs left.
+  // Removes the temporaries "<any final name>.tmp.<pid>" that killed runs left in the folder.
   void remove_temporaries() const;
 
 private:

@@ -154,6 +154,10 @@ def scenario_sigkill():
                 json.load(open(os.path.join(out, summary)))
             if k == 3 and command == "heat":  # start over once: a kill before anything was written
                 shutil.rmtree(out, ignore_errors=True)
+        # Whatever file a kill interrupted, its temporary goes: one of a history file (not named
+        # after the run's series) planted in case no kill above came while one was written.
+        os.makedirs(out, exist_ok=True)
+        open(os.path.join(out, "energy.csv.tmp.4194305"), "w").write("step,time\n1,")
         r = subprocess.run(args, capture_output=True, text=True, env=env, timeout=600)
         check(f"{command}: a run over the killed runs' leftovers exits 0, removes their temporaries "
               f"{temporaries(out)} {r.stderr[-300:] if r.returncode else ''}",
