@@ -36,7 +36,7 @@
 # --flow-cg-variant sets both flow solves' CG variant ([solver.*] variant: textbook (default),
 # single_sync or pipelined), --flow-momentum-variant the momentum solve's only (with pipelined,
 # --flow-replacement-period its residual replacement period). --flow-pressure-guess: where each
-# step's pressure correction starts ([solver.pressure] initial_guess; default the case's, extrapolated).
+# step's pressure correction starts ([solver.pressure] initial_guess; default: the case's, whose default is extrapolated).
 # --skip-heat runs the flow table only.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"

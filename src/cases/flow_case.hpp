@@ -45,8 +45,8 @@
 //                 every replacement_period = 50 iterations, 0: never); streamfunction only: preconditioner = "automatic" (default: ams
 //                 with the grad_div gauge, else jacobi) | "ams" | "jacobi" | "none", gauge = "grad_div" (default) | "none";
 //                 momentum only: system = "automatic" (default) | "flux" | "vorticity" (FlowProblem's MomentumSystem);
-//                 pressure only: initial_guess = "zero" (default) | "extrapolated" (each step's
-//                 correction from the last two steps', pressure_projection.hpp)
+//                 pressure only: initial_guess = "extrapolated" (default: each step's correction
+//                 from the last two steps', pressure_projection.hpp) | "zero"
 //   [[force]]     group = "cylinder" | 3, reference_velocity = U, reference_area = A — the force on
 //                 that boundary group at every output step (forces.csv, flow.json); with U and A, the
 //                 coefficients 2F/(U²A) too (postprocess/flow_forces.hpp)
@@ -149,7 +149,7 @@ struct FlowSolverSettings {
   int replacement_period = -1;  // pipelined only: residual replacement period; -1: the solver's (cg.hpp)
   std::string gauge = "grad_div";  // streamfunction only
   std::string system = "automatic";  // momentum only: "automatic" | "flux" | "vorticity"
-  std::string initial_guess = "zero";  // pressure only: "zero" | "extrapolated"
+  std::string initial_guess = "extrapolated";  // pressure only: "extrapolated" | "zero"
 };
 
 struct FlowCase {

@@ -176,6 +176,12 @@ FlowState gather_state(const FlowState& s, const EntityPiece& piece, const FineC
   const std::vector<std::int64_t> cells = owned_entries(piece.cells.global, piece.cells);
   g.flux = gather_by_id(faces, owned_entries(s.flux, piece.faces), root ? size_t(fine.faces) : 0);
   g.pressure = gather_by_id(cells, owned_entries(s.pressure, piece.cells), root ? size_t(fine.cells) : 0);
+  if (!s.pressure_increment.empty())  // the extrapolated pressure guess's history: every rank has it or none
+    g.pressure_increment = gather_by_id(cells, owned_entries(s.pressure_increment, piece.cells), root ? size_t(fine.cells) : 0);
+  if (!s.previous_pressure_rate.empty())
+    g.previous_pressure_rate =
+        gather_by_id(cells, owned_entries(s.previous_pressure_rate, piece.cells), root ? size_t(fine.cells) : 0);
+  g.pressure_increment_dt = s.pressure_increment_dt, g.previous_pressure_increment_dt = s.previous_pressure_increment_dt;
   if (!s.previous_flux.empty())  // every rank has one or none
     g.previous_flux = gather_by_id(faces, owned_entries(s.previous_flux, piece.faces), root ? size_t(fine.faces) : 0);
   if (!s.previous_convection.empty())  // Crank–Nicolson's, on every rank after the first step
@@ -196,7 +202,7 @@ FlowState gather_state(const FlowState& s, const EntityPiece& piece, const FineC
 
 // --restart: rank 0's checkpoint (by global id), each rank's entries of it (cut faces 0).
 FlowState scatter_state(const std::optional<FlowState>& whole, const EntityPiece& piece, const FineCounts& fine) {
-  double head[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  double head[13] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   if (whole) {
     SS_REQUIRE(std::int64_t(whole->flux.size()) == fine.faces && std::int64_t(whole->pressure.size()) == fine.cells &&
                    (whole->streamfunction.empty() || std::int64_t(whole->streamfunction.size()) == fine.edges) &&
@@ -208,8 +214,11 @@ FlowState scatter_state(const std::optional<FlowState>& whole, const EntityPiece
     head[6] = head[5] != 0 && whole->previous_vorticity.size() == whole->vorticity.size();
     head[7] = !whole->temperature.empty();
     head[8] = !whole->previous_convection.empty();
+    head[9] = std::int64_t(whole->pressure_increment.size()) == fine.cells;
+    head[10] = head[9] != 0 && whole->previous_pressure_rate.size() == whole->pressure_increment.size();
+    head[11] = whole->pressure_increment_dt, head[12] = whole->previous_pressure_increment_dt;
   }
-  mpi_check(MPI_Bcast(head, 9, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  mpi_check(MPI_Bcast(head, 13, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast");
   FlowState s;
   s.step = int(head[0]), s.time = head[1], s.dt = head[2];
   const std::vector<double> none;
@@ -221,6 +230,10 @@ FlowState scatter_state(const std::optional<FlowState>& whole, const EntityPiece
   if (head[5] != 0) s.vorticity = scatter_by_id(whole ? whole->vorticity : none, piece.edges.global);
   if (head[6] != 0) s.previous_vorticity = scatter_by_id(whole ? whole->previous_vorticity : none, piece.edges.global);
   if (head[7] != 0) s.temperature = scatter_by_id(whole ? whole->temperature : none, piece.nodes.global);
+  if (head[9] != 0) s.pressure_increment = scatter_by_id(whole ? whole->pressure_increment : none, piece.cells.global);
+  if (head[10] != 0)
+    s.previous_pressure_rate = scatter_by_id(whole ? whole->previous_pressure_rate : none, piece.cells.global);
+  s.pressure_increment_dt = head[11], s.previous_pressure_increment_dt = head[12];
   return s;
 }
 

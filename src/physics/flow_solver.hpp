@@ -134,8 +134,15 @@ public:
     SS_REQUIRE(s.previous_convection.empty() || std::int64_t(s.previous_convection.size()) == nf,
                "restart state has " << s.previous_convection.size() << " previous convection terms; the mesh has " << nf
                                     << " faces");
+    SS_REQUIRE((s.pressure_increment.empty() || std::int64_t(s.pressure_increment.size()) == nc) &&
+                   (s.previous_pressure_rate.empty() || std::int64_t(s.previous_pressure_rate.size()) == nc),
+               "restart state has " << s.pressure_increment.size() << " pressure increments and "
+                                    << s.previous_pressure_rate.size() << " earlier pressure rates; the mesh has " << nc
+                                    << " cells");
     U_ = backend_.upload(s.flux);
     p_ = backend_.upload(s.pressure);
+    pressure_.restore_history(s.pressure_increment, s.pressure_increment_dt, s.previous_pressure_rate,
+                              s.previous_pressure_increment_dt);
     has_previous_ = !s.previous_flux.empty();
     if (has_previous_) U_previous_ = backend_.upload(s.previous_flux);
     // A θ-scheme state (or an older file) has no convection history: the next step starts Adams–Bashforth anew.
@@ -165,6 +172,8 @@ public:
     s.previous_convection = explicit_.history();
     if (exact_) s.streamfunction = backend_.download(exact_->streamfunction());
     if (momentum_) momentum_->history(s.vorticity, s.previous_vorticity);
+    pressure_.history(s.pressure_increment, s.pressure_increment_dt, s.previous_pressure_rate,
+                      s.previous_pressure_increment_dt);
     return s;
   }
   const Vector& flux() const { return U_; }
@@ -247,7 +256,10 @@ public:
     // 4. Pressure correction.
     t0 = Clock::now();
     int pressure_iterations = 0;
-    if (!pressure_.solve(Ustar_, dt, pressure_iterations, true)) return fail("pressure solve: " + pressure_.failure(), t_new);
+    using Correction = typename PressureProjection<Backend, FlowOps>::Correction;
+    const Correction correction = step_ == 0 ? Correction::first_step : Correction::step;
+    if (!pressure_.solve(Ustar_, dt, pressure_iterations, correction))
+      return fail("pressure solve: " + pressure_.failure(), t_new);
     totals_.pressure_seconds += seconds_since(t0);
 
     // 5. Projection (Uⁿ kept as the next step's Uⁿ⁻¹).
@@ -265,6 +277,7 @@ public:
     totals_.momentum_iterations += momentum.iterations;
     if (momentum.fell_back) ++totals_.momentum_cg_fall_backs;
     totals_.pressure_cg_fall_backs = pressure_.fall_backs();
+    totals_.pressure_guess_fall_backs = pressure_.guess_fall_backs();
     std::tie(totals_.momentum_preconditioner_setups, totals_.momentum_preconditioner_setup_seconds) =
         momentum_->preconditioner_setups();
     totals_.pressure_iterations += pressure_iterations;

@@ -32,6 +32,7 @@ struct FlowTotals {
   long momentum_iterations = 0, pressure_iterations = 0;
   int max_momentum_iterations = 0, max_pressure_iterations = 0;
   int momentum_cg_fall_backs = 0, pressure_cg_fall_backs = 0;  // pipelined solves finished by single-sync CG
+  int pressure_guess_fall_backs = 0;  // steps whose pressure CG from the extrapolated guess failed, solved again from 0
   long streamfunction_iterations = 0;  // exact method (pressure: the recoveries at output steps)
   int max_streamfunction_iterations = 0;
   double convection_seconds = 0, momentum_seconds = 0, pressure_seconds = 0, projection_seconds = 0;
@@ -70,6 +71,12 @@ struct FlowState {
   // extrapolates them, so a restarted run continues as the uninterrupted one): empty otherwise.
   std::vector<double> vorticity, previous_vorticity;
   std::vector<double> temperature;  // T per node (a [heat] run, physics/flow_temperature.hpp); empty otherwise
+  // The extrapolated pressure guess's history (pressure_projection.hpp): the last step's increment
+  // φⁿ per cell and its Δtⁿ, the step before's rate gⁿ⁻¹ = φⁿ⁻¹/Δtⁿ⁻¹ per cell and its Δtⁿ⁻¹ (empty
+  // and 0 where there is none: the guess off, or fewer steps), so a restarted run starts its pressure
+  // solves where the uninterrupted one would.
+  std::vector<double> pressure_increment, previous_pressure_rate;
+  double pressure_increment_dt = 0, previous_pressure_increment_dt = 0;
   // Whose ids the arrays use (checkpoints): -1 the serial run's mesh; k >= 0 the partition-then-refine
   // ids of MPI runs (parallel/refined_entity_piece.hpp) over the file's mesh refined k times.
   int base_levels = -1;

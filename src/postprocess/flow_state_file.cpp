@@ -15,8 +15,8 @@ namespace ss {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'S', 'F', 'L', 'O', 'W', 'S', 'T'};
-constexpr std::uint32_t kVersion = 7;
-constexpr std::size_t kHeaderBytesV1 = 8 + 4 + 4 + 8 + 8 + 8 + 8;  // versions 2 and 3 add one i64 each, 4 an i32, 5 two i64, 6 and 7 one i64 each
+constexpr std::uint32_t kVersion = 8;
+constexpr std::size_t kHeaderBytesV1 = 8 + 4 + 4 + 8 + 8 + 8 + 8;  // versions 2 and 3 add one i64 each, 4 an i32, 5 two i64, 6 and 7 one i64 each, 8 two i64 and two f64
 
 std::uint64_t fnv1a(const char* data, std::size_t size) {
   std::uint64_t hash = 14695981039346656037ull;
@@ -63,6 +63,10 @@ void write_flow_state(const std::string& path, const FlowState& s) {
   put(bytes, std::int64_t(s.previous_vorticity.size()));
   put(bytes, std::int64_t(s.temperature.size()));
   put(bytes, std::int64_t(s.previous_convection.size()));
+  put(bytes, std::int64_t(s.pressure_increment.size()));
+  put(bytes, std::int64_t(s.previous_pressure_rate.size()));
+  put(bytes, s.pressure_increment_dt);
+  put(bytes, s.previous_pressure_increment_dt);
   bytes.append(reinterpret_cast<const char*>(s.flux.data()), s.flux.size() * sizeof(double));
   bytes.append(reinterpret_cast<const char*>(s.pressure.data()), s.pressure.size() * sizeof(double));
   bytes.append(reinterpret_cast<const char*>(s.previous_flux.data()), s.previous_flux.size() * sizeof(double));
@@ -71,6 +75,8 @@ void write_flow_state(const std::string& path, const FlowState& s) {
   bytes.append(reinterpret_cast<const char*>(s.previous_vorticity.data()), s.previous_vorticity.size() * sizeof(double));
   bytes.append(reinterpret_cast<const char*>(s.temperature.data()), s.temperature.size() * sizeof(double));
   bytes.append(reinterpret_cast<const char*>(s.previous_convection.data()), s.previous_convection.size() * sizeof(double));
+  bytes.append(reinterpret_cast<const char*>(s.pressure_increment.data()), s.pressure_increment.size() * sizeof(double));
+  bytes.append(reinterpret_cast<const char*>(s.previous_pressure_rate.data()), s.previous_pressure_rate.size() * sizeof(double));
   put(bytes, fnv1a(bytes.data(), bytes.size()));
   AtomicFile file(path);
   file.stream().write(bytes.data(), std::streamsize(bytes.size()));
@@ -88,7 +94,7 @@ FlowState read_flow_state(const std::string& path) {
   SS_REQUIRE(version >= 1 && version <= kVersion,
              path << ": flow state version " << version << ", this streamsolve reads 1 to " << kVersion);
   const std::size_t header = kHeaderBytesV1 + (version >= 2 ? 8 : 0) + (version >= 3 ? 8 : 0) + (version >= 4 ? 4 : 0) +
-                             (version >= 5 ? 16 : 0) + (version >= 6 ? 8 : 0) + (version >= 7 ? 8 : 0);
+                             (version >= 5 ? 16 : 0) + (version >= 6 ? 8 : 0) + (version >= 7 ? 8 : 0) + (version >= 8 ? 32 : 0);
   SS_REQUIRE(bytes.size() >= header + 8, path << ": flow state is " << bytes.size() << " bytes, shorter than its header");
   FlowState s;
   s.step = take<std::int32_t>(bytes, at);
@@ -102,14 +108,20 @@ FlowState read_flow_state(const std::string& path) {
   const auto previous_vorticity = version >= 5 ? take<std::int64_t>(bytes, at) : std::int64_t(0);
   const auto temperatures = version >= 6 ? take<std::int64_t>(bytes, at) : std::int64_t(0);
   const auto convection = version >= 7 ? take<std::int64_t>(bytes, at) : std::int64_t(0);
+  const auto increments = version >= 8 ? take<std::int64_t>(bytes, at) : std::int64_t(0);
+  const auto older_rates = version >= 8 ? take<std::int64_t>(bytes, at) : std::int64_t(0);
+  s.pressure_increment_dt = version >= 8 ? take<double>(bytes, at) : 0.0;
+  s.previous_pressure_increment_dt = version >= 8 ? take<double>(bytes, at) : 0.0;
   const auto fits = [&](std::int64_t count) { return count >= 0 && std::uint64_t(count) <= bytes.size() / 8; };
   SS_REQUIRE(fits(faces) && fits(cells) && fits(edges) && (previous == 0 || previous == faces) && s.base_levels >= -1 &&
                  fits(vorticity) && (previous_vorticity == 0 || previous_vorticity == vorticity) && fits(temperatures) &&
-                 (convection == 0 || convection == faces),
+                 (convection == 0 || convection == faces) && (increments == 0 || increments == cells) &&
+                 (older_rates == 0 || older_rates == increments),
              path << ": flow state header is damaged (" << faces << " faces, " << cells << " cells, " << previous
                   << " previous fluxes, " << edges << " edges)");
   const std::size_t expected =
-      at + std::size_t(faces + cells + previous + edges + vorticity + previous_vorticity + temperatures + convection) *
+      at + std::size_t(faces + cells + previous + edges + vorticity + previous_vorticity + temperatures + convection +
+                          increments + older_rates) *
                sizeof(double) +
       sizeof(std::uint64_t);
   SS_REQUIRE(bytes.size() == expected, path << ": flow state is " << bytes.size() << " bytes, its header (" << faces
@@ -131,6 +143,8 @@ FlowState read_flow_state(const std::string& path) {
   take_doubles(s.previous_vorticity, previous_vorticity);
   take_doubles(s.temperature, temperatures);
   take_doubles(s.previous_convection, convection);
+  take_doubles(s.pressure_increment, increments);
+  take_doubles(s.previous_pressure_rate, older_rates);
   return s;
 }
 

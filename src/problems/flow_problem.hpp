@@ -50,8 +50,8 @@ struct FlowLinearSolver {
   int refresh_interval = 25;
   int replacement_period = kPipelinedReplacementPeriod;  // pipelined only: residual replacement every this many iterations
   // pressure only: each step's correction starts from the earlier steps' extrapolated
-  // (physics/pressure_projection.hpp); false: from 0
-  bool extrapolated_guess = false;
+  // (physics/pressure_projection.hpp; a checkpoint carries their history); false: from 0
+  bool extrapolated_guess = true;
 };
 
 // The Krylov options of one of the flow's linear solves.

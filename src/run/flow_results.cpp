@@ -68,6 +68,8 @@ nlohmann::json run_summary(const BackendFlowRun& run) {
                                      t.pressure_cg_fall_backs)},
       {"streamfunction", iteration_summary(r.last.streamfunction_iterations, t.streamfunction_iterations,
                                            t.max_streamfunction_iterations, n)}};
+  // Steps whose pressure CG from the extrapolated guess fell short of the tolerance and solved again from 0.
+  j["iterations"]["pressure"]["guess_fall_backs"] = t.pressure_guess_fall_backs;
   j["seconds_per_step"] = {{"convection", per_step(t.convection_seconds)},
                            {"momentum", per_step(t.momentum_seconds)},
                            {"streamfunction", per_step(t.streamfunction_seconds)},

@@ -118,6 +118,8 @@ struct WholeMesh {
     s.previous_flux = permute(by_id.previous_flux, face_global);
     s.previous_convection = permute(by_id.previous_convection, face_global);
     s.pressure = permute(by_id.pressure, cell_global);
+    s.pressure_increment = permute(by_id.pressure_increment, cell_global);
+    s.previous_pressure_rate = permute(by_id.previous_pressure_rate, cell_global);
     s.streamfunction = permute(by_id.streamfunction, edge_global);
     s.vorticity = permute(by_id.vorticity, edge_global);
     s.previous_vorticity = permute(by_id.previous_vorticity, edge_global);

@@ -46,6 +46,11 @@ inline constexpr double kPipelinedDivergence = 100.0;
 
 struct CgOptions {
   double tolerance = 1e-6;     // stop when ||r|| / ||b|| <= tolerance
+  // The norm the residual is measured against instead of ||b|| (0: ||b||): a solve for a correction
+  // δ = x − x₀ from 0, whose b is b₀ − A x₀, passes ||b₀|| to stop where CG from x₀ would.
+  double reference_norm = 0.0;
+  // x₀ = 0 (x is zeroed): r₀ = b without a product (over MPI ranks, without its halo round trip).
+  bool zero_start = false;
   int max_iterations = 20000;
   CgVariant variant = CgVariant::textbook;
   // single_sync and pipelined: when the recursive residual says converged, r = b − A x is recomputed once; if it
@@ -63,6 +68,12 @@ struct CgOptions {
   // how often to print.
   std::function<void(int, double, double)> progress;
 };
+
+// What ||r|| is divided by: the reference norm, else ||b|| (1 for b = 0).
+inline double reference_scale(const CgOptions& options, double b_norm) {
+  if (options.reference_norm > 0.0) return options.reference_norm;
+  return b_norm > 0.0 ? b_norm : 1.0;
+}
 
 struct CgResult {
   bool converged = false;
@@ -119,6 +130,19 @@ inline bool stops_at_tolerance(CgResult& result, double true_residual, double re
   return true;
 }
 
+// r₀ = b − A x₀ (`scratch` for A x₀); with options.zero_start x = 0 and r₀ = b.
+template <class Backend, class Apply>
+void start_residual(Backend& backend, Apply&& apply, const typename Backend::Vector& b, typename Backend::Vector& x,
+                    typename Backend::Vector& scratch, typename Backend::Vector& r, const CgOptions& options) {
+  if (options.zero_start) {
+    backend.fill(x, 0.0);
+    backend.copy(b, r);
+    return;
+  }
+  apply(x, scratch);
+  backend.axpy(-1.0, scratch, b, r);
+}
+
 template <class Backend, class Apply, class Precondition>
 CgResult single_sync_conjugate_gradient(Backend& backend, Apply&& apply, const typename Backend::Vector& b,
                                         typename Backend::Vector& x, Precondition&& precondition,
@@ -146,11 +170,9 @@ CgResult preconditioned_conjugate_gradient(Backend& backend, Apply&& apply, cons
 
   auto r = backend.make_vector(n), z = backend.make_vector(n), p = backend.make_vector(n), q = backend.make_vector(n);
 
-  // r₀ = b − A x₀
-  apply(x, q);
-  backend.axpy(-1.0, q, b, r);
+  start_residual(backend, apply, b, x, q, r, options);  // r₀ = b − A x₀
   const double b_norm = std::sqrt(backend.norm2(b));
-  const double scale = b_norm > 0.0 ? b_norm : 1.0;
+  const double scale = reference_scale(options, b_norm);
   double residual = std::sqrt(backend.norm2(r)) / scale;
   result.history.push_back(residual);
   if (b_norm == 0.0 && residual == 0.0) {
@@ -221,11 +243,9 @@ CgResult single_sync_conjugate_gradient(Backend& backend, Apply&& apply, const t
   auto r = backend.make_vector(n), u = backend.make_vector(n), w = backend.make_vector(n), p = backend.make_vector(n),
        s = backend.make_vector(n);
 
-  // r₀ = b − A x₀  (w as scratch)
-  apply(x, w);
-  backend.axpy(-1.0, w, b, r);
+  start_residual(backend, apply, b, x, w, r, options);  // r₀ = b − A x₀  (w as scratch)
   const double b_norm = std::sqrt(backend.norm2(b));
-  const double scale = b_norm > 0.0 ? b_norm : 1.0;
+  const double scale = reference_scale(options, b_norm);
 
   double gamma = 0, delta = 0, residual = 0;
   // u = M⁻¹ r,  w = A u,  (γ, δ, ||r||²) in one reduction
@@ -346,7 +366,9 @@ CgResult pipelined_conjugate_gradient(Backend& backend, Apply&& apply, const typ
     precondition(r, u);
     apply(u, w);
   };
-  start_from_residual();
+  start_residual(backend, apply, b, x, w, r, options);
+  precondition(r, u);
+  apply(u, w);
 
   double scale = 1.0, residual = 0.0, gamma_old = 0.0, alpha_old = 0.0;
   double smallest = std::numeric_limits<double>::infinity();
@@ -361,7 +383,7 @@ CgResult pipelined_conjugate_gradient(Backend& backend, Apply&& apply, const typ
     const double gamma = d[0], delta = d[1];
     if (k == 0) {
       const double b_norm = std::sqrt(std::max(d[3], 0.0));
-      scale = b_norm > 0.0 ? b_norm : 1.0;
+      scale = reference_scale(options, b_norm);
     }
     residual = std::sqrt(std::max(d[2], 0.0)) / scale;
     if (k == 0) {

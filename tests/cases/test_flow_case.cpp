@@ -41,7 +41,7 @@ TEST(FlowCase, TheCavitySampleParses) {
   EXPECT_EQ(c.momentum.preconditioner, "automatic");
   EXPECT_EQ(c.pressure.variant, "textbook");
   EXPECT_EQ(c.momentum.variant, "textbook");
-  EXPECT_EQ(c.pressure.initial_guess, "zero");
+  EXPECT_EQ(c.pressure.initial_guess, "extrapolated");
   EXPECT_EQ(c.output_directory, std::string(SS_SOURCE_DIR) + "/out/cavity_flow");
   EXPECT_EQ(c.output_every, 50);
   EXPECT_FALSE(c.slice_origin.has_value());
@@ -84,7 +84,7 @@ tolerance = 1e-8
 max_iterations = 800
 preconditioner = "none"
 variant = "single_sync"
-initial_guess = "extrapolated"
+initial_guess = "zero"
 [solver.momentum]
 tolerance = 1e-7
 preconditioner = "none"
@@ -129,7 +129,7 @@ slice_normal = [0, 0, 2]
   EXPECT_EQ(c.momentum.max_iterations, 5000);
   EXPECT_EQ(c.momentum.preconditioner, "none");
   EXPECT_EQ(c.pressure.variant, "single_sync");
-  EXPECT_EQ(c.pressure.initial_guess, "extrapolated");
+  EXPECT_EQ(c.pressure.initial_guess, "zero");
   EXPECT_EQ(c.momentum.variant, "pipelined");
   EXPECT_EQ(c.momentum.replacement_period, 30);
   EXPECT_EQ(c.pressure.replacement_period, -1);

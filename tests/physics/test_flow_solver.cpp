@@ -166,6 +166,57 @@ TEST_F(FlowSolverGpu, ExtrapolatedPressureGuessSavesIterations) {
   }
 }
 
+// A checkpoint carries the guess's history: a run restored from step 4 continues as the run straight
+// through, to round-off (from 0 instead, the first restored step moves the flux by the solver's
+// tolerance). A guess the CG cannot finish from (a damaged history: NaN) is solved again from 0, the
+// fall-back counted, and the step is the one without the history.
+TEST(FlowSolverRestart, ThePressureGuessHistoryTravelsInTheState) {
+  const LoadedMesh& m = project_mesh("cavity.msh", 0);
+  FlowProblem p = cavity_problem(m);
+  p.time.dt = 0.002, p.time.steps = 6;
+  CpuBackend cpu;
+  CpuMesh mesh_ops(cpu, m);
+  const FlowOperatorData data = build_flow_operator_data(build_mesh_operator_tables(m.topology, m.geometry),
+                                                         p.boundary_kinds());
+  CpuFlow ops(cpu, mesh_ops, data);
+  const auto run_from = [&](const FlowState* state, int& guess_fall_backs) {
+    FlowSolver<CpuBackend, CpuFlow> solver(cpu, ops, p, m, data);
+    if (state) solver.restore(*state);
+    else solver.start();
+    FlowStepInfo info;
+    while (!solver.finished() && (state || solver.step_count() < 4)) EXPECT_TRUE(solver.step(info)) << solver.failure();
+    guess_fall_backs = solver.totals().pressure_guess_fall_backs;
+    return solver.state();
+  };
+  int fall_backs = 0;
+  const FlowState at_4 = run_from(nullptr, fall_backs);
+  ASSERT_EQ(at_4.step, 4);
+  ASSERT_EQ(at_4.pressure_increment.size(), at_4.pressure.size());  // φ⁴ and g³: the history is full
+  ASSERT_EQ(at_4.previous_pressure_rate.size(), at_4.pressure.size());
+  EXPECT_EQ(at_4.pressure_increment_dt, 0.002);
+  const FlowState straight = [&] {
+    FlowProblem six = p;
+    FlowSolver<CpuBackend, CpuFlow> solver(cpu, ops, six, m, data);
+    solver.start();
+    FlowStepInfo info;
+    while (!solver.finished()) EXPECT_TRUE(solver.step(info)) << solver.failure();
+    return solver.state();
+  }();
+  const FlowState restored = run_from(&at_4, fall_backs);
+  EXPECT_EQ(fall_backs, 0);
+  EXPECT_LE(largest_change(straight.flux, restored.flux), 1e-12);
+  FlowState forgotten = at_4;  // no history: steps 5 and 6 as a run without the guess would start them
+  forgotten.pressure_increment.clear(), forgotten.previous_pressure_rate.clear();
+  const FlowState from_zero = run_from(&forgotten, fall_backs);
+  const double moved = largest_change(straight.flux, from_zero.flux);
+  EXPECT_GT(moved, 1e-10);  // the tolerance's reach (1e-6): the check above can tell the two apart
+  FlowState damaged = at_4;
+  damaged.pressure_increment.assign(damaged.pressure_increment.size(), std::nan(""));
+  const FlowState recovered = run_from(&damaged, fall_backs);
+  EXPECT_EQ(fall_backs, 1);  // step 5 from 0, the history anew: step 6 from step 5's φ alone
+  EXPECT_LE(largest_change(from_zero.flux, recovered.flux), 1e-12);
+}
+
 // Crank–Nicolson time stepping (Adams–Bashforth 2 convection and its history; implicit convection
 // at the half step with the extrapolated convecting flux) on both launch paths.
 TEST_F(FlowSolverGpu, CavityCrankNicolsonIsEquivalentToRef) {

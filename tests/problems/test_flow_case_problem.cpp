@@ -142,6 +142,9 @@ FlowState sample_state(std::int64_t faces, std::int64_t cells) {
   for (std::int64_t i = 0; i < faces; ++i) s.previous_flux.push_back(std::sin(double(i) + 0.5) * 1e-3);
   for (std::int64_t i = 0; i < faces; ++i) s.previous_convection.push_back(std::cos(double(i) + 0.75) * 1e-2);
   for (std::int64_t i = 0; i < faces + cells; ++i) s.streamfunction.push_back(std::cos(double(i) + 0.25) * 1e-4);
+  for (std::int64_t i = 0; i < cells; ++i) s.pressure_increment.push_back(std::sin(double(i) + 0.1) * 1e-5);
+  for (std::int64_t i = 0; i < cells; ++i) s.previous_pressure_rate.push_back(std::cos(double(i) + 0.2) * 3e-3);
+  s.pressure_increment_dt = 0.1 / 3.0, s.previous_pressure_increment_dt = 0.2 / 7.0;
   return s;
 }
 
@@ -170,11 +173,18 @@ TEST(FlowStateFile, RoundTripsExactly) {
   EXPECT_EQ(r.previous_flux, s.previous_flux);
   EXPECT_EQ(r.previous_convection, s.previous_convection);
   EXPECT_EQ(r.streamfunction, s.streamfunction);
+  EXPECT_EQ(r.pressure_increment, s.pressure_increment);
+  EXPECT_EQ(r.previous_pressure_rate, s.previous_pressure_rate);
+  EXPECT_EQ(r.pressure_increment_dt, s.pressure_increment_dt);
+  EXPECT_EQ(r.previous_pressure_increment_dt, s.previous_pressure_increment_dt);
   FlowState first = s;  // a run's first checkpoint may come before any previous step
-  first.previous_flux.clear(), first.previous_convection.clear();
+  first.previous_flux.clear(), first.previous_convection.clear(), first.previous_pressure_rate.clear();
+  first.previous_pressure_increment_dt = 0;
   write_flow_state(path, first);
   EXPECT_TRUE(read_flow_state(path).previous_flux.empty());
   EXPECT_TRUE(read_flow_state(path).previous_convection.empty());
+  EXPECT_TRUE(read_flow_state(path).previous_pressure_rate.empty());
+  EXPECT_EQ(read_flow_state(path).pressure_increment, s.pressure_increment);
   EXPECT_EQ(read_flow_state(path).flux, s.flux);
   write_flow_state(path, s);
   const FlowState header = read_flow_state_header(path);
@@ -229,7 +239,7 @@ TEST(FlowStateFile, DamagedOrShortFilesAreRefused) {
     return std::string();
   };
   std::string flipped = bytes;
-  flipped[100] ^= 0x10;
+  flipped[bytes.size() / 2] ^= 0x10;  // a value's bit
   rewrite(flipped);
   EXPECT_NE(error().find("checksum mismatch"), std::string::npos) << error();
   std::string huge = bytes;  // a face count of 2^61 (offset 32: after magic, version, step, time, dt)
@@ -348,9 +358,9 @@ TEST(FlowCaseProblem, MomentumPreconditionerFollowsTheConvectionAndTheCfl) {
   }
 }
 
-// [solver.pressure] initial_guess: each step's pressure correction from 0 (the default) or from the
-// earlier steps' extrapolated.
-TEST(FlowCaseProblem, PressureInitialGuessIsZeroUnlessExtrapolated) {
+// [solver.pressure] initial_guess: each step's pressure correction from the earlier steps'
+// extrapolated (the default) or from 0.
+TEST(FlowCaseProblem, PressureInitialGuessIsExtrapolatedUnlessZero) {
   const LoadedMesh& m = project_mesh("cavity.msh");
   const auto problem = [&](const std::string& more) {
     return build_flow_problem(parse_flow_case("[mesh]\nfile = \"cavity.msh\"\n[fluid]\nviscosity = 0.01\n" + kLidAndWalls +
@@ -358,7 +368,7 @@ TEST(FlowCaseProblem, PressureInitialGuessIsZeroUnlessExtrapolated) {
                                               kCasePath),
                               m);
   };
-  EXPECT_FALSE(problem("").pressure.extrapolated_guess);
+  EXPECT_TRUE(problem("").pressure.extrapolated_guess);
   EXPECT_FALSE(problem("[solver.pressure]\ninitial_guess = \"zero\"\n").pressure.extrapolated_guess);
   EXPECT_TRUE(problem("[solver.pressure]\ninitial_guess = \"extrapolated\"\n").pressure.extrapolated_guess);
 }

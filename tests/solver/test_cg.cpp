@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
 #include "cpu/cpu_backend.hpp"
 #include "support/gl_fixture.hpp"
@@ -133,6 +134,55 @@ TEST_P(CgVariantTest, ConvergesLikeTextbookAndMatchesTheCpuTwin) {
       EXPECT_LE(true_residual(gx, hb), 1e-4);
       EXPECT_LE(max_rel_diff(gx, variant_x), 1e-4);
     }
+  }
+}
+
+// zero_start: x is zeroed and r₀ = b with no product — the iterates of CG from x = 0 (one product
+// fewer); reference_norm: a solve for the correction δ = x − x₀ from 0 (b' = b − A x₀) measured
+// against ||b|| stops where CG from x₀ stops.
+void expect_zero_start_and_reference_norm_are_cg_from_the_guess(CgVariant variant) {
+  const std::int64_t n = 1031;
+  const std::vector<double> hb = mixed_values(n, 7, 0, 0);
+  CpuBackend cpu;
+  PeriodicOperator<CpuBackend> op(cpu, n);
+  int products = 0;
+  const auto counted = [&](const std::vector<double>& in, std::vector<double>& out) { ++products, op(in, out); };
+  CgOptions options;
+  options.variant = variant;
+  options.tolerance = 1e-7;
+  std::vector<double> from_zero(size_t(n), 0.0), zero_start(size_t(n), 5.0);  // garbage the start zeroes
+  const CgResult a = conjugate_gradient(cpu, counted, hb, from_zero, nullptr, options);
+  const int products_a = std::exchange(products, 0);
+  CgOptions zero = options;
+  zero.zero_start = true;
+  const CgResult b = conjugate_gradient(cpu, counted, hb, zero_start, nullptr, zero);
+  ASSERT_TRUE(a.converged && b.converged);
+  EXPECT_EQ(b.iterations, a.iterations);
+  EXPECT_EQ(products, products_a - 1);
+  EXPECT_LE(max_rel_diff(zero_start, from_zero), 1e-12);
+
+  std::vector<double> guess = mixed_values(n, 3, 0, 0);
+  for (double& g : guess) g *= 0.1;
+  std::vector<double> x_from_guess = guess;
+  const CgResult c = conjugate_gradient(cpu, op, hb, x_from_guess, nullptr, options);
+  std::vector<double> ax(static_cast<size_t>(n)), correction_rhs(ax), delta(ax);
+  op(guess, ax);
+  for (size_t i = 0; i < size_t(n); ++i) correction_rhs[i] = hb[i] - ax[i];
+  CgOptions correction = zero;
+  correction.reference_norm = std::sqrt(cpu.norm2(hb));
+  const CgResult d = conjugate_gradient(cpu, op, correction_rhs, delta, nullptr, correction);
+  ASSERT_TRUE(c.converged && d.converged);
+  EXPECT_LE(std::abs(d.iterations - c.iterations), 1) << d.iterations << " vs " << c.iterations;
+  for (size_t i = 0; i < size_t(n); ++i) delta[i] += guess[i];
+  EXPECT_LE(max_rel_diff(delta, x_from_guess), 1e-10);
+  EXPECT_LE(true_residual(delta, hb), 1e-7);
+  EXPECT_GT(true_residual(delta, hb), 1e-10);  // not solved further than the tolerance asks
+}
+
+TEST(CgStart, ZeroStartAndReferenceNormAreCgFromTheGuess) {
+  for (CgVariant variant : {CgVariant::textbook, CgVariant::single_sync, CgVariant::pipelined}) {
+    SCOPED_TRACE(to_string(variant));
+    expect_zero_start_and_reference_norm_are_cg_from_the_guess(variant);
   }
 }
 

@@ -8,19 +8,20 @@ import zlib
 
 
 def read_state(path):
-    """A flow_NNNNNN.state (version 7, src/postprocess/flow_state_file.hpp) and its expected size."""
+    """A flow_NNNNNN.state (version 8, src/postprocess/flow_state_file.hpp) and its expected size."""
     data = open(path, "rb").read()
     assert data[:8] == b"SSFLOWST", path
-    (version, step, t, dt, faces, cells, previous, edges, base_levels, vorticity,
-     previous_vorticity, temperatures, convection) = struct.unpack_from("<Iiddqqqqiqqqq", data, 8)
-    assert version == 7, f"{path}: version {version}"
-    at = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 8 + 4 + 8 + 8 + 8 + 8
-    counts = [faces, cells, previous, edges, vorticity, previous_vorticity, temperatures, convection]
+    (version, step, t, dt, faces, cells, previous, edges, base_levels, vorticity, previous_vorticity, temperatures,
+     convection, increments, older_rates, increment_dt, older_dt) = struct.unpack_from("<Iiddqqqqiqqqqqqdd", data, 8)
+    assert version == 8, f"{path}: version {version}"
+    at = 8 + struct.calcsize("<Iiddqqqqiqqqqqqdd")
+    counts = [faces, cells, previous, edges, vorticity, previous_vorticity, temperatures, convection, increments,
+              older_rates]
     values = struct.unpack_from("<%dd" % sum(counts), data, at)
     names = ["flux", "pressure", "previous_flux", "streamfunction", "vorticity", "previous_vorticity", "temperature",
-             "previous_convection"]
+             "previous_convection", "pressure_increment", "previous_pressure_rate"]
     state = {"step": step, "time": t, "dt": dt, "base_levels": base_levels, "size": at + 8 * sum(counts) + 8,
-             "file_size": len(data)}
+             "file_size": len(data), "pressure_increment_dt": increment_dt, "previous_pressure_increment_dt": older_dt}
     for name, count in zip(names, counts):
         state[name], values = values[:count], values[count:]
     return state
