@@ -68,6 +68,7 @@ public:
   }
   // The owned cells' velocities without the exchange: for reductions, which count owned cells only.
   void interpolate_owned(const Vector& flux, Vector& vx, Vector& vy, Vector& vz) { ops_.interpolate(flux, vx, vy, vz); }
+  void divergence_owned(const Vector& flux, Vector& out) { ops_.divergence(flux, out); }
   const Vector& cell_volumes() const { return ops_.cell_volumes(); }
 
 private:
@@ -150,6 +151,8 @@ public:
     dist_.update_ghosts(U);
   }
   void courant(const Vector& U, Vector& out) { ops_.courant(U, out), dist_.update_ghosts(out); }
+  // The owned cells' Courant rates without the exchange: for the max reduction of the CFL number.
+  void courant_owned(const Vector& U, Vector& out) { ops_.courant(U, out); }
 
 private:
   // An index list to upload: one unused 0 when nothing is sent (no exchange computes then).

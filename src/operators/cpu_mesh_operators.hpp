@@ -39,6 +39,7 @@ public:
   void interpolate(const Vector& flux, Vector& vx, Vector& vy, Vector& vz);
   // The same, for reductions over the owned cells (over MPI ranks the ghost cells are left stale).
   void interpolate_owned(const Vector& flux, Vector& vx, Vector& vy, Vector& vz) { interpolate(flux, vx, vy, vz); }
+  void divergence_owned(const Vector& flux, Vector& out) { divergence(flux, out); }
   void integrate(const Vector& vx, const Vector& vy, const Vector& vz, Vector& out);
 
 private:

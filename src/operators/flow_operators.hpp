@@ -127,6 +127,8 @@ public:
   const Vector& pressure_diagonal() const { return data_.pressure_diagonal; }
   void project(const Vector& Ustar, const Vector& phi, double dt, Vector& U);
   void courant(const Vector& U, Vector& out);
+  // The same, for reductions over the owned cells (over MPI ranks the ghost cells are left stale).
+  void courant_owned(const Vector& U, Vector& out) { courant(U, out); }
 
 private:
   double pressure_at(std::int64_t c, const Vector& x) const;  // (P x)_c
@@ -158,6 +160,8 @@ public:
   const Vector& pressure_diagonal() const { return pressure_diagonal_; }
   void project(const Vector& Ustar, const Vector& phi, double dt, Vector& U);
   void courant(const Vector& U, Vector& out);
+  // The same, for reductions over the owned cells (over MPI ranks the ghost cells are left stale).
+  void courant_owned(const Vector& U, Vector& out) { courant(U, out); }
 
 private:
   void prepare(Vector& out, std::int64_t n);

@@ -300,7 +300,7 @@ public:
     }
     info.kinetic_energy = 0.5 * backend_.dot(U_, rhs_);
     info.cell_kinetic_energy = cell_kinetic_energy();
-    ops_.mesh().divergence(U_, cell_scratch_);
+    ops_.mesh().divergence_owned(U_, cell_scratch_);  // reductions only: no exchange over ranks
     const double max_div = std::max(std::fabs(backend_.max(cell_scratch_)), std::fabs(backend_.min(cell_scratch_)));
     const double max_flux = std::max(std::fabs(backend_.max(U_)), std::fabs(backend_.min(U_)));
     info.max_divergence = max_flux > 0 ? max_div / max_flux : max_div;
@@ -388,7 +388,7 @@ private:
   // The largest Courant rate, Δt · rate = the step's CFL number; with local pseudo-time steps the
   // largest s_c × rate, so that no cell marches beyond the CFL target.
   double courant_rate() {
-    ops_.courant(U_, courant_);
+    ops_.courant_owned(U_, courant_);  // a max reduction (over the owned cells) reads it
     if (!local_time_steps()) return backend_.max(courant_);
     backend_.multiply(cell_step_scale_, courant_, cell_scratch_);
     return backend_.max(cell_scratch_);

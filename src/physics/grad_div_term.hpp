@@ -58,7 +58,7 @@ public:
 
   // γ for the step from Uⁿ (one Courant pass and a max reduction); `courant` is cell scratch.
   void set_flux(const Vector& flux, Vector& courant) {
-    ops_.courant(flux, courant);
+    ops_.courant_owned(flux, courant);  // a max reduction reads it: no exchange over ranks
     scale_ = kappa_ * backend_.max(courant) / 10.0;
   }
 
