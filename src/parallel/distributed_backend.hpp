@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <type_traits>
@@ -73,7 +74,7 @@ public:
     SS_THROW("distributed vectors: no entity kind has " << length << " local entries");
   }
   // x's ghost entries from their owners (the halo of x's entity kind).
-  void update_ghosts(Vector& x) { halo_of(x).update(x); }
+  void update_ghosts(Vector& x) { update_ghosts({&x}); }
   // The outputs' ghost entries from their owners, the exchange overlapped with the work that makes
   // them (thesis §8.3): send(fields) computes the outputs' values at the halo's send entries (owned
   // rows, exact from the inputs alone) straight into its send fields, one per output; full() then
@@ -88,6 +89,7 @@ public:
     ++overlapped_updates_;
     full();
     if constexpr (Backend::asynchronous_download) gl_flush();  // the full pass starts now, not at the next wait
+    for (Vector* y : outputs) owned_final(*y);
     h.finish();
     int j = 0;
     for (Vector* y : outputs) h.scatter(*y, j++);
@@ -96,7 +98,31 @@ public:
   void update_ghosts(std::initializer_list<Vector*> xs) {
     HaloExchange<Backend>& halo = halo_of(**xs.begin());
     for (Vector* x : xs) SS_REQUIRE(&halo_of(*x) == &halo, "distributed vectors: a batched halo update mixes entity kinds");
-    halo.update(xs);
+    halo.begin(std::vector<const Vector*>(xs.begin(), xs.end()));
+    for (Vector* x : xs) owned_final(*x);
+    halo.finish();
+    int j = 0;
+    for (Vector* x : xs) halo.scatter(*x, j++);
+  }
+
+  // Work to queue once y's owned entries are final: inside the next halo update of y's ghosts
+  // (after the passes that make y, before the wait for its messages), or at run_when_owned_final()
+  // when no update of y came. The textbook CG queues its p·Ap reduction there for an operator marked
+  // halo_last (solver/cg.hpp): one wait for the product's halo and the dot product.
+  void when_owned_final(const Vector& y, std::function<void()> work) {
+    SS_REQUIRE(!owned_final_work_, "distributed vectors: work is already waiting for a vector's owned entries");
+    owned_final_vector_ = &y;
+    owned_final_work_ = std::move(work);
+  }
+  void run_when_owned_final() {
+    if (!owned_final_work_) return;
+    std::function<void()> work = std::move(owned_final_work_);
+    forget_when_owned_final();
+    work();
+  }
+  void forget_when_owned_final() {
+    owned_final_work_ = nullptr;
+    owned_final_vector_ = nullptr;
   }
   const Vector& owner_marker() const { return kinds_.front().marker; }
   // The owner marker of x's entity kind (1 on owned entries, 0 on ghosts).
@@ -235,6 +261,8 @@ public:
   std::int64_t overlapped_updates() const { return overlapped_updates_; }
   // Round trips made by sum_over_ranks (also counted in allreduces()).
   std::int64_t rank_sums() const { return rank_sums_; }
+  // when_owned_final's work that ran inside a halo update (not after it).
+  std::int64_t queued_in_halo_updates() const { return queued_in_halo_updates_; }
 
 private:
   // Ghost entries of max/min inputs move to ∓kFar (finite in float32).
@@ -247,6 +275,11 @@ private:
     std::int64_t owned_prefix = -1;    // n_owned when the owned entries are [0, n_owned), else -1
     HaloExchange<Backend>* halo = nullptr;
   };
+  void owned_final(const Vector& y) {
+    if (!owned_final_work_ || owned_final_vector_ != &y) return;
+    ++queued_in_halo_updates_;
+    run_when_owned_final();
+  }
   HaloExchange<Backend>& halo_of(const Vector& x) {
     Kind& kind = kind_of(x);
     SS_REQUIRE(kind.halo, "distributed vectors: no halo for the kind with " << kind.size << " entries");
@@ -303,7 +336,10 @@ private:
   std::int64_t allreduces_ = 0;
   std::int64_t overlapped_updates_ = 0;
   std::int64_t rank_sums_ = 0;
+  std::int64_t queued_in_halo_updates_ = 0;
   std::vector<typename Backend::PendingDownload> sum_pending_;
+  const Vector* owned_final_vector_ = nullptr;  // when_owned_final's vector and work
+  std::function<void()> owned_final_work_;
 };
 
 }  // namespace ss

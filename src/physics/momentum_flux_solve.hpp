@@ -49,7 +49,8 @@ public:
   }
 
   CgResult solve(const MomentumTerms<Vector>& t, const Vector& rhs, Vector& U) override {
-    const auto apply = [&](const Vector& x, Vector& y) { A_.apply(1.0 / t.dt, nu_theta(), x, y); };
+    // The operator's last step on y is its halo update, if any (halo_last).
+    const auto apply = halo_last([&](const Vector& x, Vector& y) { A_.apply(1.0 / t.dt, nu_theta(), x, y); });
     return conjugate_gradient(backend_, apply, rhs, U, jacobi(t.dt), cg_options(problem_.momentum));
   }
 

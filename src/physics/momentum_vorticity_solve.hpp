@@ -94,11 +94,11 @@ public:
     } else {
       start.vorticity(b_, omega_);
     }
-    // S ω = M_e ω + c B (D Bᵀ ω)
-    const auto apply = [&](const Vector& x, Vector& y) {
+    // S ω = M_e ω + c B (D Bᵀ ω); its last step on y is the sum's halo update (halo_last)
+    const auto apply = halo_last([&](const Vector& x, Vector& y) {
       scaled_transpose(x, faces_);
       sum_of_products(backend_, *mass_, x, *source_, faces_, c, edges_, y);
-    };
+    });
     CgResult result = conjugate_gradient(backend_, apply, b_, omega_, &inverse_diagonal_, options);
     // Uⁿ⁺¹ = w − νΔt D Bᵀ ω
     scaled_transpose(omega_, faces_);

@@ -147,7 +147,8 @@ private:
   }
 
   CgResult conjugate_gradient(const Vector& b, const CgOptions& options) {
-    const auto apply = [&](const Vector& x, Vector& y) { ops_.pressure_apply(x, y); };
+    // The operator's last step on y is its halo update (halo_last).
+    const auto apply = halo_last([&](const Vector& x, Vector& y) { ops_.pressure_apply(x, y); });
     if (v_cycle_) return preconditioned_conjugate_gradient(backend_, apply, b, phi_, v_cycle_, options);
     return ss::conjugate_gradient(backend_, apply, b, phi_, settings_.jacobi ? &inverse_diagonal_ : nullptr, options);
   }

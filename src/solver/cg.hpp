@@ -3,7 +3,11 @@
 // interface list in src/kernels/gpu_backend.hpp) and any symmetric positive definite operator
 // `apply(x, y)` computing y = A·x, in three variants (CgOptions::variant):
 //   textbook     Algorithm 1 of thesis ch. 6: three reductions (p·Ap, ||r||², r·z), each with its
-//                own read-back (its own MPI_Allreduce under MPI) per iteration;
+//                own read-back (its own MPI_Allreduce under MPI) per iteration; with a preconditioner
+//                cheaper than a reduction (Jacobi, none: CgOptions::precondition_first) two, ||r||²
+//                and r·z fused into one after z = M⁻¹r (the same iterates); over MPI ranks p·Ap
+//                waits together with the product's halo when the operator is marked halo_last (so
+//                does single_sync's one reduction);
 //   single_sync  Chronopoulos–Gear CG: the same iterates in exact arithmetic, rearranged so that
 //                r·u, Au·u and ||r||² come from ONE fused reduction (backend.dots: one pass family,
 //                one read-back, one MPI_Allreduce) per iteration, at the price of one more vector
@@ -21,6 +25,8 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "util/error.hpp"
@@ -53,6 +59,11 @@ struct CgOptions {
   bool zero_start = false;
   int max_iterations = 20000;
   CgVariant variant = CgVariant::textbook;
+  // textbook: z = M⁻¹ r is made before the convergence test, so that ||r||² and r·z come from one
+  // fused reduction (backend.dots): two reductions an iteration instead of three, the same iterates,
+  // for one preconditioner application wasted at convergence. For preconditioners cheaper than a
+  // reduction; conjugate_gradient() (Jacobi or none) sets it.
+  bool precondition_first = false;
   // single_sync and pipelined: when the recursive residual says converged, r = b − A x is recomputed once; if it
   // is more than 10× the recursive one and above the tolerance (the recurrences drifted apart: in
   // float32, a tolerance below what the working precision reaches), r is replaced by it and the
@@ -130,6 +141,57 @@ inline bool stops_at_tolerance(CgResult& result, double true_residual, double re
   return true;
 }
 
+// An operator y = A x whose last step on y is the halo update of y's ghosts (over MPI ranks):
+// y's owned entries are final once that update begins. Marked so (halo_last(apply)), the textbook CG
+// over ranks queues its p·Ap reduction inside that update, behind the product and ahead of the wait
+// for the ghost values, so that one wait serves the product's halo and the dot product
+// (DistributedBackend::when_owned_final); elsewhere the mark changes nothing.
+template <class Apply>
+struct HaloLastApply {
+  Apply apply;
+  template <class Vector>
+  void operator()(const Vector& x, Vector& y) const {
+    apply(x, y);
+  }
+};
+template <class Apply>
+HaloLastApply<std::decay_t<Apply>> halo_last(Apply&& apply) {
+  return {std::forward<Apply>(apply)};
+}
+template <class T>
+struct IsHaloLastApply : std::false_type {};
+template <class A>
+struct IsHaloLastApply<HaloLastApply<A>> : std::true_type {};
+template <class B, class = void>
+struct QueuesWhenOwnedFinal : std::false_type {};
+template <class B>
+struct QueuesWhenOwnedFinal<B, std::void_t<decltype(&B::run_when_owned_final)>> : std::true_type {};
+
+// y = A x and the dot products `pairs` (y among their vectors, the others final already): over MPI
+// ranks, for an operator marked halo_last, their reduction queued inside y's halo update (its one
+// MPI_Allreduce after the halo's messages); else one after the other (one pair: backend.dot).
+template <class Backend, class Apply>
+std::vector<double> product_and_dots(Backend& backend, Apply& apply, const typename Backend::Vector& x,
+                                     typename Backend::Vector& y,
+                                     const std::vector<std::pair<const typename Backend::Vector*,
+                                                                 const typename Backend::Vector*>>& pairs) {
+  if constexpr (IsHaloLastApply<std::decay_t<Apply>>::value && QueuesWhenOwnedFinal<Backend>::value) {
+    typename Backend::PendingDots pending;
+    struct Forget {  // the work refers to this frame: never left behind by an exception
+      Backend& backend;
+      ~Forget() { backend.forget_when_owned_final(); }
+    } forget{backend};
+    backend.when_owned_final(y, [&] { backend.begin_dots(pairs, pending); });
+    apply(x, y);
+    backend.run_when_owned_final();  // when the product brought no ghosts of y
+    return backend.end_dots(pending);
+  } else {
+    apply(x, y);
+    if (pairs.size() == 1) return {backend.dot(*pairs[0].first, *pairs[0].second)};
+    return backend.dots(pairs);
+  }
+}
+
 // r₀ = b − A x₀ (`scratch` for A x₀); with options.zero_start x = 0 and r₀ = b.
 template <class Backend, class Apply>
 void start_residual(Backend& backend, Apply&& apply, const typename Backend::Vector& b, typename Backend::Vector& x,
@@ -171,9 +233,18 @@ CgResult preconditioned_conjugate_gradient(Backend& backend, Apply&& apply, cons
   auto r = backend.make_vector(n), z = backend.make_vector(n), p = backend.make_vector(n), q = backend.make_vector(n);
 
   start_residual(backend, apply, b, x, q, r, options);  // r₀ = b − A x₀
-  const double b_norm = std::sqrt(backend.norm2(b));
+  // ||b||², ||r₀||² and, preconditioning first, z₀ = M⁻¹ r₀ and ρ₀ = r₀·z₀ in one reduction
+  double b_norm2 = 0.0, r_norm2 = 0.0, rho = 0.0;
+  if (options.precondition_first) {
+    precondition(r, z);
+    const std::vector<double> d = backend.dots({{&b, &b}, {&r, &r}, {&r, &z}});
+    b_norm2 = d[0], r_norm2 = d[1], rho = d[2];
+  } else {
+    b_norm2 = backend.norm2(b), r_norm2 = backend.norm2(r);
+  }
+  const double b_norm = std::sqrt(b_norm2);
   const double scale = reference_scale(options, b_norm);
-  double residual = std::sqrt(backend.norm2(r)) / scale;
+  double residual = std::sqrt(r_norm2) / scale;
   result.history.push_back(residual);
   if (b_norm == 0.0 && residual == 0.0) {
     result.converged = true;
@@ -182,14 +253,15 @@ CgResult preconditioned_conjugate_gradient(Backend& backend, Apply&& apply, cons
     return result;
   }
   // z₀ = M⁻¹ r₀,  p₀ = z₀,  ρ₀ = r₀·z₀
-  precondition(r, z);
+  if (!options.precondition_first) {
+    precondition(r, z);
+    rho = backend.dot(r, z);
+  }
   backend.copy(z, p);
-  double rho = backend.dot(r, z);
 
   for (int k = 1; k <= options.max_iterations; ++k) {
     // q = A p,  α = ρ / (p·q)
-    apply(p, q);
-    const double pq = backend.dot(p, q);
+    const double pq = product_and_dots(backend, apply, p, q, {{&p, &q}})[0];
     if (!std::isfinite(pq) || !std::isfinite(rho)) {
       result.stop_reason = "breakdown: non-finite value in p·Ap or r·z (diverging or invalid input)";
       break;
@@ -201,7 +273,14 @@ CgResult preconditioned_conjugate_gradient(Backend& backend, Apply&& apply, cons
     const double alpha = rho / pq;
     // x ← x + α p,  r ← r − α q   (one pass, two outputs)
     backend.update_pair(alpha, p, q, x, r);
-    residual = std::sqrt(backend.norm2(r)) / scale;
+    double rho_new = 0.0;
+    if (options.precondition_first) {  // z = M⁻¹ r; ||r||² and r·z in one reduction
+      precondition(r, z);
+      const std::vector<double> d = backend.dots({{&r, &r}, {&r, &z}});
+      residual = std::sqrt(d[0]) / scale, rho_new = d[1];
+    } else {
+      residual = std::sqrt(backend.norm2(r)) / scale;
+    }
     result.iterations = k;
     result.history.push_back(residual);
     if (options.progress) options.progress(k, residual, elapsed());
@@ -215,8 +294,10 @@ CgResult preconditioned_conjugate_gradient(Backend& backend, Apply&& apply, cons
       break;
     }
     // z = M⁻¹ r,  β = ρ_new / ρ,  p ← z + β p
-    precondition(r, z);
-    const double rho_new = backend.dot(r, z);
+    if (!options.precondition_first) {
+      precondition(r, z);
+      rho_new = backend.dot(r, z);
+    }
     backend.xpay(z, rho_new / rho, p, p);
     rho = rho_new;
   }
@@ -248,11 +329,11 @@ CgResult single_sync_conjugate_gradient(Backend& backend, Apply&& apply, const t
   const double scale = reference_scale(options, b_norm);
 
   double gamma = 0, delta = 0, residual = 0;
-  // u = M⁻¹ r,  w = A u,  (γ, δ, ||r||²) in one reduction
+  // u = M⁻¹ r,  w = A u,  (γ, δ, ||r||²) in one reduction (over MPI ranks inside w's halo update
+  // for an operator marked halo_last: the iteration's one wait)
   const auto reduce = [&] {
     precondition(r, u);
-    apply(u, w);
-    const std::vector<double> d = backend.dots({{&r, &u}, {&w, &u}, {&r, &r}});
+    const std::vector<double> d = product_and_dots(backend, apply, u, w, {{&r, &u}, {&w, &u}, {&r, &r}});
     gamma = d[0];
     delta = d[1];
     residual = std::sqrt(std::max(d[2], 0.0)) / scale;
@@ -474,7 +555,9 @@ CgResult conjugate_gradient(Backend& backend, Apply&& apply, const typename Back
     if (inverse_diagonal) backend.multiply(*inverse_diagonal, from, to);
     else backend.copy(from, to);
   };
-  return preconditioned_conjugate_gradient(backend, apply, b, x, precondition, options);
+  CgOptions cheap = options;
+  cheap.precondition_first = true;
+  return preconditioned_conjugate_gradient(backend, apply, b, x, precondition, cheap);
 }
 
 }  // namespace ss

@@ -292,6 +292,55 @@ TEST_F(DistributedCellMultigridTest, GatheredLevelMakesNoRoundTripsAndPreconditi
   EXPECT_LE(diff, 2e-5 * size);
 }
 
+// CG over the ranks with an operator marked halo_last (its last step on y is the halo update of y's
+// ghosts, solver/cg.hpp): the textbook variant's p·Ap, and single_sync's one reduction after its
+// product, are queued inside that update, so that one wait serves both — every iteration's ran
+// there (DistributedBackend::queued_in_halo_updates) — and the iterates are the unmarked solve's
+// bit for bit. With Jacobi the textbook ||r||² and r·z share one reduction: 1 + 2k MPI_Allreduce
+// calls for k iterations.
+TEST_F(DistributedCellMultigridTest, HaloLastProductQueuesItsDotInsideTheHaloUpdate) {
+  const Pieces& p = pieces();
+  const CellLevel& f = p.finest;
+  CpuBackend cpu;
+  std::vector<double> marker(f.global.size(), 0.0);
+  for (std::int32_t i : f.owned_cells(mpi::rank())) marker[size_t(i)] = 1.0;
+  HaloExchange<CpuBackend> halo(cpu, f.links, MPI_COMM_WORLD);
+  DistributedBackend<CpuBackend> dist(cpu, marker, MPI_COMM_WORLD);
+  dist.attach_halo(std::int64_t(marker.size()), halo);
+  SparseMatrixOn<CpuBackend>::type a(cpu, f.matrix);
+  std::vector<double> inverse_diagonal = cell_inverse_diagonal(f, mpi::rank());
+  halo.update(inverse_diagonal);  // right on the ghosts, as the flow's vectors
+  const auto product = [&](const std::vector<double>& x, std::vector<double>& y) {
+    a.apply(x, y);
+    dist.update_ghosts(y);
+  };
+  const std::vector<double> b = mean_free_values(f, 5);
+  for (CgVariant variant : {CgVariant::textbook, CgVariant::single_sync}) {
+    SCOPED_TRACE(to_string(variant));
+    CgOptions options;
+    options.tolerance = 1e-6;
+    options.max_iterations = 5000;
+    options.variant = variant;
+    std::vector<double> plain_x(b.size(), 0.0), marked_x(b.size(), 0.0);
+    const std::int64_t allreduces_before = dist.allreduces(), queued_before = dist.queued_in_halo_updates();
+    const CgResult plain = conjugate_gradient(dist, product, b, plain_x, &inverse_diagonal, options);
+    const std::int64_t plain_allreduces = dist.allreduces() - allreduces_before;
+    EXPECT_EQ(dist.queued_in_halo_updates(), queued_before);
+    const CgResult marked = conjugate_gradient(dist, halo_last(product), b, marked_x, &inverse_diagonal, options);
+    ASSERT_TRUE(plain.converged && marked.converged) << plain.stop_reason << " / " << marked.stop_reason;
+    ASSERT_GT(plain.iterations, 10);
+    EXPECT_EQ(marked.iterations, plain.iterations);
+    EXPECT_EQ(marked_x, plain_x);
+    EXPECT_EQ(dist.allreduces() - allreduces_before - plain_allreduces, plain_allreduces);
+    if (variant == CgVariant::textbook) {
+      EXPECT_EQ(dist.queued_in_halo_updates() - queued_before, marked.iterations);
+      EXPECT_EQ(plain_allreduces, 1 + 2 * plain.iterations);
+    } else {  // one reduction at the start and one an iteration
+      EXPECT_EQ(dist.queued_in_halo_updates() - queued_before, marked.iterations + 1);
+    }
+  }
+}
+
 // DistributedBackend::ghosts_exact_without_exchange tells the operators whose local pass is already
 // every ghost's owner value (a face's curl: its three edges; the viscous force F = −M_f C, a face's
 // row its edges) from those that need the exchange (the divergence: a ghost cell next to a cut face;

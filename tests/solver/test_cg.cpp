@@ -179,6 +179,59 @@ void expect_zero_start_and_reference_norm_are_cg_from_the_guess(CgVariant varian
   EXPECT_GT(true_residual(delta, hb), 1e-10);  // not solved further than the tolerance asks
 }
 
+// A CPU backend that counts its reductions (each a read-back on a GPU, an MPI_Allreduce over ranks).
+struct CountingCpuBackend : CpuBackend {
+  int reductions = 0;
+  double dot(const Vector& x, const Vector& y) { return ++reductions, CpuBackend::dot(x, y); }
+  double norm2(const Vector& x) { return ++reductions, CpuBackend::norm2(x); }
+  std::vector<double> dots(const std::vector<std::pair<const Vector*, const Vector*>>& pairs, std::int64_t count = -1,
+                           const Vector* weights = nullptr) {
+    return ++reductions, CpuBackend::dots(pairs, count, weights);
+  }
+};
+
+// precondition_first (what conjugate_gradient() sets for Jacobi): z = M⁻¹ r before the convergence
+// test, ||r||² and r·z from one reduction — 1 + 2k reductions for k iterations instead of
+// 3 + 3k − 1 (the last iteration stops before its r·z), the same iterates; on the GPU (both
+// packings) the same solve to float accuracy.
+TEST_F(CgTest, PreconditioningFirstFusesTheResidualNormWithRho) {
+  const std::int64_t n = 2053;
+  const std::vector<double> hb = mixed_values(n, 11, 0, 0);
+  std::vector<double> inverse_diagonal(static_cast<size_t>(n));
+  for (size_t i = 0; i < inverse_diagonal.size(); ++i) inverse_diagonal[i] = 1.0 / (3.0 + double(i % 7) * 0.1);
+  CountingCpuBackend cpu;
+  PeriodicOperator<CountingCpuBackend> op(cpu, n);
+  const auto jacobi = [&](const std::vector<double>& r, std::vector<double>& z) { cpu.multiply(inverse_diagonal, r, z); };
+  CgOptions options;
+  options.tolerance = 1e-8;
+  std::vector<double> plain_x(size_t(n), 0.0), fused_x(size_t(n), 0.0);
+  const CgResult plain = preconditioned_conjugate_gradient(cpu, op, hb, plain_x, jacobi, options);
+  const int plain_reductions = std::exchange(cpu.reductions, 0);
+  const CgResult fused = conjugate_gradient(cpu, op, hb, fused_x, &inverse_diagonal, options);
+  ASSERT_TRUE(plain.converged && fused.converged);
+  ASSERT_GT(plain.iterations, 10);
+  EXPECT_EQ(fused.iterations, plain.iterations);
+  EXPECT_EQ(plain_reductions, 3 + 3 * plain.iterations - 1);
+  EXPECT_EQ(cpu.reductions, 1 + 2 * fused.iterations);
+  for (size_t k = 0; k < fused.history.size(); ++k)
+    EXPECT_NEAR(fused.history[k], plain.history[k], 1e-12 * plain.history[0]) << "iteration " << k;
+  EXPECT_LE(max_rel_diff(fused_x, plain_x), 1e-12);
+
+  for (Packing packing : {Packing::r32f, Packing::rgba32f}) {
+    SCOPED_TRACE(to_string(packing));
+    LayoutOptions layout;
+    layout.packing = packing;
+    GpuBackend gpu = make_gpu(layout, compute_launch());
+    PeriodicOperator<GpuBackend> gpu_op(gpu, n);
+    const auto d = gpu.upload(inverse_diagonal), b = gpu.upload(hb);
+    auto x = gpu.make_vector(n);
+    const CgResult r = conjugate_gradient(gpu, gpu_op, b, x, &d, options);
+    ASSERT_TRUE(r.converged) << r.stop_reason;
+    EXPECT_LE(std::abs(r.iterations - plain.iterations), 2);
+    EXPECT_LE(max_rel_diff(gpu.download(x), plain_x), 1e-4);
+  }
+}
+
 TEST(CgStart, ZeroStartAndReferenceNormAreCgFromTheGuess) {
   for (CgVariant variant : {CgVariant::textbook, CgVariant::single_sync, CgVariant::pipelined}) {
     SCOPED_TRACE(to_string(variant));
