@@ -142,10 +142,11 @@ inline bool stops_at_tolerance(CgResult& result, double true_residual, double re
 }
 
 // An operator y = A x whose last step on y is the halo update of y's ghosts (over MPI ranks):
-// y's owned entries are final once that update begins. Marked so (halo_last(apply)), the textbook CG
-// over ranks queues its p·Ap reduction inside that update, behind the product and ahead of the wait
-// for the ghost values, so that one wait serves the product's halo and the dot product
-// (DistributedBackend::when_owned_final); elsewhere the mark changes nothing.
+// y's owned entries are final once that update begins. Marked so (halo_last(apply)), CG over ranks
+// queues the reduction that follows the product (textbook: p·Ap; single_sync: its one) inside that
+// update, behind the product and ahead of the wait for the ghost values, so that one wait serves the
+// product's halo and the dot products (DistributedBackend::when_owned_final); elsewhere the mark
+// changes nothing.
 template <class Apply>
 struct HaloLastApply {
   Apply apply;
