@@ -27,8 +27,10 @@ rm -f "$out"/streamsolve.json "$out"/petsc_*.json "$out"/cupy.json "$out"/table.
 status=0
 
 echo "== streamsolve bench cg ($mesh refine $refine)" >&2
+# Jacobi, float32, textbook CG: the algorithm the peers run (bench cg's default is the multigrid).
 # shellcheck disable=SC2086
 if ! "$exe" ${SS_GLOBAL_ARGS:-} bench cg --mesh "$mesh" --refine "$refine" --tolerance "$tol" \
+    --preconditioner jacobi --precisions float --variants textbook \
     --export-matrix "$out/system.mtx" --json "$out/streamsolve.json" >"$out/streamsolve.txt"; then
   echo "compare_cg.sh: streamsolve bench cg failed (its JSON, if written, is in the table)" >&2
   status=1

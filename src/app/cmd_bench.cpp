@@ -202,7 +202,7 @@ void add_bench_commands(CLI::App& app, GlobalOptions& globals) {
   k->add_option("--sizes", kernels.sizes, "element counts")->delimiter(',')->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 34));
   k->add_option("--formats", kernels.formats, "texture formats: R32F, RGBA32F")->delimiter(',');
   k->add_option("--layout", kernels.layout, "layout policy: tight or thesis")->check(CLI::IsMember({"tight", "thesis"}));
-  k->add_option("--reduction-fold", kernels.reduction_fold, "texels per side combined by a reduction pass (2 = thesis quarter pass, 4)")
+  k->add_option("--reduction-fold", kernels.reduction_fold, "texels per side combined by a fragment-path reduction pass (2 = thesis quarter pass, 4); the compute path reduces in one work-group pass")
       ->check(CLI::IsMember({2, 4}));
   k->add_option("--min-seconds", kernels.min_seconds, "time each measurement for at least this long");
   k->add_option("--json", kernels.json, "write the results as JSON to this file");

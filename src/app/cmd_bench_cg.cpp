@@ -72,7 +72,7 @@ struct CgBenchOptions {
   double mixed_tolerance = 1e-10;
   std::optional<double> inner_tolerance;
   bool no_renumber = false;
-  std::vector<std::string> preconditioners;  // default: the case's (jacobi without a case)
+  std::vector<std::string> preconditioners;  // default: the case's (multigrid without a case)
   int mg_degree = 2;
   int mg_coarse_size = 2000;
 };

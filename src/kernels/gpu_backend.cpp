@@ -69,10 +69,12 @@ GpuBackend::IndexVector GpuBackend::upload_indices(const std::vector<std::int32_
 
 // ---- element-wise kernels ----
 
-Program& GpuBackend::program(const char* file, int elements_per_texel, int outputs, bool vec4_output, bool int_output) {
+Program& GpuBackend::program(const char* file, int elements_per_texel, int outputs, bool vec4_output, bool int_output,
+                             GroupReduce group_reduce) {
   KernelSpec spec{file, elements_per_texel, outputs};
   spec.vec4_output = vec4_output;
   spec.int_output = int_output;
+  spec.group_reduce = group_reduce;
   spec.launch = gpu_options_.launch;
   spec.local_size_x = gpu_options_.local_size_x;
   spec.local_size_y = gpu_options_.local_size_y;
@@ -294,39 +296,70 @@ void GpuBackend::gather(const Vector& x, const IndexVector& indices, Vector& z) 
 
 // ---- reductions ----
 
+bool GpuBackend::group_reductions() const {
+  return gpu_options_.launch == LaunchPath::compute && gpu_options_.group_reductions != 0;
+}
+
+std::int64_t GpuBackend::reduction_final_texels() const {
+  const std::int64_t rmin2 = std::int64_t(options_.rmin) * options_.rmin;
+  return group_reductions() ? 4 * rmin2 : rmin2;
+}
+
+GpuBackend::ReductionPass GpuBackend::reduction_pass(int in_w, int in_h) const {
+  const auto divide = [](glm::ivec2 a, glm::ivec2 b) { return (a + b - 1) / b; };
+  const glm::ivec2 in(in_w, in_h);
+  const std::int64_t final_texels = reduction_final_texels();
+  if (!group_reductions()) {
+    // Fold 4 (two quarter levels in one pass) while far from the end, then 2: fewer passes, same tree.
+    const int fold = std::int64_t(in_w) * in_h > 4 * final_texels ? reduction_fold_ : 2;
+    const glm::ivec2 grid = divide(in, glm::ivec2(fold));
+    return {fold, grid, grid};
+  }
+  // The smallest fold that ends the reduction in this pass (more invocations to hide the memory
+  // latency), else 8 (64 texels an invocation).
+  const glm::ivec2 group(gpu_options_.local_size_x, gpu_options_.local_size_y);
+  ReductionPass pass{};
+  for (int fold : {2, 4, 8}) {
+    const glm::ivec2 grid = divide(in, glm::ivec2(fold));
+    pass = {fold, grid, divide(grid, group)};
+    if (std::int64_t(pass.out.x) * pass.out.y <= final_texels) break;
+  }
+  return pass;
+}
+
+void GpuBackend::run_reduction_pass(Program& program, const std::vector<KernelInput>& inputs, Texture& out,
+                                    const ReductionPass& pass, int elements_per_texel) {
+  program.set("ss_fold", pass.fold);
+  if (group_reductions()) launcher_.dispatch_reduction(program, inputs, out, pass.grid);
+  else launcher_.run(program, inputs, {&out}, std::int64_t(out.width()) * out.height() * elements_per_texel);
+}
+
 double GpuBackend::reduce(const char* first, const char* next, const Vector& x, const std::vector<KernelInput>& inputs,
                           Combine combine) {
   const Layout& layout = x.layout();
   const TexelFormat format = float_format(layout);
-  const std::int64_t final_texels = std::int64_t(options_.rmin) * options_.rmin;
-
+  const GroupReduce group = !group_reductions()        ? GroupReduce::none
+                            : combine == Combine::sum ? GroupReduce::sum
+                            : combine == Combine::min ? GroupReduce::min
+                                                      : GroupReduce::max;
   int in_w = layout.width, in_h = layout.height;
   std::int64_t in_n = layout.n;
   Texture current;  // output of the previous pass
   bool first_pass = true;
   do {
-    const char* kernel = first_pass ? first : next;
-    // Fold 4 (two quarter levels in one pass) while far from the end, then 2: fewer passes, same tree.
-    const int fold = std::int64_t(in_w) * in_h > 4 * final_texels ? reduction_fold_ : 2;
-    const int out_w = (in_w + fold - 1) / fold, out_h = (in_h + fold - 1) / fold;
-    Texture out = pool_.take(out_w, out_h, format);
-    Program& program = this->program(kernel, layout.elements_per_texel, 1);
+    const ReductionPass pass = reduction_pass(in_w, in_h);
+    Texture out = pool_.take(pass.out.x, pass.out.y, format);
+    Program& program = this->program(first_pass ? first : next, layout.elements_per_texel, 1, false, false, group);
     program.set("ss_in_size", glm::ivec2(in_w, in_h));
     program.set("ss_in_n", int(in_n));
-    program.set("ss_fold", fold);
-    std::vector<KernelInput> bound;
-    if (first_pass) {
-      bound = inputs;
-    } else {
-      bound.push_back({"source", &current});
-    }
-    launcher_.run(program, bound, {&out}, std::int64_t(out_w) * out_h * layout.elements_per_texel);
+    run_reduction_pass(program, first_pass ? inputs : std::vector<KernelInput>{{"source", &current}}, out, pass,
+                       layout.elements_per_texel);
     pool_.give(std::move(current));
     current = std::move(out);
-    in_w = out_w, in_h = out_h;
-    in_n = std::int64_t(out_w) * out_h * layout.elements_per_texel;  // every texel of a pass output is valid
+    in_w = pass.out.x, in_h = pass.out.y;
+    in_n = std::int64_t(in_w) * in_h * layout.elements_per_texel;  // every texel of a pass output is valid
     first_pass = false;
-  } while (std::int64_t(in_w) * in_h > final_texels);
+  } while (std::int64_t(in_w) * in_h > reduction_final_texels());
 
   // Finish on the CPU in double (thesis §4.2: small remainders are cheaper there).
   std::vector<float> rest(static_cast<size_t>(in_n));
@@ -381,29 +414,26 @@ Texture GpuBackend::reduce_dots(const std::vector<std::pair<const Vector*, const
   }
   inputs.push_back(in("weights", weights ? *weights : x));  // read only when weighted
   const Layout& layout = x.layout();
-  const std::int64_t final_texels = std::int64_t(options_.rmin) * options_.rmin;
+  const GroupReduce group = group_reductions() ? GroupReduce::sum : GroupReduce::none;
   int in_w = layout.width, in_h = layout.height;
   std::int64_t in_n = count < 0 ? layout.n : count;  // the first pass reads elements past in_n as 0
   Texture current;
   bool first_pass = true;
   do {
-    const int fold = std::int64_t(in_w) * in_h > 4 * final_texels ? reduction_fold_ : 2;
-    const int out_w = (in_w + fold - 1) / fold, out_h = (in_h + fold - 1) / fold;
-    Texture out = pool_.take(out_w, out_h, TexelFormat::rgba32f);
-    Program& program = first_pass ? this->program("reduce_dots.glsl", layout.elements_per_texel, 1, true)
-                                   : this->program("reduce_sum.glsl", 4, 1);
+    const ReductionPass pass = reduction_pass(in_w, in_h);
+    Texture out = pool_.take(pass.out.x, pass.out.y, TexelFormat::rgba32f);
+    Program& program = first_pass ? this->program("reduce_dots.glsl", layout.elements_per_texel, 1, true, false, group)
+                                   : this->program("reduce_sum.glsl", 4, 1, false, false, group);
     program.set("ss_in_size", glm::ivec2(in_w, in_h));
     program.set("ss_in_n", int(in_n));
-    program.set("ss_fold", fold);
     if (first_pass) program.set("dots", int(pairs.size())), program.set("weighted", weights ? 1 : 0);
-    std::vector<KernelInput> bound = first_pass ? inputs : std::vector<KernelInput>{{"source", &current}};
-    launcher_.run(program, bound, {&out}, std::int64_t(out_w) * out_h * 4);
+    run_reduction_pass(program, first_pass ? inputs : std::vector<KernelInput>{{"source", &current}}, out, pass, 4);
     pool_.give(std::move(current));
     current = std::move(out);
-    in_w = out_w, in_h = out_h;
-    in_n = std::int64_t(out_w) * out_h * 4;
+    in_w = pass.out.x, in_h = pass.out.y;
+    in_n = std::int64_t(in_w) * in_h * 4;
     first_pass = false;
-  } while (std::int64_t(in_w) * in_h > final_texels);
+  } while (std::int64_t(in_w) * in_h > reduction_final_texels());
   return current;
 }
 

@@ -116,6 +116,11 @@ struct GpuOptions {
   // the compute path but not on the fragment path (docs/performance.md), so -1 picks two passes
   // for fragment and one for compute.
   int two_output_updates = -1;
+  // Reductions on the compute path with each work group combining its invocations' partial values
+  // in shared memory (1): one pass folds f×f texels an invocation times the group, so a field of
+  // up to ~67M texels needs one pass and a read-back of at most 4·R_min² texels; (0) the passes of
+  // the fragment path (f×f texels a pass). -1: by launch path (1 for compute).
+  int group_reductions = -1;
 };
 
 // A double vector on the GPU as two float fields of the same layout: value = hi + lo with
@@ -222,8 +227,8 @@ public:
 
   // Blocks until the GPU has finished all submitted work (for timing).
   void finish();
-  // Texels per side combined by one reduction pass: 2 is the thesis' quarter pass, 4 (default)
-  // does two quarter levels per pass.
+  // Texels per side combined by one reduction pass without work-group reductions: 2 is the
+  // thesis' quarter pass, 4 (default) does two quarter levels per pass.
   void set_reduction_fold(int fold);
   std::size_t programs_compiled() const { return programs_.size(); }
   // Kernel passes launched and blocking read-backs made so far (Launcher's counts).
@@ -234,9 +239,22 @@ public:
 
 private:
   enum class Combine { sum, min, max };
+  // One reduction pass: each value of the grid combines fold×fold input texels; the output is the
+  // grid itself, or (work-group reductions) one texel per work group of it.
+  struct ReductionPass {
+    int fold;
+    glm::ivec2 grid, out;
+  };
+  bool group_reductions() const;
+  ReductionPass reduction_pass(int in_w, int in_h) const;
+  // The passes stop once their output has at most this many texels (read back and finished in double).
+  std::int64_t reduction_final_texels() const;
+  // Runs the pass into `out` (made by the caller at pass.out's size).
+  void run_reduction_pass(Program& program, const std::vector<KernelInput>& inputs, Texture& out,
+                          const ReductionPass& pass, int elements_per_texel);
 
-  // First reduction pass with `first` (reads the inputs), then `next` passes until <= R_min² texels;
-  // the rest is read back and combined in double.
+  // First reduction pass with `first` (reads the inputs), then `next` passes until at most
+  // reduction_final_texels() are left; those are read back and combined in double.
   double reduce(const char* first, const char* next, const Vector& x, const std::vector<KernelInput>& inputs,
                 Combine combine);
   // The passes of dots(): the last pass's texture of RGBA partial sums (channel k: pair k's).
@@ -246,7 +264,7 @@ private:
   void begin_read(const Texture& texture, int channels, std::int64_t n, PendingDownload& pending);
   void require_same_size(const Vector& a, const Vector& b, const char* op) const;
   Program& program(const char* file, int elements_per_texel, int outputs, bool vec4_output = false,
-                   bool int_output = false);
+                   bool int_output = false, GroupReduce group_reduce = GroupReduce::none);
   void set_uniforms(Program& program, const std::vector<KernelUniform>& uniforms);
   // z[indices[k]] = values[k], or += with `add` (additive blending): GL_POINTS, one per value, the
   // indices read from `indices` (a buffer of ints, each in [0, z.size()): checked by the caller).

@@ -104,8 +104,9 @@ std::string prelude_source(const KernelSpec& spec) {
     << "// 1 where a value is NaN or ±inf (exponent bits all set), else 0\n"
     << "vec4 ss_nonfinite4(vec4 v) { return vec4(equal(floatBitsToUint(v) & 0x7f800000u, uvec4(0x7f800000u))); }\n"
     << "// ---- reductions ----\n"
-    << "// A pass folds f×f input texels into one output texel (f = ss_fold, 2 or 4; output size =\n"
-    << "// ceil(input size / f)). Kernels read the sources as `packs` of four values, q < ss_packs(),\n"
+    << "// A pass folds f×f input texels into one value at texel t of the grid ss_size (f = ss_fold, 2, 4\n"
+    << "// or 8; grid = ceil(input size / f): the output, or the invocations of a work-group reduction).\n"
+    << "// Kernels read the sources as `packs` of four values, q < ss_packs(),\n"
     << "// combine them in a vec4 and collapse it to SS_VALUE at the end. Sources outside the input or\n"
     << "// past its ss_in_n elements read as `identity`.\n"
     << "uniform int ss_fold;\n"
@@ -235,12 +236,56 @@ static std::string compute_epilogue(const KernelSpec& spec) {
   return s.str();
 }
 
+// Compute launch of a reduction pass (spec.group_reduce): invocation t of the grid ss_size computes
+// kernel(t) (the identity outside the grid) into shared memory; then the group's first K invocations
+// (K = ceil(√N) of its N) each combine K consecutive values, and the first invocation combines
+// those K and stores the result at the group's texel. Two barriers, not log₂N: each one suspends
+// every invocation on a software rasterizer.
+static std::string group_reduce_epilogue(const KernelSpec& spec) {
+  SS_REQUIRE(spec.outputs == 1 && !spec.int_output, "kernel " << spec.kernel << ": a work-group reduction writes one float output");
+  const bool four = spec.elements_per_texel == 4 || spec.vec4_output;
+  const char* type = four ? "vec4" : "float";
+  const int invocations = spec.local_size_x * spec.local_size_y;
+  int chunk = 1;
+  while (chunk * chunk < invocations) ++chunk;
+  const char* identity = spec.group_reduce == GroupReduce::sum ? "0.0" : spec.group_reduce == GroupReduce::min ? "ss_inf" : "-ss_inf";
+  const char* combine = spec.group_reduce == GroupReduce::sum ? "a + b" : spec.group_reduce == GroupReduce::min ? "min(a, b)" : "max(a, b)";
+  std::ostringstream s;
+  s << "\n// ---- compute launch, reduced over the work group (generated) ----\n"
+    << "layout(local_size_x = " << spec.local_size_x << ", local_size_y = " << spec.local_size_y << ") in;\n"
+    << "layout(" << (four ? "rgba32f" : "r32f") << ", binding = 0) writeonly uniform image2D ss_image0;\n"
+    << "const uint ss_group_n = " << invocations << "u, ss_chunk = " << chunk << "u;\n"
+    << "shared " << type << " ss_group[ss_group_n];\n"
+    << "shared " << type << " ss_chunks[ss_chunk];\n"
+    << type << " ss_group_combine(" << type << " a, " << type << " b) { return " << combine << "; }\n"
+    << "void main() {\n"
+    << "  ivec2 t = ivec2(gl_GlobalInvocationID.xy);\n"
+    << "  uint i = gl_LocalInvocationIndex;\n"
+    << "  ss_group[i] = any(greaterThanEqual(t, ss_size)) ? " << type << "(" << identity << ") : kernel(t);\n"
+    << "  memoryBarrierShared();\n  barrier();\n"
+    << "  if (i < ss_chunk) {\n"
+    << "    " << type << " v = " << type << "(" << identity << ");\n"
+    << "    for (uint k = i * ss_chunk; k < min((i + 1u) * ss_chunk, ss_group_n); ++k) v = ss_group_combine(v, ss_group[k]);\n"
+    << "    ss_chunks[i] = v;\n"
+    << "  }\n"
+    << "  memoryBarrierShared();\n  barrier();\n"
+    << "  if (i == 0u) {\n"
+    << "    " << type << " v = ss_chunks[0];\n"
+    << "    for (uint k = 1u; k < ss_chunk; ++k) v = ss_group_combine(v, ss_chunks[k]);\n"
+    << "    imageStore(ss_image0, ivec2(gl_WorkGroupID.xy), vec4(v));\n"
+    << "  }\n"
+    << "}\n";
+  return s.str();
+}
+
 std::string fragment_program_source(const KernelSpec& spec) {
+  SS_REQUIRE(spec.group_reduce == GroupReduce::none, "kernel " << spec.kernel << ": work-group reductions run on the compute path only");
   return prelude_source(spec) + kernel_body(spec.kernel) + fragment_epilogue(spec);
 }
 
 std::string compute_program_source(const KernelSpec& spec) {
-  return prelude_source(spec) + kernel_body(spec.kernel) + compute_epilogue(spec);
+  return prelude_source(spec) + kernel_body(spec.kernel) +
+         (spec.group_reduce == GroupReduce::none ? compute_epilogue(spec) : group_reduce_epilogue(spec));
 }
 
 // One triangle that covers the viewport: (-1,-1), (3,-1), (-1,3); no vertex buffer needed.

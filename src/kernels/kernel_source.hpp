@@ -24,6 +24,11 @@ enum class LaunchPath { fragment, compute };
 LaunchPath parse_launch_path(const std::string& name);  // "fragment" or "compute"; else ss::Error
 const char* to_string(LaunchPath path);
 
+// A reduction pass on the compute path: the invocations of a work group combine their kernel()
+// values in shared memory (a tree: sum, min or max) and the group writes one output texel, so one
+// pass folds f×f texels per invocation times the group's invocations.
+enum class GroupReduce { none, sum, min, max };
+
 struct KernelSpec {
   std::string kernel;           // file name in shaders/, e.g. "axpy.glsl"
   int elements_per_texel = 1;   // 1: R32F fields (float values), 4: RGBA32F (vec4 values)
@@ -37,6 +42,9 @@ struct KernelSpec {
   // k > 1 outputs, writes `out SS_IVALUE`), padding is written as 0. Mesh connectivity made on the
   // GPU (refinement) is written this way.
   bool int_output = false;
+  // Compute only, one output: output texel (i, j) is work group (i, j)'s combined value; ss_size is
+  // the grid of invocations (one per partial value), not the output's size.
+  GroupReduce group_reduce = GroupReduce::none;
 
   std::string key() const;
 };

@@ -75,6 +75,25 @@ void Launcher::dispatch(Program& program, const std::vector<KernelInput>& inputs
                         std::int64_t valid_elements) {
   SS_REQUIRE(program.is_compute(), "kernel " << program.label() << " is a fragment program; it cannot be dispatched");
   bind(program, inputs, outputs, valid_elements);
+  const glm::ivec2 group = program.work_group_size();
+  dispatch_groups(program, outputs, GLuint((outputs[0]->width() + group.x - 1) / group.x),
+                  GLuint((outputs[0]->height() + group.y - 1) / group.y));
+}
+
+void Launcher::dispatch_reduction(Program& program, const std::vector<KernelInput>& inputs, Texture& output,
+                                  glm::ivec2 grid) {
+  SS_REQUIRE(program.is_compute(), "kernel " << program.label() << " is a fragment program; it cannot be dispatched");
+  const glm::ivec2 group = program.work_group_size();
+  SS_REQUIRE(output.width() == (grid.x + group.x - 1) / group.x && output.height() == (grid.y + group.y - 1) / group.y,
+             "kernel " << program.label() << ": a " << output.width() << "x" << output.height()
+                       << " output does not hold one texel per work group of a " << grid.x << "x" << grid.y << " grid");
+  bind(program, inputs, {&output}, std::int64_t(grid.x) * grid.y * channels(output.format()));
+  glUniform2i(program.uniform("ss_size"), grid.x, grid.y);
+  dispatch_groups(program, {&output}, GLuint(output.width()), GLuint(output.height()));
+}
+
+void Launcher::dispatch_groups(Program& program, const std::vector<Texture*>& outputs, GLuint groups_x,
+                               GLuint groups_y) {
   for (size_t k = 0; k < outputs.size(); ++k) {
     const TexelFormat format = outputs[k]->format();
     const GLenum image_format = format == TexelFormat::rgba32f ? GL_RGBA32F
@@ -86,9 +105,6 @@ void Launcher::dispatch(Program& program, const std::vector<KernelInput>& inputs
   // Image stores are ordered after earlier work only by a barrier: the one behind the previous
   // dispatch covers kernels; draws since then (scatter, fragment kernels) need one here.
   if (draws_since_dispatch_) glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT);
-  const glm::ivec2 group = program.work_group_size();
-  const GLuint groups_x = GLuint((outputs[0]->width() + group.x - 1) / group.x);
-  const GLuint groups_y = GLuint((outputs[0]->height() + group.y - 1) / group.y);
   glDispatchCompute(groups_x, groups_y, 1);
   ++passes_;
   // Make the image stores visible to what may come next: texel fetches by later kernels, scatter

@@ -41,6 +41,9 @@ public:
             std::int64_t valid_elements);
   void dispatch(Program& program, const std::vector<KernelInput>& inputs, const std::vector<Texture*>& outputs,
                 std::int64_t valid_elements);
+  // A work-group reduction pass (KernelSpec::group_reduce): `grid` invocations (ss_size), one work
+  // group per texel of `output` (its size is ceil(grid / work-group size)).
+  void dispatch_reduction(Program& program, const std::vector<KernelInput>& inputs, Texture& output, glm::ivec2 grid);
   // The framebuffer the launcher renders into (also used by scatter).
   void attach(const std::vector<Texture*>& outputs);
   // Call after drawing into textures outside draw() (scatter): the next dispatch then waits for
@@ -58,6 +61,8 @@ public:
 private:
   void bind(Program& program, const std::vector<KernelInput>& inputs, const std::vector<Texture*>& outputs,
             std::int64_t valid_elements);
+  // Binds the outputs as images, dispatches the groups and puts the barrier behind them.
+  void dispatch_groups(Program& program, const std::vector<Texture*>& outputs, GLuint groups_x, GLuint groups_y);
 
   VertexArrayName empty_vao_;
   FramebufferName framebuffer_;

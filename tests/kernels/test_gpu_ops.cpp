@@ -689,7 +689,8 @@ TEST_F(GpuOpsSingle, ComputeWorkGroupSizesGiveIdenticalResults) {
     LayoutOptions o;
     o.packing = packing;
     std::vector<double> reference;
-    double reference_dot = 0.0;
+    double reference_dot = 0.0, abs_dot = 0.0;
+    for (std::int64_t i = 0; i < n; ++i) abs_dot += std::fabs(hx[size_t(i)] * hy[size_t(i)]);
     for (glm::ivec2 group : {glm::ivec2(0, 0), glm::ivec2(16, 16), glm::ivec2(8, 8), glm::ivec2(32, 8), glm::ivec2(7, 3)}) {
       GpuOptions g;  // (0, 0): the fragment path
       if (group.x > 0) g = compute_launch(), g.local_size_x = group.x, g.local_size_y = group.y;
@@ -704,10 +705,69 @@ TEST_F(GpuOpsSingle, ComputeWorkGroupSizesGiveIdenticalResults) {
       }
       const std::string what = std::string(to_string(packing)) + " " + std::to_string(group.x) + "x" + std::to_string(group.y);
       EXPECT_EQ(result, reference) << what;
-      // The reduction tree does not depend on the launch; only the compilers' rounding of the
-      // same expressions could, and that is not allowed to change a float sum of this size much.
-      EXPECT_NEAR(d, reference_dot, 1e-6 * std::fabs(reference_dot) + 1e-3) << what;
+      // The reduction tree depends on the launch path and, with work-group reductions, on the group
+      // size: two trees differ by at most their two rounding bounds.
+      EXPECT_NEAR(d, reference_dot, 2 * reduction_error_bound(n, 2 * abs_dot)) << what;
     }
+  }
+}
+
+// Work-group reductions over several passes (R_min = 2: each pass may leave at most 16 texels, so
+// a million R32F elements need two; the later passes read RGBA partial sums, as every dots() does),
+// every reduction kind, against the CPU twin — both packings, a group size that is no power of two
+// among them.
+TEST_F(GpuOpsSingle, ComputeGroupReductionsOverSeveralPassesIsEquivalentToRef) {
+  CpuBackend cpu;
+  for (Packing packing : {Packing::r32f, Packing::rgba32f}) {
+    for (glm::ivec2 group : {glm::ivec2(16, 16), glm::ivec2(7, 3)}) {
+      LayoutOptions o;
+      o.packing = packing, o.rmin = 2;
+      GpuOptions g = compute_launch();
+      g.local_size_x = group.x, g.local_size_y = group.y;
+      GpuBackend gpu = make_gpu(o, g);
+      for (std::int64_t n : {std::int64_t(1), std::int64_t(7), std::int64_t(1025), std::int64_t(999'983)}) {
+        const std::string what = std::string(to_string(packing)) + " " + std::to_string(group.x) + "x" +
+                                 std::to_string(group.y) + " n " + std::to_string(n);
+        const std::vector<double> hx = mixed_values(n, 80 + n), hy = mixed_values(n, 81 + n);
+        const Field x = gpu.upload(hx), y = gpu.upload(hy);
+        double abs_sum = 0.0, abs_dot = 0.0, square_sum = 0.0;
+        for (size_t i = 0; i < hx.size(); ++i)
+          abs_sum += std::fabs(hx[i]), abs_dot += std::fabs(hx[i] * hy[i]), square_sum += hx[i] * hx[i];
+        const std::int64_t passes = gpu.passes();
+        EXPECT_NEAR(gpu.sum(x), cpu.sum(hx), reduction_error_bound(n, abs_sum)) << what;
+        if (packing == Packing::r32f && n > 100'000) {  // RGBA: 250K texels, one pass of 64 a value
+          EXPECT_GE(gpu.passes() - passes, 2) << what << ": several passes";
+        }
+        EXPECT_NEAR(gpu.dot(x, y), cpu.dot(hx, hy), reduction_error_bound(n, 2 * abs_dot)) << what;
+        EXPECT_NEAR(gpu.norm2(x), cpu.norm2(hx), reduction_error_bound(n, 2 * square_sum)) << what;
+        EXPECT_EQ(gpu.min(x), cpu.min(hx)) << what;
+        EXPECT_EQ(gpu.max(x), cpu.max(hx)) << what;
+        const std::vector<double> d = gpu.dots({{&x, &y}, {&x, &x}}), e = cpu.dots({{&hx, &hy}, {&hx, &hx}});
+        EXPECT_NEAR(d[0], e[0], reduction_error_bound(n, 2 * abs_dot)) << what;
+        EXPECT_NEAR(d[1], e[1], reduction_error_bound(n, 2 * square_sum)) << what;
+        std::vector<double> special = hx;
+        special[size_t(n / 2)] = std::numeric_limits<double>::infinity();
+        EXPECT_EQ(gpu.count_nonfinite(gpu.upload(special)), 1) << what;
+      }
+    }
+  }
+}
+
+// With the default R_min a reduction of up to ~67M texels is one work-group pass and one read-back
+// (the fragment path's passes fold 16 texels each: three for these 4.2M); the same sum to float rounding.
+TEST_F(GpuOpsSingle, ComputeGroupReductionOfFourMillionIsOnePass) {
+  const std::int64_t n = 1 << 22;
+  const std::vector<double> hx = positive_values(n, 17);
+  const double exact = CpuBackend().sum(hx);
+  for (int grouped : {1, 0}) {
+    GpuOptions g = compute_launch();
+    g.group_reductions = grouped;
+    GpuBackend gpu = make_gpu(LayoutOptions{}, g);
+    const Field x = gpu.upload(hx);
+    const std::int64_t passes = gpu.passes();
+    const double sum = gpu.sum(x);
+    EXPECT_LE(std::fabs(sum - exact) / exact, 1e-6) << "grouped " << grouped;
+    EXPECT_EQ(gpu.passes() - passes, grouped ? 1 : 3) << "grouped " << grouped;
   }
 }
 

@@ -31,7 +31,9 @@ constexpr double float_unit_roundoff = 5.9604644775390625e-08;  // 2^-24
 
 // Bound on the rounding error of the GPU's float reduction tree over n terms: a pass adds up to
 // 16 values one after another (fold 4: 15 roundings), there are at most ceil(log16 n) + 2 passes
-// (the last ones may fold by 2), and the CPU finish in double adds nothing significant.
+// (the last ones may fold by 2), and the CPU finish in double adds nothing significant. A
+// work-group pass (compute path) makes at most ~50 roundings in a chain (16 packs an invocation,
+// 2 × 16 in the group), and the fewer passes keep it within the same bound.
 inline double reduction_error_bound(std::int64_t n, double sum_of_magnitudes) {
   const double passes = std::ceil(std::log(double(n) + 1.0) / std::log(16.0)) + 2.0;
   return (15.0 * passes + 2.0) * float_unit_roundoff * sum_of_magnitudes + 1e-30;
