@@ -25,7 +25,7 @@ LaunchPath parse_launch_path(const std::string& name);  // "fragment" or "comput
 const char* to_string(LaunchPath path);
 
 // A reduction pass on the compute path: the invocations of a work group combine their kernel()
-// values in shared memory (a tree: sum, min or max) and the group writes one output texel, so one
+// values in shared memory (sum, min or max) and the group writes one output texel, so one
 // pass folds f×f texels per invocation times the group's invocations.
 enum class GroupReduce { none, sum, min, max };
 
