@@ -39,7 +39,7 @@
 #include "operators/flow_operators.hpp"
 #include "cases/flow_case.hpp"
 #include "problems/flow_case_problem.hpp"
-#include "physics/flow_solver.hpp"
+#include "physics/flow_instances.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 

@@ -20,7 +20,7 @@
 #include "postprocess/flow_forces.hpp"
 #include "postprocess/flow_heat_flux.hpp"
 #include "problems/flow_heat_problem.hpp"
-#include "physics/flow_time_loop.hpp"
+#include "physics/flow_instances.hpp"
 #include "run/flow_checkpoints.hpp"
 #include "run/flow_histories.hpp"
 #include "run/flow_probe_files.hpp"

@@ -9,7 +9,7 @@
 #include "cases/flow_case.hpp"
 #include "problems/flow_case_problem.hpp"
 #include "problems/flow_heat_problem.hpp"
-#include "physics/flow_time_loop.hpp"
+#include "physics/flow_instances.hpp"
 
 namespace ss::test {
 

@@ -13,7 +13,7 @@
 #include "mesh/load_mesh.hpp"
 #include "operators/cpu_mesh_operators.hpp"
 #include "problems/flow_problem.hpp"
-#include "physics/flow_solver.hpp"
+#include "physics/flow_instances.hpp"
 #include "support/project_mesh.hpp"
 #include "util/error.hpp"
 
