@@ -4,7 +4,7 @@
 #   2. AddressSanitizer + UBSan build (build-asan/): the unit and gl tests again, GL included (the
 #      end-to-end command tests run the sanitized streamsolve), and those labelled sanitize; any
 #      report fails the test.
-#   3. The fuzz targets (clang, build-fuzz/), 20 s each on their corpus (tools/run_fuzz.sh; longer runs
+#   3. The fuzz targets (clang, build-fuzz/), 10 s each on their corpus (tools/run_fuzz.sh; longer runs
 #      by hand: tools/run_fuzz.sh 600).
 # SS_SKIP_ASAN=1 leaves out pass 2, SS_SKIP_FUZZ=1 pass 3, while iterating.
 set -euo pipefail
@@ -39,5 +39,5 @@ if [ "${SS_SKIP_ASAN:-0}" != 1 ]; then
     ctest -L 'unit|gl|sanitize' --output-on-failure --no-tests=error -j"$jobs" --timeout 900)
 fi
 if [ "${SS_SKIP_FUZZ:-0}" != 1 ]; then
-  tools/run_fuzz.sh 20
+  tools/run_fuzz.sh 10
 fi
