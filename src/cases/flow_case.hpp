@@ -40,7 +40,8 @@
 //                 momentum only: preconditioner = "automatic" (default: with implicit convection at
 //                 a CFL target above 10 jacobi, then block_jacobi once its solves are slow; else
 //                 jacobi) | "block_jacobi" (implicit convection only);
-//                 variant = "textbook" (default) | "single_sync" (one reduction per CG iteration) |
+//                 variant = "textbook" (the pressure's, streamfunction's and temperature's default) |
+//                 "single_sync" (the momentum's default: one reduction per CG iteration) |
 //                 "pipelined" (one, overlapped with the preconditioner and product; its residual replaced
 //                 every replacement_period = 50 iterations, 0: never); streamfunction only: preconditioner = "automatic" (default: ams
 //                 with the grad_div gauge, else jacobi) | "ams" | "jacobi" | "none", gauge = "grad_div" (default) | "none";
@@ -172,7 +173,7 @@ struct FlowCase {
   bool exact_method = false;                     // [scheme] method = "exact" (default "classical")
   bool implicit_convection = false;              // [scheme] convection_time = "implicit" (default "explicit")
   FlowSolverSettings pressure{1e-6, 5000, "multigrid"};  // [solver.pressure]
-  FlowSolverSettings momentum{1e-6, 5000, "automatic"};  // [solver.momentum]
+  FlowSolverSettings momentum{1e-6, 5000, "automatic", "single_sync"};  // [solver.momentum]
   FlowSolverSettings streamfunction{1e-6, 20000, "automatic"};  // [solver.streamfunction] (exact method)
   FlowSolverSettings temperature{1e-6, 5000, "jacobi"};      // [solver.temperature] ([heat])
   std::optional<FlowHeatSettings> heat;          // [heat]

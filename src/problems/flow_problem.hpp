@@ -143,7 +143,11 @@ struct FlowProblem {
   FlowTimeSettings time;
   FlowSteadySettings steady;
   std::vector<FlowForceGroup> forces;            // [[force]]: groups whose force is reported
-  FlowLinearSolver momentum, pressure;
+  // The momentum CG one synchronisation an iteration (single_sync; its stability guard checks the
+  // true residual b − A x at the end); the pressure CG with its V-cycle textbook (a wasted V-cycle
+  // costs more than a reduction).
+  FlowLinearSolver momentum{1e-6, 5000, true, false, CgVariant::single_sync};
+  FlowLinearSolver pressure;
   MomentumSystem momentum_system = MomentumSystem::automatic;
   FlowLinearSolver streamfunction{1e-6, 20000, true, false};  // exact method
   bool streamfunction_gauge = true;  // exact method: the grad–div gauge (exact_fractional_step.hpp)
