@@ -33,8 +33,8 @@
 # operator's pass) and the halo's components per step (read-back wait, MPI, upload), each the
 # slowest rank's. --flow-weak-meshes gives one mesh per rank count, in --ranks order (weak scaling:
 # meshes whose cells grow with the ranks, e.g. gmsh's lc divided by the cube root of the ranks).
-# --flow-cg-variant sets both flow solves' CG variant ([solver.*] variant: textbook (default),
-# single_sync or pipelined), --flow-momentum-variant the momentum solve's only (with pipelined,
+# --flow-cg-variant sets both flow solves' CG variant ([solver.*] variant: textbook (the pressure's default),
+# single_sync (the momentum's default) or pipelined), --flow-momentum-variant the momentum solve's only (with pipelined,
 # --flow-replacement-period its residual replacement period). --flow-pressure-guess: where each
 # step's pressure correction starts ([solver.pressure] initial_guess; default: the case's, whose default is extrapolated).
 # --skip-heat runs the flow table only.
