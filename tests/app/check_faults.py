@@ -315,9 +315,11 @@ def scenario_memory():
     # The heat runs take the host's finest level (--finest-level host) on both backends: these limits
     # are that path's. The GPU-made level moves the shader compiles after the host's allocations, so
     # that at some limits llvmpipe's JIT is what runs out (the abort above).
+    # The GPU runs that get to the solve take over 10 s each on llvmpipe: one limit fails before the
+    # driver starts, one in the solve, one finishes.
     heat = heat_case("heat", steps=2, every=2, refine=3)
     runs = [("heat", "cpu", heat, [40, 100, 250, 600, 2000]),
-            ("heat", "gpu", heat, [350, 400, 600, 1000]),
+            ("heat", "gpu", heat, [350, 400, 1000]),
             ("flow", "cpu", flow_case("flow", steps=1, every=1, refine=1), [40, 100, 160, 400])]
     for command, backend, case, limits in runs:
         out = os.path.join(work, f"out_{command}")
