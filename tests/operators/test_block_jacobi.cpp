@@ -67,7 +67,9 @@ TEST(BlockJacobi, InvertsEachBlockExactly) {
         if (blocks[i] != blocks[j]) ae[i] = 0.0;  // A's couplings across blocks are not inverted
       inv.multiply(ae, column);
       for (size_t i = 0; i < 4; ++i)
-        if (blocks[i] == blocks[j]) EXPECT_NEAR(column[i], i == j ? 1.0 : 0.0, 1e-14) << i << ", " << j;
+        if (blocks[i] == blocks[j]) {
+          EXPECT_NEAR(column[i], i == j ? 1.0 : 0.0, 1e-14) << i << ", " << j;
+        }
     }
   }
 }

@@ -344,7 +344,9 @@ TEST_F(SliceTest, ArrowsPointAlongAUniformField) {
         ADD_FAILURE() << "arrow at (" << q.x << ", " << q.y << "): head - tail " << along << " forwards, " << back << " backwards";
       // Between four grid points: no arrow.
       const glm::dvec2 between = glm::floor(layout.to_pixel(q + 0.5 / 24));
-      if (q.x < 0.9 && q.y < 0.9) EXPECT_FALSE(arrow_pixel(rgb(image, int(between.x), int(between.y))));
+      if (q.x < 0.9 && q.y < 0.9) {
+        EXPECT_FALSE(arrow_pixel(rgb(image, int(between.x), int(between.y))));
+      }
     }
     EXPECT_EQ(failures, 0) << "direction (" << c.pixel_direction.x << ", " << c.pixel_direction.y << ")";
   }
