@@ -315,7 +315,7 @@ def scenario_memory():
     # The heat runs take the host's finest level (--finest-level host) on both backends: these limits
     # are that path's. The GPU-made level moves the shader compiles after the host's allocations, so
     # that at some limits llvmpipe's JIT is what runs out (the abort above).
-    # The GPU runs that get to the solve take over 10 s each on llvmpipe: one limit fails before the
+    # The GPU runs that get to the solve are the slow ones on llvmpipe: one limit fails before the
     # driver starts, one in the solve, one finishes.
     heat = heat_case("heat", steps=2, every=2, refine=3)
     runs = [("heat", "cpu", heat, [40, 100, 250, 600, 2000]),

@@ -278,7 +278,7 @@ TEST_P(GpuOps, DownloadsSubRanges) {
 }
 
 // Large sizes: 999,983 (prime: a partial last row and texel) and 3,000,000 (the largest sums); a
-// round million added nothing they miss and took a sixth of these tests' time on llvmpipe.
+// round million added nothing they miss.
 // The sanitizer pass (tools/run_tests.sh) runs these for memory errors up to 65,537 elements: the
 // host code a size runs (layout, upload, download, the reduction's levels) is the same past a few
 // texture rows, and a partial last row is 1025's and 65537's; the kernels themselves run in the GL
