@@ -36,7 +36,7 @@ FlowSolverSettings read_solver(TableReader& t, const FlowSolverSettings& default
   else if (kind == SolverKind::streamfunction)
     s.preconditioner = t.choice("preconditioner", s.preconditioner, {"automatic", "ams", "jacobi", "none"});
   else if (kind == SolverKind::momentum)
-    s.preconditioner = t.choice("preconditioner", s.preconditioner, {"automatic", "jacobi", "block_jacobi", "none"});
+    s.preconditioner = t.choice("preconditioner", s.preconditioner, {"automatic", "jacobi", "chebyshev", "block_jacobi", "none"});
   else
     s.preconditioner = t.choice("preconditioner", s.preconditioner, {"jacobi", "none"});
   s.variant = t.choice("variant", s.variant, {"textbook", "single_sync", "pipelined"});
@@ -344,6 +344,10 @@ FlowCase flow_case_from(const CaseFile& file) {
                                                     : nullptr;
       SS_REQUIRE(c.momentum.system != "vorticity" || !why_not,
                  s.where_key("system") << ": [solver.momentum] system = \"vorticity\" does not apply: " << why_not);
+      SS_REQUIRE(c.momentum.preconditioner != "chebyshev" || (!why_not && c.momentum.system != "flux"),
+                 s.where_key("preconditioner") << ": [solver.momentum] preconditioner = \"chebyshev\" is for the edge "
+                                                  "vorticity system: "
+                                               << (why_not ? why_not : "system = \"flux\" solves for the face fluxes"));
       SS_REQUIRE(c.momentum.preconditioner != "block_jacobi" || c.implicit_convection,
                  s.where_key("preconditioner") << ": [solver.momentum] preconditioner = \"block_jacobi\" needs "
                                                   "[scheme] convection_time = \"implicit\" (or [steady])");

@@ -39,7 +39,8 @@
 //                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" | "none";
 //                 momentum only: preconditioner = "automatic" (default: with implicit convection at
 //                 a CFL target above 10 jacobi, then block_jacobi once its solves are slow; else
-//                 jacobi) | "block_jacobi" (implicit convection only);
+//                 jacobi) | "chebyshev" (the edge vorticity system only) | "block_jacobi" (implicit
+//                 convection only);
 //                 variant = "textbook" (the pressure's, streamfunction's and temperature's default) |
 //                 "single_sync" (the momentum's default: one reduction per CG iteration) |
 //                 "pipelined" (one, overlapped with the preconditioner and product; its residual replaced

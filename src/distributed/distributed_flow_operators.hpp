@@ -186,6 +186,9 @@ public:
     dist_.overlapped_update({&y}, [&](const std::vector<Vector*>& send) { send_.apply(x, *send[0], sub, add); },
                             [&] { m_.apply(x, y, sub, add); });
   }
+  // y = A x from the piece's rows alone, no exchange: right on the owned rows when x is right on
+  // their columns (the rank's block of a preconditioner, x 0 on the ghosts: A_oo x_o).
+  void apply_on_rank(const Vector& x, Vector& y) { m_.apply(x, y); }
   // y = A x + c B u (A: this; B with the same rows; e: scratch, left holding B u on the owned rows)
   // in one round trip: both products' send rows and their sum first, then the full passes while
   // the values travel (sum_of_products: the vorticity system's operator M_e x + c B (D Bᵀ x)).

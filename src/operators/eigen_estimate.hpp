@@ -44,13 +44,16 @@ EigenRange lanczos_ritz_range(std::vector<double> diag, std::vector<double> off)
 // estimate_lambda_max with every vector on `backend` (its working precision: a GPU's float): the
 // same start vector and recurrences, one upload and no other transfer but the dot products. For an
 // operator the host does not hold (the finest level made on the GPU).
+// `start`: the start vector (one entry per local entity, right on the ghosts over MPI ranks, such as
+// lanczos_edge_start's), else lanczos_start's.
 template <class Backend>
 double estimate_lambda_max_on(Backend& backend,
                               const std::function<void(const typename Backend::Vector&, typename Backend::Vector&)>& apply,
-                              const typename Backend::Vector& inverse_diagonal, int steps) {
+                              const typename Backend::Vector& inverse_diagonal, int steps,
+                              const std::vector<double>* start = nullptr) {
   const std::int64_t n = std::int64_t(inverse_diagonal.size());
   if (n == 0) return 1.0;
-  typename Backend::Vector r = backend.upload(lanczos_start(size_t(n))), z = backend.make_vector(n),
+  typename Backend::Vector r = backend.upload(start ? *start : lanczos_start(size_t(n))), z = backend.make_vector(n),
                            p = backend.make_vector(n), q = backend.make_vector(n);
   backend.multiply(inverse_diagonal, r, z);
   backend.copy(z, p);

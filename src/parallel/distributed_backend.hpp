@@ -73,6 +73,12 @@ public:
       }
     SS_THROW("distributed vectors: no entity kind has " << length << " local entries");
   }
+  // The owner marker of the entity kind with `length` local entries: 1 on owned entries, 0 on ghosts.
+  const Vector& owner_marker(std::int64_t length) const {
+    for (const Kind& k : kinds_)
+      if (k.size == length) return k.marker;
+    SS_THROW("distributed vectors: no entity kind has " << length << " local entries");
+  }
   // x's ghost entries from their owners (the halo of x's entity kind).
   void update_ghosts(Vector& x) { update_ghosts({&x}); }
   // The outputs' ghost entries from their owners, the exchange overlapped with the work that makes

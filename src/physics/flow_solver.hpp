@@ -322,7 +322,8 @@ private:
 
   std::unique_ptr<MomentumSolve<Backend>> make_momentum_solve(const FlowOperatorData& data) {
     if (problem_.resolved_momentum_system() == MomentumSystem::vorticity)
-      return std::make_unique<EdgeVorticityMomentumSolve<Backend, FlowOps>>(backend_, ops_, problem_, data, momentum_operator_);
+      return std::make_unique<EdgeVorticityMomentumSolve<Backend, FlowOps>>(backend_, ops_, problem_, mesh_, data,
+                                                                             momentum_operator_);
     if (problem_.implicit_convection)
       return std::make_unique<ImplicitConvectionMomentumSolve<Backend, FlowOps>>(backend_, ops_, problem_, mesh_, data,
                                                                                  momentum_operator_);

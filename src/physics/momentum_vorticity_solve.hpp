@@ -9,12 +9,28 @@
 // ω here is exact up to the CG tolerance where the face form applies M_e⁻¹ as a Chebyshev
 // polynomial (1e-3). The start vector is the extrapolation of the last two steps' ω (the first
 // step: the polynomial M̃_e⁻¹ applied to the right-hand side; the second: ωⁿ).
+// The CG's preconditioner: Jacobi, or (`chebyshev_start` given) the Chebyshev polynomial of it,
+//   z = p(D⁻¹S) D⁻¹ r,  p of odd degree kMomentumChebyshevDegree on [λ/kMomentumChebyshevRatio, λ],
+// λ = 1.1 × λmax(D⁻¹S) by CG-Lanczos (from chebyshev_start; again when c = νθΔt moves by a fifth).
+// p(λ) = (1 − q(λ))/λ with q the scaled Chebyshev residual polynomial: 0 < q < 1 below the interval,
+// |q| < 1 on it and q < 0 above it for an odd degree, so p > 0 on every λ > 0 and z = M⁻¹ r is SPD
+// whatever the estimate. It makes about a third of Jacobi's iterations (reductions) for a few more
+// products. Over MPI ranks the polynomial is the rank's block's, S_oo (D⁻¹ is 0 on the ghosts, the
+// products exchange nothing), then z's ghosts come from their owners: one halo round trip a CG
+// iteration, in the preconditioner, and the CG's product is the piece's own (its owned rows are
+// right: its input p = z + βp is right on the ghosts, and nothing reads the output's ghosts). The
+// blocks are principal submatrices, so p > 0 on their spectra too (Cauchy interlacing); they cost
+// iterations (a quarter more on two ranks). Jacobi stays the default: docs/performance.md's
+// figures show where each is faster.
 // EdgeVorticityMomentumSolve (below) is this solve as the flow solver's momentum part (momentum_solve.hpp).
+#include <cmath>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "operators/curl_curl_viscous.hpp"
+#include "operators/eigen_estimate.hpp"
 #include "operators/momentum_vorticity_system.hpp"
 #include "operators/sparse_kernels.hpp"
 #include "physics/distributed_traits.hpp"
@@ -25,6 +41,9 @@
 
 namespace ss {
 
+inline constexpr int kMomentumChebyshevDegree = 3;
+inline constexpr double kMomentumChebyshevRatio = 30.0;
+
 template <class Backend>
 class MomentumVorticitySolve {
 public:
@@ -32,9 +51,12 @@ public:
   using Sparse = typename SparseMatrixOn<Backend>::type;
 
   // `factors`: the viscous operator whose M_e and B the system shares (system.shares_factors).
+  // `chebyshev_start`: the Chebyshev preconditioner, its Lanczos start vector (one entry per edge,
+  // lanczos_edge_start); none: Jacobi.
   MomentumVorticitySolve(Backend& backend, const MomentumVorticitySystem& system,
-                         CurlCurlViscous<Backend>* factors = nullptr)
-      : backend_(backend) {
+                         CurlCurlViscous<Backend>* factors = nullptr,
+                         std::optional<std::vector<double>> chebyshev_start = std::nullopt)
+      : backend_(backend), chebyshev_start_(std::move(chebyshev_start)) {
     SS_REQUIRE(!system.shares_factors || factors,
                "momentum vorticity solve: the system shares the viscous operator's M_e, B and F; pass that operator");
     const std::int64_t ne = std::int64_t(system.free_edges.size()), nf = std::int64_t(system.inverse_face_mass.size());
@@ -60,6 +82,13 @@ public:
     inverse_diagonal_ = backend.make_vector(ne), b_ = backend.make_vector(ne), edges_ = backend.make_vector(ne);
     omega_ = backend.make_vector(ne), omega_previous_ = backend.make_vector(ne);
     w_ = backend.make_vector(nf), faces_ = backend.make_vector(nf), scale_ = backend.make_vector(nf);
+    if (chebyshev_start_) {
+      SS_REQUIRE(std::int64_t(chebyshev_start_->size()) == ne,
+                 "momentum vorticity solve: the Chebyshev start vector has " << chebyshev_start_->size() << " entries for "
+                                                                               << ne << " edges");
+      block_inverse_diagonal_ = backend.make_vector(ne), chebyshev_ax_ = backend.make_vector(ne);
+      chebyshev_d_ = backend.make_vector(ne), block_faces_ = backend.make_vector(nf);
+    }
   }
 
   // U = Uⁿ⁺¹ from r (faces), Uⁿ (`U_old`) and ḡ (`g_bar`, edges), for the step dt after a step of
@@ -95,11 +124,9 @@ public:
       start.vorticity(b_, omega_);
     }
     // S ω = M_e ω + c B (D Bᵀ ω); its last step on y is the sum's halo update (halo_last)
-    const auto apply = halo_last([&](const Vector& x, Vector& y) {
-      scaled_transpose(x, faces_);
-      sum_of_products(backend_, *mass_, x, *source_, faces_, c, edges_, y);
-    });
-    CgResult result = conjugate_gradient(backend_, apply, b_, omega_, &inverse_diagonal_, options);
+    const auto apply = halo_last([&](const Vector& x, Vector& y) { apply_system(c, x, y); });
+    CgResult result = chebyshev_start_ ? chebyshev_cg(c, options)
+                                       : conjugate_gradient(backend_, apply, b_, omega_, &inverse_diagonal_, options);
     // Uⁿ⁺¹ = w − νΔt D Bᵀ ω
     scaled_transpose(omega_, faces_);
     backend_.axpy(-nu * dt, faces_, w_, U);
@@ -122,6 +149,57 @@ public:
   }
 
 private:
+  static constexpr bool kOverRanks = IsDistributedBackend<Backend>::value;
+
+  // y = S x = M_e x + c B (D Bᵀ x), y right on its ghosts
+  void apply_system(double c, const Vector& x, Vector& y) {
+    scaled_transpose(x, faces_);
+    sum_of_products(backend_, *mass_, x, *source_, faces_, c, edges_, y);
+  }
+  // y = S x from the piece alone (no exchange): right on the owned rows when x is right on their
+  // columns; serially S x.
+  void apply_on_rank(double c, const Vector& x, Vector& y) {
+    if constexpr (!kOverRanks) return apply_system(c, x, y);
+    else {
+      if (own_scaled_transpose_) {
+        own_scaled_transpose_->apply_on_rank(x, block_faces_);
+      } else {
+        force_->apply_on_rank(x, force_faces_);
+        backend_.multiply(minus_inverse_face_mass_, force_faces_, block_faces_);
+      }
+      source_->apply_on_rank(block_faces_, edges_);
+      mass_->apply_on_rank(x, y);
+      backend_.axpy(c, edges_, y, y);
+    }
+  }
+
+  // CG with the Chebyshev preconditioner (the top of this file) on S ω = b.
+  CgResult chebyshev_cg(double c, const CgOptions& options) {
+    if (!(chebyshev_c_ >= 0) || std::fabs(c - chebyshev_c_) > 0.2 * chebyshev_c_) {
+      const double lambda = estimate_lambda_max_on<Backend>(
+          backend_, [&](const Vector& x, Vector& y) { apply_system(c, x, y); }, inverse_diagonal_, kLanczosSteps,
+          &*chebyshev_start_);
+      chebyshev_hi_ = 1.1 * lambda;
+      chebyshev_c_ = c;
+    }
+    if (block_diagonal_c_ != c) {  // D⁻¹ on the rank's own edges (0 on the ghosts: S_oo's block)
+      if constexpr (kOverRanks)
+        backend_.multiply(backend_.owner_marker(std::int64_t(inverse_diagonal_.size())), inverse_diagonal_,
+                          block_inverse_diagonal_);
+      else
+        backend_.copy(inverse_diagonal_, block_inverse_diagonal_);
+      block_diagonal_c_ = c;
+    }
+    const double hi = chebyshev_hi_, lo = hi / kMomentumChebyshevRatio;
+    const auto on_rank = [&](const Vector& x, Vector& y) { apply_on_rank(c, x, y); };
+    const auto precondition = [&](const Vector& r, Vector& z) {
+      chebyshev_smooth(backend_, on_rank, r, block_inverse_diagonal_, 0.5 * (hi + lo), 0.5 * (hi - lo),
+                       kMomentumChebyshevDegree, true, z, chebyshev_ax_, chebyshev_d_);
+      if constexpr (kOverRanks) backend_.update_ghosts(z);
+    };
+    return preconditioned_conjugate_gradient(backend_, on_rank, b_, omega_, precondition, options);
+  }
+
   // faces = D Bᵀ x: its own matrix, or with the viscous operator's factors −D (F x).
   void scaled_transpose(const Vector& x, Vector& faces) {
     if (own_scaled_transpose_) return own_scaled_transpose_->apply(x, faces);
@@ -139,6 +217,12 @@ private:
   Vector inverse_diagonal_, b_, edges_, omega_, omega_previous_, w_, faces_, scale_;
   double dt_ = -1, nu_theta_ = -1;
   int steps_ = 0;  // solves since the history began (the extrapolation needs two)
+  // The Chebyshev preconditioner: its Lanczos start, interval end and the c it was estimated at,
+  // the block's D⁻¹ (made at block_diagonal_c_) and scratch
+  static constexpr int kLanczosSteps = 20;
+  std::optional<std::vector<double>> chebyshev_start_;
+  double chebyshev_hi_ = 1, chebyshev_c_ = -1, block_diagonal_c_ = -1;
+  Vector block_inverse_diagonal_, chebyshev_ax_, chebyshev_d_, block_faces_;
 };
 
 // The momentum part (momentum_solve.hpp) on the edge vorticity: the right-hand side without viscous
@@ -149,15 +233,18 @@ class EdgeVorticityMomentumSolve : public MomentumSolve<Backend> {
 public:
   using Vector = typename Backend::Vector;
 
-  EdgeVorticityMomentumSolve(Backend& backend, FlowOps& ops, const FlowProblem& problem, const FlowOperatorData& data,
-                             MomentumOperator<Backend, FlowOps>& momentum)
+  EdgeVorticityMomentumSolve(Backend& backend, FlowOps& ops, const FlowProblem& problem, const LoadedMesh& mesh,
+                             const FlowOperatorData& data, MomentumOperator<Backend, FlowOps>& momentum)
       : ops_(ops), problem_(problem), A_(momentum) {
     std::vector<double> face_mass = data.face_mass;
     complete_ghosts<Backend>(ops, face_mass);
     MomentumVorticitySystem system = build_momentum_vorticity_system(momentum.curl_curl_data(), face_mass, data.free_mask);
     for (std::vector<double>* v : {&system.mass_diagonal, &system.coupling_diagonal, &system.free_edges})
       complete_ghosts<Backend>(ops, *v);
-    solve_ = std::make_unique<MomentumVorticitySolve<Backend>>(backend, system, momentum.curl_curl());
+    std::optional<std::vector<double>> chebyshev_start;
+    if (problem.momentum.chebyshev) chebyshev_start = lanczos_edge_start(mesh);
+    solve_ = std::make_unique<MomentumVorticitySolve<Backend>>(backend, system, momentum.curl_curl(),
+                                                               std::move(chebyshev_start));
   }
 
   void right_hand_side(const MomentumTerms<Vector>& t, Vector& rhs) override {

@@ -46,6 +46,9 @@ struct FlowLinearSolver {
   // (physics/momentum_block_jacobi.hpp; overrides jacobi), its block size and refresh interval
   bool block_jacobi = false;
   bool block_jacobi_when_slow = false;  // "automatic": Jacobi, then block Jacobi once solves are slow
+  // momentum on the edge vorticity only: the Chebyshev polynomial of Jacobi, over MPI ranks each
+  // rank's block's (physics/momentum_vorticity_solve.hpp; overrides jacobi)
+  bool chebyshev = false;
   int block_size = 16;
   int refresh_interval = 25;
   int replacement_period = kPipelinedReplacementPeriod;  // pipelined only: residual replacement every this many iterations

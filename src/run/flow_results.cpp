@@ -195,6 +195,7 @@ FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_
     return nlohmann::json{{"preconditioner", s.multigrid                ? "multigrid"
                                              : s.block_jacobi           ? "block_jacobi"
                                              : s.block_jacobi_when_slow ? "automatic"
+                                             : s.chebyshev              ? "chebyshev"
                                              : s.jacobi                 ? "jacobi"
                                                                         : "none"},
                           {"variant", to_string(s.variant)},

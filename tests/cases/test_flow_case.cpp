@@ -334,11 +334,19 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"replacement_period", kBase + "[solver.momentum]\nvariant = \"pipelined\"\nreplacement_period = -1\n",
                 "test.toml:10: [solver.momentum] replacement_period must be >= 0"},
         BadCase{"momentum_multigrid", kBase + "[solver.momentum]\npreconditioner = \"multigrid\"\n",
-                "test.toml:9: [solver.momentum] preconditioner must be \"automatic\", \"jacobi\", \"block_jacobi\" or "
+                "test.toml:9: [solver.momentum] preconditioner must be \"automatic\", \"jacobi\", \"chebyshev\", "
+                "\"block_jacobi\" or "
                 "\"none\" (got \"multigrid\")"},
         BadCase{"block_jacobi_explicit", kBase + "[solver.momentum]\npreconditioner = \"block_jacobi\"\n",
                 "test.toml:9: [solver.momentum] preconditioner = \"block_jacobi\" needs [scheme] convection_time = "
                 "\"implicit\" (or [steady])"},
+        BadCase{"chebyshev_flux", kBase + "[solver.momentum]\nsystem = \"flux\"\npreconditioner = \"chebyshev\"\n",
+                "test.toml:10: [solver.momentum] preconditioner = \"chebyshev\" is for the edge vorticity system: "
+                "system = \"flux\" solves for the face fluxes"},
+        BadCase{"chebyshev_implicit",
+                kBase + "[scheme]\nconvection_time = \"implicit\"\n[solver.momentum]\npreconditioner = \"chebyshev\"\n",
+                "test.toml:11: [solver.momentum] preconditioner = \"chebyshev\" is for the edge vorticity system: "
+                "implicit convection makes the momentum system nonsymmetric"},
         BadCase{"momentum_system", kBase + "[solver.momentum]\nsystem = \"edges\"\n",
                 "test.toml:9: [solver.momentum] system must be \"automatic\", \"flux\" or \"vorticity\" (got "
                 "\"edges\")"},
@@ -363,7 +371,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"ams_without_gauge", kBase + "[solver.streamfunction]\npreconditioner = \"ams\"\ngauge = \"none\"\n",
                 "test.toml:9: [solver.streamfunction] preconditioner = \"ams\" needs gauge = \"grad_div\""},
         BadCase{"ams_on_momentum", kBase + "[solver.momentum]\npreconditioner = \"ams\"\n",
-                "test.toml:9: [solver.momentum] preconditioner must be \"automatic\", \"jacobi\", \"block_jacobi\" or "
+                "test.toml:9: [solver.momentum] preconditioner must be \"automatic\", \"jacobi\", \"chebyshev\", "
+                "\"block_jacobi\" or "
                 "\"none\" (got \"ams\")"},
         BadCase{"gauge_on_momentum", kBase + "[solver.momentum]\ngauge = \"none\"\n",
                 "test.toml:9: unknown key 'gauge' in [solver.momentum]"},

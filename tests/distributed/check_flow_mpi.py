@@ -34,7 +34,7 @@ are refused with one line, the folder left as it was: a serial --restart of an M
 case with an unknown group under mpiexec (the serial error), and one with a probe point outside the mesh.
 
 With --momentum-iterations-ratio R
-(the block Jacobi preconditioner, whose blocks are each rank's own): on N > 1 ranks the momentum
+(the block Jacobi or the Chebyshev preconditioner, whose blocks are each rank's own): on N > 1 ranks the momentum
 iterations are between 1/R and R times the serial ones.
 
 With --max-allreduces-per-iteration X: each rank's MPI_Allreduce calls over the run per CG iteration
