@@ -9,18 +9,28 @@
 //                                            aggregation, its coarsest a dense inverse there; the
 //                                            base mesh, or the first coarser level of at most
 //                                            gather_size cells)
-//     smoothing:   x = S_l(b, from 0), x += S_l(b − A_l x)   (Chebyshev of D⁻¹A; each A_l x one
-//                                            halo round trip)
+//     smoothing:   x = S_l(b, from 0), x += S_l(b − A_l x)   (Chebyshev of D⁻¹A; on the finest
+//                                            level each A_l x one halo round trip; on a coarser level
+//                                            each rank's block, below: b − A_l x its one round trip)
 //     restriction: b_{l+1} = R (b − A_l x)   (children summed: no message; the finest level's A_l x
 //                                            only on the owned cells, no exchange)
 //     correction:  x = x + α P x_{l+1}       (parents' values: no message; α = family_over_correction)
 //
+// A coarser level smooths on each rank's block (no exchange inside the polynomial): S_l is the
+// Chebyshev polynomial of D̃⁻¹Ã_oo applied to D̃⁻¹, Ã_oo = A_oo + E the rank's rows and columns of A
+// plus E = diag(Σ_{j ghost} |a_ij|) (the ℓ1 term), D̃ = D + E. As A ≤ blockdiag(Ã_oo) (each coupling
+// across ranks a_ij x_i x_j ≥ −(|a_ij|/2)(x_i² + x_j²)) and the interval's top, the serial
+// λmax(D⁻¹A) bound, bounds D̃⁻¹Ã_oo too (its Rayleigh quotient is a mediant of D⁻¹A_oo's and 1's),
+// S_l A has its spectrum in (0, 2): the smoother converges, and the cycle stays SPD. Pre-smoothing
+// from x = 0 needs no message; post-smoothing one for b − A_l x; the restriction's residual one: two
+// round trips a V-cycle on each such level, where smoothing with the whole A made four.
 // The finest level is the flow's: its operator is the caller's distributed pressure operator, and
 // its vectors are right on their ghosts (the flow's convention), so after the correction one halo
 // update brings x's ghosts (the cycle's after_correction). Coarser vectors keep their ghost entries
 // 0 (DistributedTransfer's convention: a ghost's value travels with the operator's exchange).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -89,10 +99,13 @@ public:
                           cell_lambda_max(c, inverse, options_.lanczos_steps, comm_);
         v.theta = 0.5 * (hi + hi / options_.smoother_ratio);
         v.delta = 0.5 * (hi - hi / options_.smoother_ratio);
-        v.inverse_diagonal = backend_.upload(k == 0 ? ghosts_from_owners(c, inverse) : inverse);
-        if (k > 0)
+        if (k == 0) {
+          v.inverse_diagonal = backend_.upload(ghosts_from_owners(c, inverse));
+        } else {
           v.op = std::make_unique<DistributedTransfer<Backend>>(backend_, *v.halo, c.matrix, std::int32_t(v.owned.size()),
                                                                std::int32_t(v.owned.size()));
+          set_block_smoother(v, c, inverse);
+        }
         v.ax = backend_.make_vector(v.size);
         v.d = backend_.make_vector(v.size);
       }
@@ -180,9 +193,46 @@ private:
     std::unique_ptr<HaloExchange<Backend>> own_halo;
     std::unique_ptr<DistributedTransfer<Backend>> op;  // coarser levels' A (owned rows)
     std::optional<Sparse> prolongation, restriction;   // to and from the next coarser level
-    Vector inverse_diagonal, b, x, ax, d;
+    Vector inverse_diagonal, b, x, ax, d;  // inverse_diagonal: the finest level's D⁻¹
     double theta = 1, delta = 0;
+    // A coarser level's block smoother: Ã_oo (rows and columns of ghosts empty), D̃⁻¹ (0 on ghosts), scratch
+    std::optional<Sparse> block;
+    Vector block_inverse_diagonal, r, e;
   };
+
+  // A coarser level's block smoother (the top of this file): Ã_oo = A_oo + E and D̃⁻¹ = 1/(d + e) =
+  // D⁻¹/(1 + D⁻¹e) on the owned cells, 0 on the ghosts.
+  void set_block_smoother(Level& v, const CellLevel& c, const std::vector<double>& inverse) {
+    std::vector<char> owned(c.global.size(), 0);
+    for (std::int32_t i : v.owned) owned[size_t(i)] = 1;
+    SparseMatrix block;
+    block.rows = block.cols = std::int32_t(owned.size());
+    block.offsets.assign(owned.size() + 1, 0);
+    std::vector<double> block_inverse(owned.size(), 0.0);
+    for (std::int32_t i = 0; i < block.rows; ++i) {
+      if (owned[size_t(i)]) {
+        double e = 0;
+        size_t diagonal = block.values.size();
+        for (std::int32_t k = c.matrix.offsets[size_t(i)]; k < c.matrix.offsets[size_t(i) + 1]; ++k) {
+          const std::int32_t j = c.matrix.columns[size_t(k)];
+          if (!owned[size_t(j)]) {
+            e += std::fabs(c.matrix.values[size_t(k)]);
+            continue;
+          }
+          if (j == i) diagonal = block.values.size();
+          block.columns.push_back(j), block.values.push_back(c.matrix.values[size_t(k)]);
+        }
+        SS_REQUIRE(diagonal < block.values.size(), "pressure multigrid: cell " << c.global[size_t(i)] << " has no diagonal entry");
+        block.values[diagonal] += e;
+        block_inverse[size_t(i)] = inverse[size_t(i)] / (1.0 + inverse[size_t(i)] * e);
+      }
+      block.offsets[size_t(i) + 1] = std::int32_t(block.values.size());
+    }
+    v.block.emplace(backend_, block);
+    v.block_inverse_diagonal = backend_.upload(block_inverse);
+    v.r = backend_.make_vector(v.size);
+    v.e = backend_.make_vector(v.size);
+  }
 
   // The serial multigrid of the coarsest level, solved whole on every rank's device: the level's
   // own refinement families first (its global ids number a cell's children 8C .. 8C + 7, as the
@@ -241,8 +291,20 @@ private:
 
   void smooth(size_t k, const Vector& b, Vector& x, bool zero_start) {
     Level& v = levels_[k];
-    chebyshev_smooth(backend_, [&](const Vector& in, Vector& out) { apply(k, in, out); }, b, v.inverse_diagonal, v.theta,
-                     v.delta, options_.smoother_degree, zero_start, x, v.ax, v.d);
+    if (k == 0)
+      return chebyshev_smooth(backend_, [&](const Vector& in, Vector& out) { apply(k, in, out); }, b, v.inverse_diagonal,
+                              v.theta, v.delta, options_.smoother_degree, zero_start, x, v.ax, v.d);
+    // A coarser level: x = S b from 0, or x += S (b − A x) with b − A x by one round trip; each
+    // step of S one fused pass of Ã_oo (chebyshev_smooth's `matrix`).
+    const auto unused = [](const Vector&, Vector&) {};
+    if (zero_start)
+      return chebyshev_smooth(backend_, unused, b, v.block_inverse_diagonal, v.theta, v.delta, options_.smoother_degree,
+                              true, x, v.ax, v.d, &*v.block);
+    v.op->apply(x, v.ax);
+    backend_.axpy(-1.0, v.ax, b, v.r);
+    chebyshev_smooth(backend_, unused, v.r, v.block_inverse_diagonal, v.theta, v.delta, options_.smoother_degree, true, v.e,
+                     v.ax, v.d, &*v.block);
+    backend_.axpy(1.0, v.e, x, x);
   }
 
   // R reads the owned rows only (a parent sums its children, all on its owner), so the finest
