@@ -86,8 +86,8 @@ public:
       SS_REQUIRE(std::int64_t(chebyshev_start_->size()) == ne,
                  "momentum vorticity solve: the Chebyshev start vector has " << chebyshev_start_->size() << " entries for "
                                                                                << ne << " edges");
-      block_inverse_diagonal_ = backend.make_vector(ne), chebyshev_ax_ = backend.make_vector(ne);
-      chebyshev_d_ = backend.make_vector(ne), block_faces_ = backend.make_vector(nf);
+      chebyshev_ax_ = backend.make_vector(ne), chebyshev_d_ = backend.make_vector(ne);
+      if constexpr (kOverRanks) block_inverse_diagonal_ = backend.make_vector(ne), block_faces_ = backend.make_vector(nf);
     }
   }
 
@@ -182,18 +182,18 @@ private:
       chebyshev_hi_ = 1.1 * lambda;
       chebyshev_c_ = c;
     }
-    if (block_diagonal_c_ != c) {  // D⁻¹ on the rank's own edges (0 on the ghosts: S_oo's block)
-      if constexpr (kOverRanks)
+    if constexpr (kOverRanks) {
+      if (block_diagonal_c_ != c) {  // D⁻¹ on the rank's own edges (0 on the ghosts: S_oo's block)
         backend_.multiply(backend_.owner_marker(std::int64_t(inverse_diagonal_.size())), inverse_diagonal_,
                           block_inverse_diagonal_);
-      else
-        backend_.copy(inverse_diagonal_, block_inverse_diagonal_);
-      block_diagonal_c_ = c;
+        block_diagonal_c_ = c;
+      }
     }
+    const Vector& block_inverse_diagonal = kOverRanks ? block_inverse_diagonal_ : inverse_diagonal_;
     const double hi = chebyshev_hi_, lo = hi / kMomentumChebyshevRatio;
     const auto on_rank = [&](const Vector& x, Vector& y) { apply_on_rank(c, x, y); };
     const auto precondition = [&](const Vector& r, Vector& z) {
-      chebyshev_smooth(backend_, on_rank, r, block_inverse_diagonal_, 0.5 * (hi + lo), 0.5 * (hi - lo),
+      chebyshev_smooth(backend_, on_rank, r, block_inverse_diagonal, 0.5 * (hi + lo), 0.5 * (hi - lo),
                        kMomentumChebyshevDegree, true, z, chebyshev_ax_, chebyshev_d_);
       if constexpr (kOverRanks) backend_.update_ghosts(z);
     };
@@ -218,7 +218,7 @@ private:
   double dt_ = -1, nu_theta_ = -1;
   int steps_ = 0;  // solves since the history began (the extrapolation needs two)
   // The Chebyshev preconditioner: its Lanczos start, interval end and the c it was estimated at,
-  // the block's D⁻¹ (made at block_diagonal_c_) and scratch
+  // over MPI ranks the block's D⁻¹ (made at block_diagonal_c_) and faces, and scratch
   static constexpr int kLanczosSteps = 20;
   std::optional<std::vector<double>> chebyshev_start_;
   double chebyshev_hi_ = 1, chebyshev_c_ = -1, block_diagonal_c_ = -1;
