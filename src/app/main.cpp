@@ -14,6 +14,7 @@
 #include "app/commands.hpp"
 #include "parallel/mpi_env.hpp"
 #include "util/error.hpp"
+#include "util/fatal_signal.hpp"
 #include "util/host_memory.hpp"
 
 namespace ss {
@@ -84,6 +85,7 @@ int main(int argc, char** argv) {
   // error line and clean up after, instead of SIGXFSZ killing the process mid-file.
   std::signal(SIGXFSZ, SIG_IGN);
   ss::keep_freed_memory_for_reuse();
+  ss::report_fatal_signals();
   ss::GlobalOptions globals;
   CLI::App app{"streamsolve: GPU PDE solvers on tetrahedral meshes with OpenGL (heat, flow)"};
   app.set_version_flag("--version", std::string("streamsolve ") + SS_VERSION);

@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include "util/fatal_signal.hpp"
+
 namespace ss::mpi {
 namespace {
 bool g_initialised = false;
@@ -19,7 +21,10 @@ void init(int* argc, char*** argv, bool force) {
   if (g_initialised || !(force || launched_by_mpirun())) return;
   int already = 0;
   MPI_Initialized(&already);
-  if (!already) MPI_Init(argc, argv);
+  if (!already) {
+    leave_fatal_signals_to_mpi();
+    MPI_Init(argc, argv);
+  }
   g_initialised = true;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);

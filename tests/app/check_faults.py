@@ -6,7 +6,8 @@
                output folder: every file under a final name reads back (VTU by meshio, JSON by json,
                PVD as XML whose data sets exist, PNG chunk CRCs, flow states by size and header), and
                heat.json / flow.json appear only once the run finished. The seed is printed
-               (SS_FAULT_SEED=... repeats a run).
+               (SS_FAULT_SEED=... repeats a run). Then a crash says where: a heat run sent SIGSEGV
+               dies by it, after one line naming the signal and its call stack on stderr.
   full_disk    the output folder limited to a few kB: with `ulimit -f` (always) and on a small tmpfs
                (where this test may mount one: root, or a user namespace): exit 1, one error line
                saying why, no temporaries, every final-named file still reads back.
@@ -162,6 +163,21 @@ def scenario_sigkill():
         check(f"{command}: a run over the killed runs' leftovers exits 0, removes their temporaries "
               f"{temporaries(out)} {r.stderr[-300:] if r.returncode else ''}",
               r.returncode == 0 and not damaged_files(out) and temporaries(out) == [])
+
+
+    # A crash (here a SIGSEGV from outside, as a bad access would raise) reports itself and dies by
+    # the signal: exit status and core dump as without the report.
+    p = subprocess.Popen([exe, "heat", heat_case("crash", steps=100000), "--backend", "cpu", "--no-png"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGSEGV)
+    stderr = p.communicate(timeout=60)[1]
+    lines = stderr.splitlines()
+    report = [k for k, line in enumerate(lines) if line.startswith("streamsolve: fatal signal SIGSEGV")]
+    frames = lines[report[0] + 1:] if report else []
+    check(f"a crash: killed by SIGSEGV (exit {p.returncode}), names it, then its call stack "
+          f"({len(frames)} frames, in the program: {sum('streamsolve(' in f for f in frames)}) {stderr[-300:]}",
+          p.returncode == -signal.SIGSEGV and len(report) == 1 and any("streamsolve(" in f for f in frames))
 
 
 def limited_file_size(kilobytes):
