@@ -9,25 +9,29 @@
 //                                            aggregation, its coarsest a dense inverse there; the
 //                                            base mesh, or the first coarser level of at most
 //                                            gather_size cells)
-//     smoothing:   x = S_l(b, from 0), x += S_l(b − A_l x)   (Chebyshev of D⁻¹A; on the finest
-//                                            level each A_l x one halo round trip; on a coarser level
-//                                            each rank's block, below: b − A_l x its one round trip)
-//     restriction: b_{l+1} = R (b − A_l x)   (children summed: no message; the finest level's A_l x
-//                                            only on the owned cells, no exchange)
+//     smoothing:   x = S_l(b, from 0), x += S_l(b − A_l x)   (Chebyshev on each rank's block,
+//                                            below: no message inside; b − A_l x one round trip on
+//                                            a coarser level, none on the finest, whose x then gets
+//                                            its ghosts by one halo update)
+//     restriction: b_{l+1} = R (b − A_l x)   (children summed: no message; A_l x one round trip on a
+//                                            coarser level; on the finest only on the owned cells,
+//                                            after one halo update of x's ghosts)
 //     correction:  x = x + α P x_{l+1}       (parents' values: no message; α = family_over_correction)
 //
-// A coarser level smooths on each rank's block (no exchange inside the polynomial): S_l is the
+// Every smoothed level smooths on each rank's block (no exchange inside the polynomial): S_l is the
 // Chebyshev polynomial of D̃⁻¹Ã_oo applied to D̃⁻¹, Ã_oo = A_oo + E the rank's rows and columns of A
 // plus E = diag(Σ_{j ghost} |a_ij|) (the ℓ1 term), D̃ = D + E. As A ≤ blockdiag(Ã_oo) (each coupling
 // across ranks a_ij x_i x_j ≥ −(|a_ij|/2)(x_i² + x_j²)) and the interval's top, the serial
 // λmax(D⁻¹A) bound, bounds D̃⁻¹Ã_oo too (its Rayleigh quotient is a mediant of D⁻¹A_oo's and 1's),
 // S_l A has its spectrum in (0, 2): the smoother converges, and the cycle stays SPD. Pre-smoothing
 // from x = 0 needs no message; post-smoothing one for b − A_l x; the restriction's residual one: two
-// round trips a V-cycle on each such level, where smoothing with the whole A made four.
-// The finest level is the flow's: its operator is the caller's distributed pressure operator, and
-// its vectors are right on their ghosts (the flow's convention), so after the correction one halo
-// update brings x's ghosts (the cycle's after_correction). Coarser vectors keep their ghost entries
-// 0 (DistributedTransfer's convention: a ghost's value travels with the operator's exchange).
+// round trips a V-cycle on each coarser level, where smoothing with the whole A made four.
+// The finest level is the flow's: its residuals use the caller's pressure operator on the owned
+// cells, and its vectors are right on their ghosts (the flow's convention): x's ghosts by one halo
+// update before the restriction, one after the correction (the cycle's after_correction) and one
+// after the post-smoothing: three round trips a V-cycle, where smoothing with the whole A made four
+// at degree 2 (one per product). Coarser vectors keep their ghost entries 0 (DistributedTransfer's
+// convention: a ghost's value travels with the operator's exchange).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -57,13 +61,13 @@ public:
   using Sparse = typename SparseMatrixOn<Backend>::type;
   using Apply = std::function<void(const Vector&, Vector&)>;
 
-  // `finest`: the piece's level (finest_cell_level); `finest_halo` its cell halo; `finest_apply`
-  // y = A x with y right on its ghosts (x right on its ghosts), `finest_owned_apply` the same right
-  // on the owned cells only (no exchange: the residual the restriction reads); `refinements`: how
-  // many times the finest level was refined from the base mesh (levels to coarsen along). `constant_null_space`:
-  // A is singular with the constants as null space (no outlet). Collective.
+  // `finest`: the piece's level (finest_cell_level); `finest_halo` its cell halo;
+  // `finest_owned_apply` y = A x right on the owned cells (x right on its ghosts; no exchange: the
+  // residuals the cycle reads there); `refinements`: how many times the finest level was refined
+  // from the base mesh (levels to coarsen along). `constant_null_space`: A is singular with the
+  // constants as null space (no outlet). Collective.
   DistributedPressureMultigrid(Backend& backend, CellLevel finest, HaloExchange<Backend>& finest_halo,
-                               Apply finest_apply, Apply finest_owned_apply, int refinements, bool constant_null_space,
+                               Apply finest_owned_apply, int refinements, bool constant_null_space,
                                const MultigridOptions& options, MPI_Comm comm)
       : backend_(backend), options_(options), comm_(comm) {
     mpi_check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
@@ -99,13 +103,10 @@ public:
                           cell_lambda_max(c, inverse, options_.lanczos_steps, comm_);
         v.theta = 0.5 * (hi + hi / options_.smoother_ratio);
         v.delta = 0.5 * (hi - hi / options_.smoother_ratio);
-        if (k == 0) {
-          v.inverse_diagonal = backend_.upload(ghosts_from_owners(c, inverse));
-        } else {
+        if (k > 0)
           v.op = std::make_unique<DistributedTransfer<Backend>>(backend_, *v.halo, c.matrix, std::int32_t(v.owned.size()),
                                                                std::int32_t(v.owned.size()));
-          set_block_smoother(v, c, inverse);
-        }
+        set_block_smoother(v, c, inverse);
         v.ax = backend_.make_vector(v.size);
         v.d = backend_.make_vector(v.size);
       }
@@ -113,7 +114,6 @@ public:
       v.x = backend_.make_vector(v.size);
       levels_.push_back(std::move(v));
     }
-    finest_apply_ = std::move(finest_apply);
     finest_owned_apply_ = std::move(finest_owned_apply);
     // Transfers between level k and k + 1 (both local: a cell's children are on its owner).
     for (size_t k = 0; k + 1 < levels_.size(); ++k) {
@@ -193,14 +193,14 @@ private:
     std::unique_ptr<HaloExchange<Backend>> own_halo;
     std::unique_ptr<DistributedTransfer<Backend>> op;  // coarser levels' A (owned rows)
     std::optional<Sparse> prolongation, restriction;   // to and from the next coarser level
-    Vector inverse_diagonal, b, x, ax, d;  // inverse_diagonal: the finest level's D⁻¹
+    Vector b, x, ax, d;
     double theta = 1, delta = 0;
-    // A coarser level's block smoother: Ã_oo (rows and columns of ghosts empty), D̃⁻¹ (0 on ghosts), scratch
+    // The level's block smoother: Ã_oo (rows and columns of ghosts empty), D̃⁻¹ (0 on ghosts), scratch
     std::optional<Sparse> block;
     Vector block_inverse_diagonal, r, e;
   };
 
-  // A coarser level's block smoother (the top of this file): Ã_oo = A_oo + E and D̃⁻¹ = 1/(d + e) =
+  // A level's block smoother (the top of this file): Ã_oo = A_oo + E and D̃⁻¹ = 1/(d + e) =
   // D⁻¹/(1 + D⁻¹e) on the owned cells, 0 on the ghosts.
   void set_block_smoother(Level& v, const CellLevel& c, const std::vector<double>& inverse) {
     std::vector<char> owned(c.global.size(), 0);
@@ -247,14 +247,6 @@ private:
     return o;
   }
 
-  // The finest level's vectors are right on their ghosts: so is its D⁻¹.
-  std::vector<double> ghosts_from_owners(const CellLevel& c, std::vector<double> v) {
-    CpuBackend host;
-    HaloExchange<CpuBackend> halo(host, c.links, comm_);
-    halo.update(v);
-    return v;
-  }
-
   // The coarsest level's whole matrix (row, column = global id), from every rank's owned rows.
   SparseMatrix whole_matrix(const CellLevel& c) {
     struct Entry {
@@ -284,35 +276,34 @@ private:
   Vector& rhs(size_t k) { return levels_[k].b; }
   Vector& solution(size_t k) { return levels_[k].x; }
 
-  void apply(size_t k, const Vector& x, Vector& y) {
-    if (k == 0) finest_apply_(x, y);
-    else levels_[k].op->apply(x, y);
-  }
-
+  // x = S b from 0, or x += S (b − A x); each step of S one fused pass of Ã_oo (chebyshev_smooth's
+  // `matrix`), no message. b − A x: on a coarser level one round trip; on the finest none (x is
+  // right on its ghosts after the correction's update), but then x's ghosts by one halo update.
   void smooth(size_t k, const Vector& b, Vector& x, bool zero_start) {
     Level& v = levels_[k];
-    if (k == 0)
-      return chebyshev_smooth(backend_, [&](const Vector& in, Vector& out) { apply(k, in, out); }, b, v.inverse_diagonal,
-                              v.theta, v.delta, options_.smoother_degree, zero_start, x, v.ax, v.d);
-    // A coarser level: x = S b from 0, or x += S (b − A x) with b − A x by one round trip; each
-    // step of S one fused pass of Ã_oo (chebyshev_smooth's `matrix`).
     const auto unused = [](const Vector&, Vector&) {};
     if (zero_start)
       return chebyshev_smooth(backend_, unused, b, v.block_inverse_diagonal, v.theta, v.delta, options_.smoother_degree,
                               true, x, v.ax, v.d, &*v.block);
-    v.op->apply(x, v.ax);
+    if (k == 0) finest_owned_apply_(x, v.ax);
+    else v.op->apply(x, v.ax);
     backend_.axpy(-1.0, v.ax, b, v.r);
     chebyshev_smooth(backend_, unused, v.r, v.block_inverse_diagonal, v.theta, v.delta, options_.smoother_degree, true, v.e,
                      v.ax, v.d, &*v.block);
     backend_.axpy(1.0, v.e, x, x);
+    if (k == 0) v.halo->update(x);  // the cycle's answer right on its ghosts, as the flow's vectors are
   }
 
   // R reads the owned rows only (a parent sums its children, all on its owner), so the finest
-  // level's A x needs no exchange.
-  void restrict_residual(size_t k, const Vector& b, const Vector& x, Vector& b_coarse) {
+  // level's A x needs x's ghosts (0 after the pre-smoothing: one halo update) but no exchange of A x.
+  void restrict_residual(size_t k, const Vector& b, Vector& x, Vector& b_coarse) {
     Vector& ax = levels_[k].ax;
-    if (k == 0) finest_owned_apply_(x, ax);
-    else levels_[k].op->apply(x, ax);
+    if (k == 0) {
+      levels_[k].halo->update(x);
+      finest_owned_apply_(x, ax);
+    } else {
+      levels_[k].op->apply(x, ax);
+    }
     levels_[k].restriction->apply(b, b_coarse, &ax);
   }
   void prolongate_add(size_t k, const Vector& x_coarse, Vector& x) {  // x = x + α P x_coarse
@@ -343,7 +334,7 @@ private:
   MultigridOptions options_;
   MPI_Comm comm_;
   int rank_ = 0;
-  Apply finest_apply_, finest_owned_apply_;
+  Apply finest_owned_apply_;
   std::vector<Level> levels_;
   std::optional<WholeGather> whole_;
   std::unique_ptr<Multigrid<Backend>> coarse_;

@@ -10,7 +10,8 @@
 //   smooth(l, b, x, zero_start)              x = x + S_l(b − A_l x), or x = S_l(b) from x = 0
 //   restrict_residual(l, b, x, b_coarse)     b_coarse = R_l (b − A_l x) (A_l x in the level's own
 //                                            scratch, and only where R_l reads it: over ranks the
-//                                            pressure multigrid's finest level skips its exchange)
+//                                            pressure multigrid's finest level skips its exchange,
+//                                            bringing x's ghosts instead)
 //   prolongate_add(l, x_coarse, x)           x = x + P_l x_coarse
 //   after_correction(l, x)                   what x needs before the post-smoothing (the pressure
 //                                            multigrid's finest level: its ghosts, by halo update)

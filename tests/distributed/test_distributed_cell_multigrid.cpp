@@ -9,8 +9,8 @@
 //     preconditioner;
 //   - it is a good one: CG needs few iterations with it (to 1e-8), several times fewer than with its
 //     smoother alone (α = 0: no coarse correction);
-//   - a coarser level over the ranks makes two halo round trips a V-cycle (its smoothing on each
-//     rank's block makes none); with a coarser level gathered whole onto every rank
+//   - a coarser level over the ranks makes two halo round trips a V-cycle and the finest three (the
+//     smoothing on each rank's block makes none); with a coarser level gathered whole onto every rank
 //     (MultigridOptions::gather_size), the coarser levels make none and CG's iterations stay within 1.
 // And which flow operators need no halo exchange after them (GhostsExactWithoutExchange).
 // The whole flow run against the serial one (fields, iterations over rank counts) is check_flow_mpi.py's.
@@ -109,9 +109,9 @@ std::vector<double> mean_free_values(const CellLevel& level, std::uint64_t seed)
   return r;
 }
 
-// One backend's V-cycle on the pieces; the finest operator is the piece's matrix, its output's
-// ghosts from their owners (as the flow's distributed pressure operator gives them), and the same
-// without the exchange for the residual (its ghost rows wrong where their stencil leaves the piece).
+// One backend's V-cycle on the pieces; its finest residuals take the piece's matrix without an
+// exchange (its ghost rows wrong where their stencil leaves the piece), CG's operator (apply) the
+// same with the output's ghosts from their owners (as the flow's distributed pressure operator).
 template <class Backend>
 struct VCycle {
   using Sparse = typename SparseMatrixOn<Backend>::type;
@@ -123,9 +123,8 @@ struct VCycle {
   VCycle(Backend& b, const Pieces& p, double over_correction = MultigridOptions{}.family_over_correction,
          std::int32_t gather_size = 0)
       : backend(b), a(b, p.finest.matrix), halo(b, p.finest.links, MPI_COMM_WORLD),
-        mg(b, p.finest, halo, [this](const auto& x, auto& y) { apply(x, y); },
-           [this](const auto& x, auto& y) { a.apply(x, y); }, kLevels, true, options(over_correction, gather_size),
-           MPI_COMM_WORLD) {}
+        mg(b, p.finest, halo, [this](const auto& x, auto& y) { a.apply(x, y); }, kLevels, true,
+           options(over_correction, gather_size), MPI_COMM_WORLD) {}
   // gather_size 0: every level over the ranks down to the base mesh (1,125 cells ≤ coarse_size).
   static MultigridOptions options(double over_correction, std::int32_t gather_size) {
     MultigridOptions o;
@@ -271,12 +270,15 @@ TEST_F(DistributedCellMultigridTest, GatheredLevelMakesNoRoundTripsAndPreconditi
   EXPECT_EQ(gathered.mg.coarsest_size(), p.finest.whole / 8);
   const std::vector<double> r1 = mean_free_values(p.finest, 1), r2 = mean_free_values(p.finest, 2);
   const std::vector<double> z1 = gathered(r1), z2 = gathered(r2);
-  const std::int64_t before = over_ranks.mg.coarser_halo_exchanges();
+  const std::int64_t before = over_ranks.mg.coarser_halo_exchanges(), finest_before = over_ranks.halo.exchanges();
   over_ranks(r1);
   EXPECT_EQ(gathered.mg.coarser_halo_exchanges(), 0);  // level 0's round trips are the caller's halo's
   // Level 1 over the ranks: b − A x for the restriction and for the post-smoothing; its smoothing on
   // each rank's block makes none.
   EXPECT_EQ(over_ranks.mg.coarser_halo_exchanges() - before, 2);
+  // Level 0: x's ghosts before the restriction, after the correction and after the post-smoothing
+  // (its smoothing on each rank's block, its residuals on the owned cells, make none).
+  EXPECT_EQ(over_ranks.halo.exchanges() - finest_before, 3);
   const double a = dot(p.finest, z1, r2), b = dot(p.finest, r1, z2);
   EXPECT_NEAR(a, b, 1e-11 * std::sqrt(dot(p.finest, z1, z1) * dot(p.finest, r2, r2)));
   EXPECT_GT(dot(p.finest, z1, r1), 0.0);
