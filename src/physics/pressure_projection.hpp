@@ -132,7 +132,7 @@ private:
   // range): in float32 its rounding leaves a constant part that CG from φ₀ kept, which a singular P
   // cannot reduce (its iteration diverged at a 1e-8 tolerance).
   bool solve_from(const Vector& guess, int& iterations) {
-    ops_.pressure_apply(guess, phi_);
+    apply_for_cg(guess, phi_);
     backend_.axpy(-1.0, phi_, rhs_, phi_);  // b − P φ₀ (φ as its store)
     const std::vector<double> d = backend_.dots({{&rhs_, &rhs_}, {&rhs_, &ones_}, {&phi_, &ones_}});
     const double b_norm2 = singular() ? d[0] - d[1] * d[1] / cells() : d[0];  // ||b||² of the mean-free b
@@ -147,10 +147,27 @@ private:
   }
 
   CgResult conjugate_gradient(const Vector& b, const CgOptions& options) {
+    if (owned_products()) {
+      const auto apply = [&](const Vector& x, Vector& y) { apply_for_cg(x, y); };
+      return preconditioned_conjugate_gradient(backend_, apply, b, phi_, v_cycle_, options);
+    }
     // The operator's last step on y is its halo update (halo_last).
     const auto apply = halo_last([&](const Vector& x, Vector& y) { ops_.pressure_apply(x, y); });
     if (v_cycle_) return preconditioned_conjugate_gradient(backend_, apply, b, phi_, v_cycle_, options);
     return ss::conjugate_gradient(backend_, apply, b, phi_, settings_.jacobi ? &inverse_diagonal_ : nullptr, options);
+  }
+
+  // Over MPI ranks with the V-cycle, CG's products P x are right on the owned cells alone (no halo
+  // round trip): the V-cycle reads only its input's owned entries and returns its output right on
+  // the ghosts, so every vector CG applies P to — the guess, the V-cycle's outputs and their linear
+  // combinations — is right on its ghosts whatever the products' ghosts hold, and the reductions
+  // read the owned entries. Otherwise (Jacobi: z = D⁻¹ r reads r's ghosts) P x whole.
+  bool owned_products() const { return kDistributed && bool(v_cycle_); }
+  void apply_for_cg(const Vector& x, Vector& y) {
+    if constexpr (kDistributed) {
+      if (owned_products()) return ops_.pressure_apply_owned(x, y);
+    }
+    ops_.pressure_apply(x, y);
   }
 
   // The solve's report; φ mean-free without an outlet.
