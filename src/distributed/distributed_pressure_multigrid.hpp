@@ -12,7 +12,8 @@
 //     smoothing:   x = S_l(b, from 0), x += S_l(b − A_l x)   (Chebyshev on each rank's block,
 //                                            below: no message inside; b − A_l x one round trip on
 //                                            a coarser level, none on the finest, whose x then gets
-//                                            its ghosts by one halo update)
+//                                            its ghosts by one halo update; above the coarsest none,
+//                                            below)
 //     restriction: b_{l+1} = R (b − A_l x)   (children summed: no message; A_l x one round trip on a
 //                                            coarser level; on the finest only on the owned cells,
 //                                            after one halo update of x's ghosts)
@@ -32,6 +33,12 @@
 // after the post-smoothing: three round trips a V-cycle, where smoothing with the whole A made four
 // at degree 2 (one per product). Coarser vectors keep their ghost entries 0 (DistributedTransfer's
 // convention: a ghost's value travels with the operator's exchange).
+// The level l just above the gathered coarsest needs no message for its post-smoothing's residual:
+// the coarse answer is known whole on every rank, so with r = b − A x kept from the restriction
+// (x's ghosts were exchanged for it), b − A (x + P x_c) = r − (A P) x̂_c on the owned rows, x̂_c the
+// whole answer on every local coarse cell (a ghost's parent's value included, which its owner added
+// to it). There the finest level skips the update after the correction (two round trips a V-cycle),
+// a coarser level its residual's exchange (one).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -130,6 +137,8 @@ public:
       levels_[k].prolongation.emplace(backend_, p);
       levels_[k].restriction.emplace(backend_, r);
     }
+    // The level above the gathered coarsest: its post-smoothing residual without a message.
+    if (levels_.size() >= 2) set_coarse_residual(levels_[levels_.size() - 2], cells[levels_.size() - 2], parents.back());
     // The coarsest level whole on every rank: its owned rows by global id, the serial solver on
     // the device, and where each local cell finds its value in the whole answer.
     CellLevel& last = cells.back();
@@ -198,6 +207,8 @@ private:
     // The level's block smoother: Ã_oo (rows and columns of ghosts empty), D̃⁻¹ (0 on ghosts), scratch
     std::optional<Sparse> block;
     Vector block_inverse_diagonal, r, e;
+    // The level above the gathered coarsest: −A P (owned rows); r keeps b − A x from the restriction
+    std::optional<Sparse> minus_ap;
   };
 
   // A level's block smoother (the top of this file): Ã_oo = A_oo + E and D̃⁻¹ = 1/(d + e) =
@@ -232,6 +243,33 @@ private:
     v.block_inverse_diagonal = backend_.upload(block_inverse);
     v.r = backend_.make_vector(v.size);
     v.e = backend_.make_vector(v.size);
+  }
+
+  // The level above the gathered coarsest (the top of this file): −A P on its owned rows, columns
+  // the coarsest level's local cells (a ghost column's parent is local: coarsen_cells), so that
+  // b − A (x + P x_c) = (b − A x) − A P x̂_c with x̂_c the whole answer on every local coarse cell.
+  void set_coarse_residual(Level& v, const CellLevel& c, const std::vector<std::int32_t>& parent) {
+    SparseMatrix ap;
+    ap.rows = v.size, ap.cols = levels_.back().size;
+    ap.offsets.assign(size_t(ap.rows) + 1, 0);
+    std::vector<std::pair<std::int32_t, double>> row;
+    for (std::int32_t i = 0; i < ap.rows; ++i) {
+      row.clear();
+      if (c.owner[size_t(i)] == rank_) {
+        for (std::int32_t k = c.matrix.offsets[size_t(i)]; k < c.matrix.offsets[size_t(i) + 1]; ++k) {
+          const std::int32_t parent_of_j = parent[size_t(c.matrix.columns[size_t(k)])];
+          SS_REQUIRE(parent_of_j >= 0, "pressure multigrid: cell " << c.global[size_t(i)] << " reaches a cell without a coarse parent");
+          row.push_back({parent_of_j, -options_.family_over_correction * c.matrix.values[size_t(k)]});
+        }
+        std::sort(row.begin(), row.end());
+        for (size_t k = 0; k < row.size(); ++k) {
+          if (k > 0 && row[k].first == row[k - 1].first) ap.values.back() += row[k].second;
+          else ap.columns.push_back(row[k].first), ap.values.push_back(row[k].second);
+        }
+      }
+      ap.offsets[size_t(i) + 1] = std::int32_t(ap.values.size());
+    }
+    v.minus_ap.emplace(backend_, ap);
   }
 
   // The serial multigrid of the coarsest level, solved whole on every rank's device: the level's
@@ -277,17 +315,23 @@ private:
   Vector& solution(size_t k) { return levels_[k].x; }
 
   // x = S b from 0, or x += S (b − A x); each step of S one fused pass of Ã_oo (chebyshev_smooth's
-  // `matrix`), no message. b − A x: on a coarser level one round trip; on the finest none (x is
-  // right on its ghosts after the correction's update), but then x's ghosts by one halo update.
+  // `matrix`), no message. b − A x: above the gathered coarsest from the restriction's residual and
+  // the whole coarse answer (no message); else on a coarser level one round trip, on the finest none
+  // (x is right on its ghosts after the correction's update). The finest x then gets its ghosts by
+  // one halo update.
   void smooth(size_t k, const Vector& b, Vector& x, bool zero_start) {
     Level& v = levels_[k];
     const auto unused = [](const Vector&, Vector&) {};
     if (zero_start)
       return chebyshev_smooth(backend_, unused, b, v.block_inverse_diagonal, v.theta, v.delta, options_.smoother_degree,
                               true, x, v.ax, v.d, &*v.block);
-    if (k == 0) finest_owned_apply_(x, v.ax);
-    else v.op->apply(x, v.ax);
-    backend_.axpy(-1.0, v.ax, b, v.r);
+    if (v.minus_ap) {
+      v.minus_ap->apply(from_whole_values_, v.r, nullptr, &v.r);  // r = (b − A x_pre) − A P x̂_c
+    } else {
+      if (k == 0) finest_owned_apply_(x, v.ax);
+      else v.op->apply(x, v.ax);
+      backend_.axpy(-1.0, v.ax, b, v.r);
+    }
     chebyshev_smooth(backend_, unused, v.r, v.block_inverse_diagonal, v.theta, v.delta, options_.smoother_degree, true, v.e,
                      v.ax, v.d, &*v.block);
     backend_.axpy(1.0, v.e, x, x);
@@ -296,22 +340,26 @@ private:
 
   // R reads the owned rows only (a parent sums its children, all on its owner), so the finest
   // level's A x needs x's ghosts (0 after the pre-smoothing: one halo update) but no exchange of A x.
+  // Above the gathered coarsest, b − A x stays for the post-smoothing.
   void restrict_residual(size_t k, const Vector& b, Vector& x, Vector& b_coarse) {
-    Vector& ax = levels_[k].ax;
+    Level& v = levels_[k];
     if (k == 0) {
-      levels_[k].halo->update(x);
-      finest_owned_apply_(x, ax);
+      v.halo->update(x);
+      finest_owned_apply_(x, v.ax);
     } else {
-      levels_[k].op->apply(x, ax);
+      v.op->apply(x, v.ax);
     }
-    levels_[k].restriction->apply(b, b_coarse, &ax);
+    if (!v.minus_ap) return v.restriction->apply(b, b_coarse, &v.ax);
+    backend_.axpy(-1.0, v.ax, b, v.r);
+    v.restriction->apply(v.r, b_coarse);
   }
   void prolongate_add(size_t k, const Vector& x_coarse, Vector& x) {  // x = x + α P x_coarse
     levels_[k].prolongation->apply(x_coarse, x, nullptr, &x);
   }
-  // The finest level's x right on its ghosts again (the coarser levels keep theirs 0).
+  // The finest level's x right on its ghosts again for its post-smoothing's residual (the coarser
+  // levels keep theirs 0); above the gathered coarsest that residual needs none.
   void after_correction(size_t k, Vector& x) {
-    if (k == 0) levels_[k].halo->update(x);
+    if (k == 0 && !levels_[k].minus_ap) levels_[k].halo->update(x);
   }
 
   // x = A_coarsest⁻¹ b: the owned values gathered whole, solved on every rank; x gets its owned

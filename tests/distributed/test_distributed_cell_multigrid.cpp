@@ -10,7 +10,8 @@
 //   - it is a good one: CG needs few iterations with it (to 1e-8), several times fewer than with its
 //     smoother alone (α = 0: no coarse correction);
 //   - a coarser level over the ranks makes two halo round trips a V-cycle and the finest three (the
-//     smoothing on each rank's block makes none); with a coarser level gathered whole onto every rank
+//     smoothing on each rank's block makes none), one fewer each just above the gathered coarsest
+//     level (the post-smoothing's residual from the whole coarse answer); with a coarser level gathered whole onto every rank
 //     (MultigridOptions::gather_size), the coarser levels make none and CG's iterations stay within 1.
 // And which flow operators need no halo exchange after them (GhostsExactWithoutExchange).
 // The whole flow run against the serial one (fields, iterations over rank counts) is check_flow_mpi.py's.
@@ -273,12 +274,17 @@ TEST_F(DistributedCellMultigridTest, GatheredLevelMakesNoRoundTripsAndPreconditi
   const std::int64_t before = over_ranks.mg.coarser_halo_exchanges(), finest_before = over_ranks.halo.exchanges();
   over_ranks(r1);
   EXPECT_EQ(gathered.mg.coarser_halo_exchanges(), 0);  // level 0's round trips are the caller's halo's
-  // Level 1 over the ranks: b − A x for the restriction and for the post-smoothing; its smoothing on
-  // each rank's block makes none.
-  EXPECT_EQ(over_ranks.mg.coarser_halo_exchanges() - before, 2);
+  // Level 1 over the ranks, above the gathered base mesh: A x for the restriction; its smoothing on
+  // each rank's block and its post-smoothing's residual (from the restriction's and the whole coarse
+  // answer) make none.
+  EXPECT_EQ(over_ranks.mg.coarser_halo_exchanges() - before, 1);
   // Level 0: x's ghosts before the restriction, after the correction and after the post-smoothing
-  // (its smoothing on each rank's block, its residuals on the owned cells, make none).
+  // (its smoothing on each rank's block, its residuals on the owned cells, make none) ...
   EXPECT_EQ(over_ranks.halo.exchanges() - finest_before, 3);
+  // ... and above the gathered level its post-smoothing's residual needs no ghosts: 2.
+  const std::int64_t gathered_before = gathered.halo.exchanges();
+  gathered(r1);
+  EXPECT_EQ(gathered.halo.exchanges() - gathered_before, 2);
   const double a = dot(p.finest, z1, r2), b = dot(p.finest, r1, z2);
   EXPECT_NEAR(a, b, 1e-11 * std::sqrt(dot(p.finest, z1, z1) * dot(p.finest, r2, r2)));
   EXPECT_GT(dot(p.finest, z1, r1), 0.0);
