@@ -95,8 +95,7 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
     const MultigridOptions options;
     pressure_multigrid = std::make_unique<DistributedPressureMultigrid<Backend>>(
         local, std::move(finest), cells, [&dops](const auto& x, auto& y) { dops.pressure_apply_owned(x, y); },
-        run.refinements,
-        !data.pressure_fixed, options, MPI_COMM_WORLD);
+        run.refinements, !data.pressure_fixed, options, MPI_COMM_WORLD);
     dops.set_pressure_v_cycle([&](const auto& r, auto& z) { (*pressure_multigrid)(r, z); });
     figures.add("pressure_multigrid_setup_seconds", pressure_multigrid->setup_seconds());
     figures.add_count("pressure_multigrid_levels", double(pressure_multigrid->num_levels()));
