@@ -164,7 +164,6 @@ def scenario_sigkill():
               f"{temporaries(out)} {r.stderr[-300:] if r.returncode else ''}",
               r.returncode == 0 and not damaged_files(out) and temporaries(out) == [])
 
-
     # A crash (here a SIGSEGV from outside, as a bad access would raise) reports itself and dies by
     # the signal: exit status and core dump as without the report.
     p = subprocess.Popen([exe, "heat", heat_case("crash", steps=100000), "--backend", "cpu", "--no-png"],

@@ -11,8 +11,9 @@
 //     smoother alone (α = 0: no coarse correction);
 //   - a coarser level over the ranks makes two halo round trips a V-cycle and the finest three (the
 //     smoothing on each rank's block makes none), one fewer each just above the gathered coarsest
-//     level (the post-smoothing's residual from the whole coarse answer); with a coarser level gathered whole onto every rank
-//     (MultigridOptions::gather_size), the coarser levels make none and CG's iterations stay within 1.
+//     level (the post-smoothing's residual from the whole coarse answer); with a coarser level
+//     gathered whole onto every rank (MultigridOptions::gather_size), the coarser levels make none
+//     and CG's iterations stay within 1.
 // And which flow operators need no halo exchange after them (GhostsExactWithoutExchange).
 // The whole flow run against the serial one (fields, iterations over rank counts) is check_flow_mpi.py's.
 #include <gtest/gtest.h>
