@@ -348,6 +348,14 @@ FlowCase flow_case_from(const CaseFile& file) {
                  s.where_key("preconditioner") << ": [solver.momentum] preconditioner = \"chebyshev\" is for the edge "
                                                   "vorticity system: "
                                                << (why_not ? why_not : "system = \"flux\" solves for the face fluxes"));
+      if (s.table().get("chebyshev_degree")) {
+        SS_REQUIRE(c.momentum.preconditioner == "chebyshev",
+                   s.where_key("chebyshev_degree") << ": [solver.momentum] chebyshev_degree is for preconditioner = \"chebyshev\"");
+        c.momentum.chebyshev_degree = s.integer("chebyshev_degree", c.momentum.chebyshev_degree);
+        SS_REQUIRE(c.momentum.chebyshev_degree >= 1 && c.momentum.chebyshev_degree <= 15 && c.momentum.chebyshev_degree % 2 == 1,
+                   s.where_key("chebyshev_degree") << ": [solver.momentum] chebyshev_degree must be odd, from 1 to 15 (got "
+                                                   << c.momentum.chebyshev_degree << "): an even degree's polynomial is not positive");
+      }
       SS_REQUIRE(c.momentum.preconditioner != "block_jacobi" || c.implicit_convection,
                  s.where_key("preconditioner") << ": [solver.momentum] preconditioner = \"block_jacobi\" needs "
                                                   "[scheme] convection_time = \"implicit\" (or [steady])");

@@ -39,8 +39,8 @@
 //                 preconditioner = "multigrid" (pressure only; the pressure default) | "jacobi" | "none";
 //                 momentum only: preconditioner = "automatic" (default: with implicit convection at
 //                 a CFL target above 10 jacobi, then block_jacobi once its solves are slow; else
-//                 jacobi) | "chebyshev" (the edge vorticity system only) | "block_jacobi" (implicit
-//                 convection only);
+//                 jacobi) | "chebyshev" (the edge vorticity system only; chebyshev_degree = 3, odd, 1 to 15)
+//                 | "block_jacobi" (implicit convection only);
 //                 variant = "textbook" (the pressure's, streamfunction's and temperature's default) |
 //                 "single_sync" (the momentum's default: one reduction per CG iteration) |
 //                 "pipelined" (one, overlapped with the preconditioner and product; its residual replaced
@@ -152,6 +152,7 @@ struct FlowSolverSettings {
   std::string gauge = "grad_div";  // streamfunction only
   std::string system = "automatic";  // momentum only: "automatic" | "flux" | "vorticity"
   std::string initial_guess = "extrapolated";  // pressure only: "extrapolated" | "zero"
+  int chebyshev_degree = 3;  // momentum with preconditioner = "chebyshev" only: the polynomial's odd degree
 };
 
 struct FlowCase {

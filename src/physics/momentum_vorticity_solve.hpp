@@ -10,12 +10,13 @@
 // polynomial (1e-3). The start vector is the extrapolation of the last two steps' ω (the first
 // step: the polynomial M̃_e⁻¹ applied to the right-hand side; the second: ωⁿ).
 // The CG's preconditioner: Jacobi, or (`chebyshev_start` given) the Chebyshev polynomial of it,
-//   z = p(D⁻¹S) D⁻¹ r,  p of odd degree kMomentumChebyshevDegree on [λ/kMomentumChebyshevRatio, λ],
+//   z = p(D⁻¹S) D⁻¹ r,  p of odd degree k ([solver.momentum] chebyshev_degree, 3 by default) on
+//   [λ/kMomentumChebyshevRatio, λ],
 // λ = 1.1 × λmax(D⁻¹S) by CG-Lanczos (from chebyshev_start; again when c = νθΔt moves by a fifth).
 // p(λ) = (1 − q(λ))/λ with q the scaled Chebyshev residual polynomial: 0 < q < 1 below the interval,
 // |q| < 1 on it and q < 0 above it for an odd degree, so p > 0 on every λ > 0 and z = M⁻¹ r is SPD
-// whatever the estimate. It makes about a third of Jacobi's iterations (reductions) for a few more
-// products. Over MPI ranks the polynomial is the rank's block's, S_oo (D⁻¹ is 0 on the ghosts, the
+// whatever the estimate. It makes about 1/k of Jacobi's iterations (reductions) for k products an
+// iteration. Over MPI ranks the polynomial is the rank's block's, S_oo (D⁻¹ is 0 on the ghosts, the
 // products exchange nothing), then z's ghosts come from their owners: one halo round trip a CG
 // iteration, in the preconditioner, and the CG's product is the piece's own (its owned rows are
 // right: its input p = z + βp is right on the ghosts, and nothing reads the output's ghosts). The
@@ -41,7 +42,6 @@
 
 namespace ss {
 
-inline constexpr int kMomentumChebyshevDegree = 3;
 inline constexpr double kMomentumChebyshevRatio = 30.0;
 
 template <class Backend>
@@ -52,11 +52,13 @@ public:
 
   // `factors`: the viscous operator whose M_e and B the system shares (system.shares_factors).
   // `chebyshev_start`: the Chebyshev preconditioner, its Lanczos start vector (one entry per edge,
-  // lanczos_edge_start); none: Jacobi.
+  // lanczos_edge_start), and `chebyshev_degree` its odd degree; none: Jacobi.
   MomentumVorticitySolve(Backend& backend, const MomentumVorticitySystem& system,
                          CurlCurlViscous<Backend>* factors = nullptr,
-                         std::optional<std::vector<double>> chebyshev_start = std::nullopt)
-      : backend_(backend), chebyshev_start_(std::move(chebyshev_start)) {
+                         std::optional<std::vector<double>> chebyshev_start = std::nullopt, int chebyshev_degree = 3)
+      : backend_(backend), chebyshev_start_(std::move(chebyshev_start)), chebyshev_degree_(chebyshev_degree) {
+    SS_REQUIRE(chebyshev_degree_ >= 1 && chebyshev_degree_ % 2 == 1,
+               "momentum vorticity solve: the Chebyshev degree must be odd and positive (got " << chebyshev_degree_ << ")");
     SS_REQUIRE(!system.shares_factors || factors,
                "momentum vorticity solve: the system shares the viscous operator's M_e, B and F; pass that operator");
     const std::int64_t ne = std::int64_t(system.free_edges.size()), nf = std::int64_t(system.inverse_face_mass.size());
@@ -194,7 +196,7 @@ private:
     const auto on_rank = [&](const Vector& x, Vector& y) { apply_on_rank(c, x, y); };
     const auto precondition = [&](const Vector& r, Vector& z) {
       chebyshev_smooth(backend_, on_rank, r, block_inverse_diagonal, 0.5 * (hi + lo), 0.5 * (hi - lo),
-                       kMomentumChebyshevDegree, true, z, chebyshev_ax_, chebyshev_d_);
+                       chebyshev_degree_, true, z, chebyshev_ax_, chebyshev_d_);
       if constexpr (kOverRanks) backend_.update_ghosts(z);
     };
     return preconditioned_conjugate_gradient(backend_, on_rank, b_, omega_, precondition, options);
@@ -221,6 +223,7 @@ private:
   // over MPI ranks the block's D⁻¹ (made at block_diagonal_c_) and faces, and scratch
   static constexpr int kLanczosSteps = 20;
   std::optional<std::vector<double>> chebyshev_start_;
+  int chebyshev_degree_ = 3;
   double chebyshev_hi_ = 1, chebyshev_c_ = -1, block_diagonal_c_ = -1;
   Vector block_inverse_diagonal_, chebyshev_ax_, chebyshev_d_, block_faces_;
 };
@@ -244,7 +247,7 @@ public:
     std::optional<std::vector<double>> chebyshev_start;
     if (problem.momentum.chebyshev) chebyshev_start = lanczos_edge_start(mesh);
     solve_ = std::make_unique<MomentumVorticitySolve<Backend>>(backend, system, momentum.curl_curl(),
-                                                               std::move(chebyshev_start));
+                                                               std::move(chebyshev_start), problem.momentum.chebyshev_degree);
   }
 
   void right_hand_side(const MomentumTerms<Vector>& t, Vector& rhs) override {

@@ -92,7 +92,7 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
   const auto solver = [](const FlowSolverSettings& s) {
     FlowLinearSolver linear{s.tolerance, s.max_iterations, s.preconditioner == "jacobi",
                             s.preconditioner == "multigrid", parse_cg_variant(s.variant), s.preconditioner == "block_jacobi"};
-    if (s.preconditioner == "chebyshev") linear.chebyshev = true, linear.jacobi = false;
+    if (s.preconditioner == "chebyshev") linear.chebyshev = true, linear.jacobi = false, linear.chebyshev_degree = s.chebyshev_degree;
     if (s.replacement_period >= 0) linear.replacement_period = s.replacement_period;
     linear.extrapolated_guess = s.initial_guess == "extrapolated";
     return linear;

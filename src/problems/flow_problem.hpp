@@ -49,6 +49,7 @@ struct FlowLinearSolver {
   // momentum on the edge vorticity only: the Chebyshev polynomial of Jacobi, over MPI ranks each
   // rank's block's (physics/momentum_vorticity_solve.hpp; overrides jacobi)
   bool chebyshev = false;
+  int chebyshev_degree = 3;  // its odd degree
   int block_size = 16;
   int refresh_interval = 25;
   int replacement_period = kPipelinedReplacementPeriod;  // pipelined only: residual replacement every this many iterations

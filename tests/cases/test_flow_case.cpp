@@ -347,6 +347,15 @@ INSTANTIATE_TEST_SUITE_P(
                 kBase + "[scheme]\nconvection_time = \"implicit\"\n[solver.momentum]\npreconditioner = \"chebyshev\"\n",
                 "test.toml:11: [solver.momentum] preconditioner = \"chebyshev\" is for the edge vorticity system: "
                 "implicit convection makes the momentum system nonsymmetric"},
+        BadCase{"chebyshev_degree_jacobi", kBase + "[solver.momentum]\nchebyshev_degree = 5\n",
+                "test.toml:9: [solver.momentum] chebyshev_degree is for preconditioner = \"chebyshev\""},
+        BadCase{"chebyshev_degree_even", kBase + "[solver.momentum]\npreconditioner = \"chebyshev\"\nchebyshev_degree = 4\n",
+                "test.toml:10: [solver.momentum] chebyshev_degree must be odd, from 1 to 15 (got 4): an even degree's "
+                "polynomial is not positive"},
+        BadCase{"chebyshev_degree_large", kBase + "[solver.momentum]\npreconditioner = \"chebyshev\"\nchebyshev_degree = 17\n",
+                "test.toml:10: [solver.momentum] chebyshev_degree must be odd, from 1 to 15 (got 17)"},
+        BadCase{"chebyshev_degree_on_pressure", kBase + "[solver.pressure]\nchebyshev_degree = 3\n",
+                "test.toml:9: unknown key 'chebyshev_degree' in [solver.pressure]"},
         BadCase{"momentum_system", kBase + "[solver.momentum]\nsystem = \"edges\"\n",
                 "test.toml:9: [solver.momentum] system must be \"automatic\", \"flux\" or \"vorticity\" (got "
                 "\"edges\")"},

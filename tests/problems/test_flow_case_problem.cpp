@@ -373,6 +373,24 @@ TEST(FlowCaseProblem, PressureInitialGuessIsExtrapolatedUnlessZero) {
   EXPECT_TRUE(problem("[solver.pressure]\ninitial_guess = \"extrapolated\"\n").pressure.extrapolated_guess);
 }
 
+// [solver.momentum] preconditioner = "chebyshev" and its degree (3 unless chebyshev_degree says).
+TEST(FlowCaseProblem, MomentumChebyshevCarriesItsDegree) {
+  const LoadedMesh& m = project_mesh("cavity.msh");
+  const auto problem = [&](const std::string& more) {
+    return build_flow_problem(parse_flow_case("[mesh]\nfile = \"cavity.msh\"\n[fluid]\nviscosity = 0.01\n" + kLidAndWalls +
+                                                  "[time]\ndt = 0.01\nsteps = 3\n[solver.momentum]\n" + more,
+                                              kCasePath),
+                              m);
+  };
+  const FlowProblem jacobi = problem("preconditioner = \"jacobi\"\n");
+  EXPECT_FALSE(jacobi.momentum.chebyshev);
+  const FlowProblem three = problem("preconditioner = \"chebyshev\"\n");
+  EXPECT_TRUE(three.momentum.chebyshev);
+  EXPECT_FALSE(three.momentum.jacobi);
+  EXPECT_EQ(three.momentum.chebyshev_degree, 3);
+  EXPECT_EQ(problem("preconditioner = \"chebyshev\"\nchebyshev_degree = 7\n").momentum.chebyshev_degree, 7);
+}
+
 }  // namespace
 }  // namespace ss::test
 
