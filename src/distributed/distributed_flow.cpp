@@ -96,6 +96,7 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
     pressure_multigrid = std::make_unique<DistributedPressureMultigrid<Backend>>(
         local, std::move(finest), cells, [&dops](const auto& x, auto& y) { dops.pressure_apply_owned(x, y); },
         run.refinements, !data.pressure_fixed, options, MPI_COMM_WORLD);
+    pressure_multigrid->set_output_update([&dist](auto& z) { dist.update_ghosts(z); });
     dops.set_pressure_v_cycle([&](const auto& r, auto& z) { (*pressure_multigrid)(r, z); });
     figures.add("pressure_multigrid_setup_seconds", pressure_multigrid->setup_seconds());
     figures.add_count("pressure_multigrid_levels", double(pressure_multigrid->num_levels()));
@@ -133,6 +134,8 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
   figures.add_count("halo_values_received",
                     double(cells.values_received() + faces.values_received() + edges.values_received() +
                            nodes.values_received()));
+  // Reductions queued inside a halo update (one wait for both: solver/cg.hpp's halo_last)
+  figures.add_count("reductions_in_halo_updates", double(dist.queued_in_halo_updates()));
   figures.add("allreduce_seconds", dist.allreduce_seconds());
   figures.add_count("allreduces", double(dist.allreduces()));
   figures.add("run_seconds", r.seconds);

@@ -171,6 +171,10 @@ public:
 
   // z = M⁻¹ r (one V-cycle from zero); r right on its ghosts, z too.
   void operator()(const Vector& r, Vector& z) { v_cycle(*this, 0, r, z); }
+  // The cycle's last step on z, the halo update of its ghosts (z's owned entries final before it),
+  // by `update` instead of the finest halo's own: the flow passes its DistributedBackend's, so that
+  // work queued for z's owned entries (CG's r·z, solver/cg.hpp's halo_last) rides in that update.
+  void set_output_update(std::function<void(Vector&)> update) { output_update_ = std::move(update); }
 
   int num_levels() const { return int(levels_.size()); }
   std::int32_t coarsest_size() const { return whole_->size(); }
@@ -335,7 +339,10 @@ private:
     chebyshev_smooth(backend_, unused, v.r, v.block_inverse_diagonal, v.theta, v.delta, options_.smoother_degree, true, v.e,
                      v.ax, v.d, &*v.block);
     backend_.axpy(1.0, v.e, x, x);
-    if (k == 0) v.halo->update(x);  // the cycle's answer right on its ghosts, as the flow's vectors are
+    if (k == 0) {  // the cycle's answer right on its ghosts, as the flow's vectors are
+      if (output_update_) output_update_(x);
+      else v.halo->update(x);
+    }
   }
 
   // R reads the owned rows only (a parent sums its children, all on its owner), so the finest
@@ -383,6 +390,7 @@ private:
   MPI_Comm comm_;
   int rank_ = 0;
   Apply finest_owned_apply_;
+  std::function<void(Vector&)> output_update_;  // set_output_update; empty: the finest halo's
   std::vector<Level> levels_;
   std::optional<WholeGather> whole_;
   std::unique_ptr<Multigrid<Backend>> coarse_;

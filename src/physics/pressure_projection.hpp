@@ -149,7 +149,8 @@ private:
   CgResult conjugate_gradient(const Vector& b, const CgOptions& options) {
     if (owned_products()) {
       const auto apply = [&](const Vector& x, Vector& y) { apply_for_cg(x, y); };
-      return preconditioned_conjugate_gradient(backend_, apply, b, phi_, v_cycle_, options);
+      // The V-cycle's last step on z is its halo update (distributed_pressure_multigrid.hpp): r·z rides in it.
+      return preconditioned_conjugate_gradient(backend_, apply, b, phi_, halo_last(v_cycle_), options);
     }
     // The operator's last step on y is its halo update (halo_last).
     const auto apply = halo_last([&](const Vector& x, Vector& y) { ops_.pressure_apply(x, y); });

@@ -141,12 +141,13 @@ inline bool stops_at_tolerance(CgResult& result, double true_residual, double re
   return true;
 }
 
-// An operator y = A x whose last step on y is the halo update of y's ghosts (over MPI ranks):
-// y's owned entries are final once that update begins. Marked so (halo_last(apply)), CG over ranks
-// queues the reduction that follows the product (textbook: p·Ap; single_sync: its one) inside that
-// update, behind the product and ahead of the wait for the ghost values, so that one wait serves the
-// product's halo and the dot products (DistributedBackend::when_owned_final); elsewhere the mark
-// changes nothing.
+// An operator y = A x, or a preconditioner z = M⁻¹ r, whose last step on its output is the halo
+// update of the output's ghosts (over MPI ranks): the owned entries are final once that update
+// begins. Marked so (halo_last(apply)), CG over ranks queues the reduction that follows (textbook:
+// p·Ap after the product, r·z — with ||r||² when preconditioning first — after the preconditioner;
+// single_sync: its one after the product) inside that update, behind the passes and ahead of the
+// wait for the ghost values, so that one wait serves the halo and the dot products
+// (DistributedBackend::when_owned_final); elsewhere the mark changes nothing.
 template <class Apply>
 struct HaloLastApply {
   Apply apply;
@@ -237,8 +238,7 @@ CgResult preconditioned_conjugate_gradient(Backend& backend, Apply&& apply, cons
   // ||b||², ||r₀||² and, preconditioning first, z₀ = M⁻¹ r₀ and ρ₀ = r₀·z₀ in one reduction
   double b_norm2 = 0.0, r_norm2 = 0.0, rho = 0.0;
   if (options.precondition_first) {
-    precondition(r, z);
-    const std::vector<double> d = backend.dots({{&b, &b}, {&r, &r}, {&r, &z}});
+    const std::vector<double> d = product_and_dots(backend, precondition, r, z, {{&b, &b}, {&r, &r}, {&r, &z}});
     b_norm2 = d[0], r_norm2 = d[1], rho = d[2];
   } else {
     b_norm2 = backend.norm2(b), r_norm2 = backend.norm2(r);
@@ -254,10 +254,7 @@ CgResult preconditioned_conjugate_gradient(Backend& backend, Apply&& apply, cons
     return result;
   }
   // z₀ = M⁻¹ r₀,  p₀ = z₀,  ρ₀ = r₀·z₀
-  if (!options.precondition_first) {
-    precondition(r, z);
-    rho = backend.dot(r, z);
-  }
+  if (!options.precondition_first) rho = product_and_dots(backend, precondition, r, z, {{&r, &z}})[0];
   backend.copy(z, p);
 
   for (int k = 1; k <= options.max_iterations; ++k) {
@@ -276,8 +273,7 @@ CgResult preconditioned_conjugate_gradient(Backend& backend, Apply&& apply, cons
     backend.update_pair(alpha, p, q, x, r);
     double rho_new = 0.0;
     if (options.precondition_first) {  // z = M⁻¹ r; ||r||² and r·z in one reduction
-      precondition(r, z);
-      const std::vector<double> d = backend.dots({{&r, &r}, {&r, &z}});
+      const std::vector<double> d = product_and_dots(backend, precondition, r, z, {{&r, &r}, {&r, &z}});
       residual = std::sqrt(d[0]) / scale, rho_new = d[1];
     } else {
       residual = std::sqrt(backend.norm2(r)) / scale;
@@ -295,10 +291,7 @@ CgResult preconditioned_conjugate_gradient(Backend& backend, Apply&& apply, cons
       break;
     }
     // z = M⁻¹ r,  β = ρ_new / ρ,  p ← z + β p
-    if (!options.precondition_first) {
-      precondition(r, z);
-      rho_new = backend.dot(r, z);
-    }
+    if (!options.precondition_first) rho_new = product_and_dots(backend, precondition, r, z, {{&r, &z}})[0];
     backend.xpay(z, rho_new / rho, p, p);
     rho = rho_new;
   }

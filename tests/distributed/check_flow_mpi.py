@@ -18,6 +18,9 @@
     the same as the serial run's; each rank overlapped at least one halo round trip per pressure CG
     iteration with the operator's own pass, and at most all of them (with the pressure multigrid
     over the ranks, whose CG products make no round trip: at least one halo round trip a step);
+    every pressure CG iteration's reduction rode inside a halo update (p·Ap in its product's, or
+    with the multigrid over the ranks r·z in the V-cycle's last), and so did every momentum CG
+    iteration's with Jacobi;
   - with [[force]] groups, every forces.csv value is the serial one to <= TOL of the largest |F|;
   - with [heat]: every node and cell temperature to <= TOL of the serial temperature range, every
     heat.csv value (and flow.json's heat groups) to <= TOL of the largest |heat| (heat, heat flux,
@@ -381,6 +384,20 @@ def main():
             r = j["per_rank"][0]
             print(f"{n} ranks: {r.get('halo_overlapped_exchanges')} of {r.get('halo_exchanges')} halo round trips "
                   f"overlapped with their operator's pass")
+        # A reduction that rides inside a halo update waits with it (solver/cg.hpp's halo_last): the
+        # pressure CG's every iteration, the momentum CG's with Jacobi (its product's halo).
+        momentum_rides = j["solver"]["momentum"].get("preconditioner") == "jacobi"
+        riding_at_least = j["steps_this_run"] * (j["iterations"]["pressure"]["mean"] +
+                                                 (j["iterations"]["momentum"]["mean"] if momentum_rides else 0))
+        if j.get("per_rank"):
+            print(f"{n} ranks: {j['per_rank'][0].get('reductions_in_halo_updates')} reductions rode inside halo updates "
+                  f"(at least {riding_at_least:.0f})")
+        for r in j.get("per_rank", []):
+            riding = r.get("reductions_in_halo_updates", -1)
+            if riding < riding_at_least - 1e-6:
+                failures.append(f"{n} ranks: rank {r['rank']} queued {riding} reductions inside halo updates "
+                                f"(at least {riding_at_least:.0f}: every pressure CG iteration's"
+                                f"{' and momentum CG iteration' + chr(39) + 's' if momentum_rides else ''})")
         if a.max_allreduces_per_iteration:
             iterations = j["steps"] * (j["iterations"]["momentum"]["mean"] + j["iterations"]["pressure"]["mean"])
             per_iteration = max(r["allreduces"] for r in j["per_rank"]) / iterations

@@ -354,6 +354,38 @@ TEST_F(DistributedCellMultigridTest, HaloLastProductQueuesItsDotInsideTheHaloUpd
   }
 }
 
+// The V-cycle as a preconditioner marked halo_last: its last step on z is the halo update of z's
+// ghosts, made by the DistributedBackend (set_output_update), so the textbook CG's r·z is queued
+// inside it — once at the start and once in every iteration but the last (which stops before its
+// V-cycle) — and the iterates are the unmarked solve's bit for bit. CG's products on the owned cells alone, as the flow's pressure CG over the ranks.
+TEST_F(DistributedCellMultigridTest, VCycleQueuesCgsDotInsideItsLastHaloUpdate) {
+  const Pieces& p = pieces();
+  const CellLevel& f = p.finest;
+  CpuBackend cpu;
+  VCycle<CpuBackend> v(cpu, p);
+  std::vector<double> marker(f.global.size(), 0.0);
+  for (std::int32_t i : f.owned_cells(mpi::rank())) marker[size_t(i)] = 1.0;
+  DistributedBackend<CpuBackend> dist(cpu, marker, MPI_COMM_WORLD);
+  dist.attach_halo(std::int64_t(marker.size()), v.halo);
+  v.mg.set_output_update([&dist](std::vector<double>& z) { dist.update_ghosts(z); });
+  const auto owned_product = [&](const std::vector<double>& x, std::vector<double>& y) { v.a.apply(x, y); };
+  const auto precondition = [&](const std::vector<double>& r, std::vector<double>& z) { v.mg(r, z); };
+  const std::vector<double> b = mean_free_values(f, 7);
+  CgOptions options;
+  options.tolerance = 1e-8;
+  std::vector<double> plain_x(b.size(), 0.0), marked_x(b.size(), 0.0);
+  const std::int64_t queued_before = dist.queued_in_halo_updates();
+  const CgResult plain = preconditioned_conjugate_gradient(dist, owned_product, b, plain_x, precondition, options);
+  EXPECT_EQ(dist.queued_in_halo_updates(), queued_before);
+  const CgResult marked =
+      preconditioned_conjugate_gradient(dist, owned_product, b, marked_x, halo_last(precondition), options);
+  ASSERT_TRUE(plain.converged && marked.converged) << plain.stop_reason << " / " << marked.stop_reason;
+  ASSERT_GT(plain.iterations, 5);
+  EXPECT_EQ(marked.iterations, plain.iterations);
+  EXPECT_EQ(marked_x, plain_x);
+  EXPECT_EQ(dist.queued_in_halo_updates() - queued_before, marked.iterations);
+}
+
 // DistributedBackend::ghosts_exact_without_exchange tells the operators whose local pass is already
 // every ghost's owner value (a face's curl: its three edges; the viscous force F = −M_f C, a face's
 // row its edges) from those that need the exchange (the divergence: a ghost cell next to a cut face;
