@@ -358,37 +358,32 @@ TEST(FlowCaseProblem, MomentumPreconditionerFollowsTheConvectionAndTheCfl) {
   }
 }
 
+// The cavity's problem, 3 steps of 0.01, with `more` (solver tables) after its [time].
+FlowProblem cavity_problem_with(const std::string& more) {
+  return build_flow_problem(parse_flow_case("[mesh]\nfile = \"cavity.msh\"\n[fluid]\nviscosity = 0.01\n" + kLidAndWalls +
+                                                "[time]\ndt = 0.01\nsteps = 3\n" + more,
+                                            kCasePath),
+                            project_mesh("cavity.msh"));
+}
+
 // [solver.pressure] initial_guess: each step's pressure correction from the earlier steps'
 // extrapolated (the default) or from 0.
 TEST(FlowCaseProblem, PressureInitialGuessIsExtrapolatedUnlessZero) {
-  const LoadedMesh& m = project_mesh("cavity.msh");
-  const auto problem = [&](const std::string& more) {
-    return build_flow_problem(parse_flow_case("[mesh]\nfile = \"cavity.msh\"\n[fluid]\nviscosity = 0.01\n" + kLidAndWalls +
-                                                  "[time]\ndt = 0.01\nsteps = 3\n" + more,
-                                              kCasePath),
-                              m);
-  };
-  EXPECT_TRUE(problem("").pressure.extrapolated_guess);
-  EXPECT_FALSE(problem("[solver.pressure]\ninitial_guess = \"zero\"\n").pressure.extrapolated_guess);
-  EXPECT_TRUE(problem("[solver.pressure]\ninitial_guess = \"extrapolated\"\n").pressure.extrapolated_guess);
+  EXPECT_TRUE(cavity_problem_with("").pressure.extrapolated_guess);
+  EXPECT_FALSE(cavity_problem_with("[solver.pressure]\ninitial_guess = \"zero\"\n").pressure.extrapolated_guess);
+  EXPECT_TRUE(cavity_problem_with("[solver.pressure]\ninitial_guess = \"extrapolated\"\n").pressure.extrapolated_guess);
 }
 
 // [solver.momentum] preconditioner = "chebyshev" and its degree (3 unless chebyshev_degree says).
 TEST(FlowCaseProblem, MomentumChebyshevCarriesItsDegree) {
-  const LoadedMesh& m = project_mesh("cavity.msh");
-  const auto problem = [&](const std::string& more) {
-    return build_flow_problem(parse_flow_case("[mesh]\nfile = \"cavity.msh\"\n[fluid]\nviscosity = 0.01\n" + kLidAndWalls +
-                                                  "[time]\ndt = 0.01\nsteps = 3\n[solver.momentum]\n" + more,
-                                              kCasePath),
-                              m);
-  };
-  const FlowProblem jacobi = problem("preconditioner = \"jacobi\"\n");
-  EXPECT_FALSE(jacobi.momentum.chebyshev);
-  const FlowProblem three = problem("preconditioner = \"chebyshev\"\n");
+  EXPECT_FALSE(cavity_problem_with("[solver.momentum]\npreconditioner = \"jacobi\"\n").momentum.chebyshev);
+  const FlowProblem three = cavity_problem_with("[solver.momentum]\npreconditioner = \"chebyshev\"\n");
   EXPECT_TRUE(three.momentum.chebyshev);
   EXPECT_FALSE(three.momentum.jacobi);
   EXPECT_EQ(three.momentum.chebyshev_degree, 3);
-  EXPECT_EQ(problem("preconditioner = \"chebyshev\"\nchebyshev_degree = 7\n").momentum.chebyshev_degree, 7);
+  EXPECT_EQ(cavity_problem_with("[solver.momentum]\npreconditioner = \"chebyshev\"\nchebyshev_degree = 7\n")
+                .momentum.chebyshev_degree,
+            7);
 }
 
 }  // namespace
