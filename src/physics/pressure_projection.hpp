@@ -55,8 +55,7 @@ public:
   //   φ₀ = Δt (gⁿ + r (gⁿ − gⁿ⁻¹)),  gⁿ = φⁿ/Δtⁿ,  r = (Δt + Δtⁿ)/(Δtⁿ + Δtⁿ⁻¹).
   // The first step's φ is no rate (from the start's zero pressure): the history begins after it.
   bool solve(const Vector& Ustar, double dt, int& iterations, Correction correction = Correction::none) {
-    ops_.mesh().divergence(Ustar, rhs_);
-    backend_.scale(-1.0 / dt, rhs_, rhs_);
+    right_hand_side_from(Ustar, dt);
     const bool from_previous = correction == Correction::step && settings_.extrapolated_guess && steps_.dt > 0;
     if (!from_previous) {
       const bool ok = solve_system(iterations);
@@ -76,8 +75,7 @@ public:
     const bool fell_back = !ok;
     if (fell_back) {  // from the guess short of the tolerance (float32's floor): from 0, the history anew
       ++guess_fall_backs_;
-      ops_.mesh().divergence(Ustar, rhs_);
-      backend_.scale(-1.0 / dt, rhs_, rhs_);
+      right_hand_side_from(Ustar, dt);
       int more = 0;
       ok = solve_system(more);
       iterations += more;
@@ -156,6 +154,14 @@ private:
     const auto apply = halo_last([&](const Vector& x, Vector& y) { ops_.pressure_apply(x, y); });
     if (v_cycle_) return preconditioned_conjugate_gradient(backend_, apply, b, phi_, v_cycle_, options);
     return ss::conjugate_gradient(backend_, apply, b, phi_, settings_.jacobi ? &inverse_diagonal_ : nullptr, options);
+  }
+
+  // b = −D U*/Δt; with owned_products() on the owned cells alone (no halo round trip): nothing reads
+  // b's ghosts then — the V-cycle reads r's owned entries, the products and reductions owned rows.
+  void right_hand_side_from(const Vector& Ustar, double dt) {
+    if (owned_products()) ops_.mesh().divergence_owned(Ustar, rhs_);
+    else ops_.mesh().divergence(Ustar, rhs_);
+    backend_.scale(-1.0 / dt, rhs_, rhs_);
   }
 
   // Over MPI ranks with the V-cycle, CG's products P x are right on the owned cells alone (no halo
