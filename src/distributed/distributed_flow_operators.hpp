@@ -45,10 +45,19 @@ public:
   std::int64_t num_edges() const { return ops_.num_edges(); }
   std::int64_t num_boundary_faces() const { return ops_.num_boundary_faces(); }
 
-  void gradient(const Vector& phi, Vector& out) { ops_.gradient(phi, out), dist_.update_ghosts(out); }
+  // A face's gradient and integral are its two cells' values: right on every face of the piece
+  // but the cut ones (which nothing reads and no halo fills) without an exchange; checked at first
+  // use (collective: every rank makes the same calls), else exchanged.
+  void gradient(const Vector& phi, Vector& out) {
+    ops_.gradient(phi, out);
+    if (needs_exchange(gradient_exchange_, ops_.num_cells(), [&](const Vector& x, Vector& y) { ops_.gradient(x, y); }))
+      dist_.update_ghosts(out);
+  }
   void gradient(const Vector& phi, const Vector& boundary_values, Vector& out) {
     ops_.gradient(phi, boundary_values, out);
-    dist_.update_ghosts(out);
+    if (needs_exchange(boundary_gradient_exchange_, ops_.num_cells(),
+                       [&](const Vector& x, Vector& y) { ops_.gradient(x, boundary_values, y); }))
+      dist_.update_ghosts(out);
   }
   void divergence(const Vector& flux, Vector& out) { ops_.divergence(flux, out), dist_.update_ghosts(out); }
   // A face's curl is its three edges' values: right on every face of the piece but the cut ones
@@ -64,7 +73,9 @@ public:
   }
   void integrate(const Vector& vx, const Vector& vy, const Vector& vz, Vector& out) {
     ops_.integrate(vx, vy, vz, out);
-    dist_.update_ghosts(out);
+    if (needs_exchange(integrate_exchange_, ops_.num_cells(),
+                       [&](const Vector& x, Vector& y) { ops_.integrate(x, x, x, y); }))
+      dist_.update_ghosts(out);
   }
   // The owned cells' velocities without the exchange: for reductions, which count owned cells only.
   void interpolate_owned(const Vector& flux, Vector& vx, Vector& vy, Vector& vz) { ops_.interpolate(flux, vx, vy, vz); }
@@ -72,9 +83,18 @@ public:
   const Vector& cell_volumes() const { return ops_.cell_volumes(); }
 
 private:
+  // Whether an operator from `in_size` entries onto the faces needs its output's exchange (known
+  // after its first call: DistributedBackend::ghosts_exact_without_exchange).
+  template <class Op>
+  bool needs_exchange(std::optional<bool>& known, std::int64_t in_size, Op&& op) {
+    if (!known) known = !dist_.ghosts_exact_without_exchange(in_size, ops_.num_faces(), op);
+    return *known;
+  }
+
   DistributedBackend<Backend>& dist_;
   MeshOps& ops_;
   bool curl_needs_exchange_ = true;
+  std::optional<bool> gradient_exchange_, boundary_gradient_exchange_, integrate_exchange_;  // needs_exchange
 };
 
 template <class Backend, class FlowOps>
@@ -146,9 +166,18 @@ public:
     SS_REQUIRE(streamfunction_setup_.lift, "flow over MPI ranks: the exact method's boundary was not set up");
     return streamfunction_setup_;
   }
+  // U = U* − Δt W G φ: pointwise in U*, a face's φ part its two cells' (as the gradient, checked
+  // at first use with U* = 0).
   void project(const Vector& Ustar, const Vector& phi, double dt, Vector& U) {
     ops_.project(Ustar, phi, dt, U);
-    dist_.update_ghosts(U);
+    if (!project_needs_exchange_) {
+      Vector zero = dist_.make_vector(std::int64_t(Ustar.size()));
+      dist_.fill(zero, 0.0);
+      project_needs_exchange_ = !dist_.ghosts_exact_without_exchange(
+          std::int64_t(phi.size()), std::int64_t(Ustar.size()),
+          [&](const Vector& x, Vector& y) { ops_.project(zero, x, dt, y); });
+    }
+    if (*project_needs_exchange_) dist_.update_ghosts(U);
   }
   void courant(const Vector& U, Vector& out) { ops_.courant(U, out), dist_.update_ghosts(out); }
   // The owned cells' Courant rates without the exchange: for the max reduction of the CFL number.
@@ -165,7 +194,7 @@ private:
   typename Backend::IndexVector cell_sends_;  // the cell halo's send entries (pressure_rows)
   VCycle pressure_v_cycle_;
   StreamfunctionSetup streamfunction_setup_;
-  std::optional<bool> momentum_rhs_needs_exchange_;  // known after the first call
+  std::optional<bool> momentum_rhs_needs_exchange_, project_needs_exchange_;  // known after the first call
 };
 
 // A sparse matrix over a piece (the curl–curl viscous term): the local matrix's rows, outputs

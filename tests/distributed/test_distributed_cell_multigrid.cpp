@@ -388,9 +388,10 @@ TEST_F(DistributedCellMultigridTest, VCycleQueuesCgsDotInsideItsLastHaloUpdate) 
 
 // DistributedBackend::ghosts_exact_without_exchange tells the operators whose local pass is already
 // every ghost's owner value (a face's curl: its three edges; the viscous force F = −M_f C, a face's
-// row its edges) from those that need the exchange (the divergence: a ghost cell next to a cut face;
-// the vorticity source B = Cᵀ M_f and the edge mass: a ghost edge at the rim misses faces and cells).
-// One rank has no ghosts: nothing needs an exchange.
+// row its edges; a face's gradient and integral: its two cells, local on every face but the cut
+// ones, which no halo fills) from those that need the exchange (the divergence and the cell
+// velocities: a ghost cell next to a cut face; the vorticity source B = Cᵀ M_f and the edge mass: a
+// ghost edge at the rim misses faces and cells). One rank has no ghosts: nothing needs an exchange.
 TEST(GhostsExactWithoutExchange, TellsDownwardOperatorsFromTheOthers) {
   const Pieces& p = pieces();
   const EntityPiece& piece = p.piece;
@@ -412,7 +413,15 @@ TEST(GhostsExactWithoutExchange, TellsDownwardOperatorsFromTheOthers) {
   const bool ghosts = mpi::size() > 1;
   EXPECT_TRUE(dist.ghosts_exact_without_exchange(ne, nf, [&](const auto& x, auto& y) { ops.curl(x, y); }));
   EXPECT_TRUE(dist.ghosts_exact_without_exchange(ne, nf, matrix(cc.viscous_force)));
+  EXPECT_TRUE(dist.ghosts_exact_without_exchange(nc, nf, [&](const auto& x, auto& y) { ops.gradient(x, y); }));
+  EXPECT_TRUE(dist.ghosts_exact_without_exchange(nc, nf, [&](const auto& x, auto& y) { ops.integrate(x, x, x, y); }));
   EXPECT_EQ(dist.ghosts_exact_without_exchange(nf, nc, [&](const auto& x, auto& y) { ops.divergence(x, y); }), !ghosts);
+  EXPECT_EQ(dist.ghosts_exact_without_exchange(nf, nc,
+                                               [&](const auto& x, auto& y) {
+                                                 std::vector<double> vy(y.size()), vz(y.size());
+                                                 ops.interpolate(x, y, vy, vz);
+                                               }),
+            !ghosts);
   EXPECT_EQ(dist.ghosts_exact_without_exchange(nf, ne, matrix(cc.vorticity_source)), !ghosts);
   EXPECT_EQ(dist.ghosts_exact_without_exchange(ne, ne, matrix(cc.edge_mass)), !ghosts);
 }
