@@ -65,6 +65,7 @@ template <class Backend>
 class DistributedPressureMultigrid {
 public:
   using Vector = typename Backend::Vector;
+  using Value = typename Backend::Value;  // as the device stores it (GPU: float)
   using Sparse = typename SparseMatrixOn<Backend>::type;
   using Apply = std::function<void(const Vector&, Vector&)>;
 
@@ -151,6 +152,12 @@ public:
                                                    replicated_options(options_, families_below));
     whole_b_ = backend_.make_vector(whole_->size());
     whole_x_ = backend_.make_vector(whole_->size());
+    if (!levels_.back().owned.empty()) {
+      coarsest_owned_ids_.emplace(backend_.upload_indices(levels_.back().owned));
+      owned_b_.emplace(backend_.make_vector(std::int64_t(levels_.back().owned.size())));
+    }
+    std::vector<std::int32_t> placement(whole_->order().begin(), whole_->order().end());
+    whole_placement_.emplace(backend_.make_scatter_list(placement));
     const bool single_level = levels_.size() == 1;  // the finest is the coarsest: ghosts from the answer too
     std::vector<std::int32_t> from_whole(last.global.size());
     std::vector<double> owned_marker(last.global.size(), single_level ? 1.0 : 0.0);
@@ -371,14 +378,20 @@ private:
 
   // x = A_coarsest⁻¹ b: the owned values gathered whole, solved on every rank; x gets its owned
   // entries (and, on the finest level, its ghosts) from the whole answer: x_i = answer[global(i)],
-  // times the owned marker (a coarser level's ghosts stay 0).
-  void coarsest_solve(size_t k, const Vector& b, Vector& x) {
+  // times the owned marker (a coarser level's ghosts stay 0). The owned values leave the device as
+  // one compact vector (a gather pass, then a read-back into a buffer kept from cycle to cycle) and
+  // the gathered ones come back by one scatter to their global ids, as a halo's values travel (no
+  // whole-level download and upload, each through a staging buffer made for it, every V-cycle).
+  void coarsest_solve(size_t, const Vector& b, Vector& x) {
     const auto t0 = std::chrono::steady_clock::now();
-    const Level& v = levels_[k];
-    const std::vector<double> local = backend_.download(b);
-    std::vector<double> owned(v.owned.size());
-    for (size_t i = 0; i < v.owned.size(); ++i) owned[i] = local[size_t(v.owned[i])];
-    set_values(backend_, whole_b_, whole_->gather(owned));
+    if (owned_b_) {
+      backend_.gather(b, *coarsest_owned_ids_, *owned_b_);
+      backend_.begin_download(*owned_b_, owned_read_);
+      whole_->gather_in_order(backend_.end_download(owned_read_), whole_in_order_);
+    } else {
+      whole_->gather_in_order(std::vector<Value>{}, whole_in_order_);
+    }
+    backend_.scatter(whole_b_, *whole_placement_, whole_in_order_);
     (*coarse_)(whole_b_, whole_x_);
     backend_.gather(whole_x_, *from_whole_, from_whole_values_);
     backend_.multiply(coarsest_owned_, from_whole_values_, x);
@@ -395,6 +408,13 @@ private:
   std::optional<WholeGather> whole_;
   std::unique_ptr<Multigrid<Backend>> coarse_;
   Vector whole_b_, whole_x_;                                 // the coarsest level whole
+  // coarsest_solve's way there: the owned cells' local ids, their values compact (none: no owned
+  // cell), the read-back, every rank's values in gathered order, and their places in whole_b_
+  std::optional<typename Backend::IndexVector> coarsest_owned_ids_;
+  std::optional<Vector> owned_b_;
+  typename Backend::PendingDownload owned_read_;
+  std::vector<Value> whole_in_order_;
+  std::optional<typename Backend::ScatterList> whole_placement_;
   std::optional<typename Backend::IndexVector> from_whole_;  // per local coarsest cell: its global id
   Vector coarsest_owned_, from_whole_values_;                // 1 on owned cells (all on a single level)
   double setup_seconds_ = 0, coarsest_seconds_ = 0;

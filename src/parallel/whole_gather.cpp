@@ -20,10 +20,8 @@ WholeGather::WholeGather(const std::vector<std::int64_t>& owned_global, MPI_Comm
 }
 
 std::vector<double> WholeGather::gather(const std::vector<double>& owned_values) const {
-  std::vector<double> in_order(order_.size());
-  mpi_check(MPI_Allgatherv(owned_values.data(), int(owned_values.size()), MPI_DOUBLE, in_order.data(), counts_.data(),
-                           displacements_.data(), MPI_DOUBLE, comm_),
-            "MPI_Allgatherv");
+  std::vector<double> in_order;
+  gather_in_order(owned_values, in_order);
   std::vector<double> whole(order_.size());
   for (size_t k = 0; k < in_order.size(); ++k) whole[size_t(order_[k])] = in_order[k];
   return whole;

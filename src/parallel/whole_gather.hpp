@@ -3,6 +3,7 @@
 // ranks): every rank's owned entries, placed by global id, with one MPI_Allgatherv.
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include <mpi.h>
@@ -44,6 +45,17 @@ public:
   const std::vector<std::int64_t>& order() const { return order_; }
   // Every rank's owned values as one vector by global id (collective).
   std::vector<double> gather(const std::vector<double>& owned_values) const;
+  // Every rank's owned values in the gathered order (value k belongs to global id order()[k]), for
+  // a caller that places them itself, e.g. by a scatter on the device (collective).
+  template <class T>
+  void gather_in_order(const std::vector<T>& owned_values, std::vector<T>& in_order) const {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "gathered values are float or double");
+    in_order.resize(order_.size());
+    mpi_check(MPI_Allgatherv(owned_values.data(), int(owned_values.size()), std::is_same_v<T, float> ? MPI_FLOAT : MPI_DOUBLE,
+                             in_order.data(), counts_.data(), displacements_.data(),
+                             std::is_same_v<T, float> ? MPI_FLOAT : MPI_DOUBLE, comm_),
+              "MPI_Allgatherv");
+  }
 
 private:
   MPI_Comm comm_;
