@@ -3,7 +3,7 @@
 namespace ss {
 
 WholeGather::WholeGather(const std::vector<std::int64_t>& owned_global, MPI_Comm comm)
-    : comm_(comm), order_(all_gather(owned_global, comm)) {
+    : comm_(comm), owned_(std::int64_t(owned_global.size())), order_(all_gather(owned_global, comm)) {
   int ranks = 1;
   mpi_check(MPI_Comm_size(comm, &ranks), "MPI_Comm_size");
   counts_.assign(size_t(ranks), 0);

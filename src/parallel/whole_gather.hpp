@@ -50,6 +50,8 @@ public:
   template <class T>
   void gather_in_order(const std::vector<T>& owned_values, std::vector<T>& in_order) const {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "gathered values are float or double");
+    SS_REQUIRE(std::int64_t(owned_values.size()) == owned_,
+               "WholeGather: " << owned_values.size() << " values for " << owned_ << " owned entries");
     in_order.resize(order_.size());
     mpi_check(MPI_Allgatherv(owned_values.data(), int(owned_values.size()), std::is_same_v<T, float> ? MPI_FLOAT : MPI_DOUBLE,
                              in_order.data(), counts_.data(), displacements_.data(),
@@ -59,6 +61,7 @@ public:
 
 private:
   MPI_Comm comm_;
+  std::int64_t owned_ = 0;  // this rank's owned entries
   std::vector<int> counts_, displacements_;  // owned entries per rank, in the gathered order
   std::vector<std::int64_t> order_;
 };
