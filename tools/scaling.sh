@@ -115,20 +115,10 @@ PY
 }
 
 flow_table() {  # flow_table json...
-  python3 - "$@" <<'PY'
-import json, os, re, sys
-
-def after_first(json_file):
-    """Seconds a step after the first, from rank 0's progress lines ("step k/N, ..., T s", T since the
-    run's start) in the run's log: (T_last - T_first) / (k_last - k_first); the first step's first
-    use of each kernel and halo is left out. NaN with fewer than two lines."""
-    lines = []
-    with open(os.path.dirname(json_file) + ".log") as log:
-        for line in log:
-            m = re.search(r"step (\d+)/\d+,.* ([0-9.]+) s$", line.strip())
-            if m: lines.append((int(m.group(1)), float(m.group(2))))
-    if len(lines) < 2 or lines[-1][0] == lines[0][0]: return float("nan")
-    return (lines[-1][1] - lines[0][1]) / (lines[-1][0] - lines[0][0])
+  python3 - "$here/tools" "$@" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv.pop(1))
+from flow_runs import after_first
 
 rows = [json.load(open(f)) for f in sys.argv[1:]]
 warm = [after_first(f) for f in sys.argv[1:]]
