@@ -285,15 +285,11 @@ private:
 
   // The serial multigrid of the coarsest level, solved whole on every rank's device: the level's
   // own refinement families first (its global ids number a cell's children 8C .. 8C + 7, as the
-  // serial refinement does), then aggregation down to at most kReplicatedDirect cells, whose solve
-  // is a dense inverse applied there as one sparse product (no read-back inside the cycle; at most
-  // kReplicatedDirect² entries, made at set-up from as many direct solves).
-  static constexpr std::int32_t kReplicatedDirect = 500;
+  // serial refinement does), then aggregation down to a dense inverse applied there
+  // (with_dense_coarsest: no read-back inside the cycle).
   static MultigridOptions replicated_options(MultigridOptions o, int families) {
     o.refinement_families = families;
-    o.coarse_size = std::min(o.coarse_size, kReplicatedDirect);
-    o.coarsest_inverse_on_backend = o.coarse_size;
-    return o;
+    return with_dense_coarsest(o);
   }
 
   // The coarsest level's whole matrix (row, column = global id), from every rank's owned rows.

@@ -75,9 +75,7 @@ public:
   // nodes: coarsened to 4,222 with 131 nonzeros a row, 10× the time of a step at 0.02, which
   // coarsens to 309).
   static MultigridOptions node_space_options() {
-    MultigridOptions o;
-    o.coarse_size = 500;
-    o.coarsest_inverse_on_backend = 500;
+    MultigridOptions o = with_dense_coarsest({});
     o.strength_threshold = 0.02;
     return o;
   }

@@ -17,6 +17,7 @@
 // for a matrix over a refined mesh's cells — the refinement's families (refinement_families), then
 // aggregation levels and the coarsest as above; with the constants as null space (the flow
 // pressure operator without an outlet) the coarsest is factorised with one unknown pinned.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -58,6 +59,16 @@ struct MultigridOptions {
   // gather costs one all-gather of the level per V-cycle.
   std::int32_t gather_size = 300'000;
 };
+
+// `o` with its coarsest solve on the backend: coarsening goes on down to at most `dense` unknowns,
+// whose solve is their dense inverse applied as one sparse product (no read-back inside the cycle,
+// where a host solve drains the device each V-cycle; at most dense² entries, made at set-up from as
+// many direct solves). A hierarchy that stops above `dense` (max_levels) keeps the host solve.
+inline MultigridOptions with_dense_coarsest(MultigridOptions o, std::int32_t dense = 500) {
+  o.coarse_size = std::min(o.coarse_size, dense);
+  o.coarsest_inverse_on_backend = o.coarse_size;
+  return o;
+}
 
 // The geometric levels below the finest mesh, coarse first (level K = the finest is the caller's
 // operator): light operator tables (neighbour CSR, diagonal, mass) and fixed nodes per level.

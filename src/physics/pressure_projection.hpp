@@ -194,7 +194,9 @@ private:
     std::vector<std::int32_t> cell0(face_cells.size()), cell1(face_cells.size());
     for (size_t f = 0; f < face_cells.size(); ++f) cell0[f] = face_cells[f][0], cell1[f] = face_cells[f][1];
     FlowOps* ops = &ops_;
-    MultigridOptions options;  // a refined mesh's cells are numbered by families (refine_once): those first
+    // A refined mesh's cells are numbered by families (refine_once): those first. The coarsest on
+    // the device, as over MPI ranks: a host solve would drain the device each V-cycle.
+    MultigridOptions options = with_dense_coarsest({});
     options.refinement_families = mesh.report.refine_levels;
     multigrid_ = std::make_unique<Multigrid<Backend>>(
         backend_, pressure_matrix(cell0, cell1, data_), !data_.pressure_fixed,
