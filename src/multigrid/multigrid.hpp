@@ -4,7 +4,8 @@
 // either backend: one symmetric V-cycle from z = 0 per application, z = M⁻¹ r, so CG stays valid.
 // The cycle is v_cycle.hpp's; this class is its hierarchy (the levels below), whose steps are:
 //
-//     coarsest:    x = A_l⁻¹ b                      (CHOLMOD on the host: download b, solve, upload x)
+//     coarsest:    x = A_l⁻¹ b                      (CHOLMOD on the host: download b, solve, upload x;
+//                                                    or with_dense_coarsest: A_l⁻¹ dense, one product)
 //     smoothing:   x = S_l(b, from 0), x += S_l(b − A_l x)   (Chebyshev, degree m: p(D⁻¹A) D⁻¹ r)
 //     restriction: b_{l+1} = R_l (b − A_l x)         (one gather pass)
 //     correction:  x = x + P_l x_{l+1}               (one gather pass)
