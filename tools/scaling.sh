@@ -5,7 +5,8 @@
 #                    [--skip-weak] [--preconditioner jacobi|multigrid] [--transient STEPS]
 #                    [--flow-refine K [--flow-mesh FILE | --flow-weak-meshes "FILE ..."] [--flow-steps 3]
 #                     [--flow-dt DT] [--flow-cg-variant V | --flow-momentum-variant V [--flow-replacement-period P]]
-#                     [--flow-pressure-guess extrapolated|zero] [--flow-momentum-preconditioner P [--flow-chebyshev-degree K]]
+#                     [--flow-pressure-guess extrapolated|zero] [--flow-pressure-smoother-degree K]
+#                     [--flow-momentum-preconditioner P [--flow-chebyshev-degree K]]
 #                     [--skip-heat]]
 # Case: tests/distributed/crank.toml (crankshaft, two journals fixed, flux into the pin; Jacobi), or
 # with --preconditioner multigrid tests/distributed/crank_multigrid.toml (the multigrid over the ranks).
@@ -37,6 +38,7 @@
 # single_sync (the momentum's default) or pipelined), --flow-momentum-variant the momentum solve's only (with pipelined,
 # --flow-replacement-period its residual replacement period). --flow-pressure-guess: where each
 # step's pressure correction starts ([solver.pressure] initial_guess; default: the case's, whose default is extrapolated).
+# --flow-pressure-smoother-degree: with multigrid, [solver.pressure] smoother_degree (default 2, over ranks 3).
 # --flow-momentum-preconditioner: [solver.momentum] preconditioner (jacobi, chebyshev; default: the
 # case's automatic, which is jacobi here); --flow-chebyshev-degree: with chebyshev, [solver.momentum]
 # chebyshev_degree (odd; default 3).
@@ -45,7 +47,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 ranks="1 2 4"; strong_refine=5; weak_target=1000000; backend=gpu; launch=auto; build="$here/build"; out=/tmp/scaling; skip_weak=0
 preconditioner=jacobi; transient=""; tolerance=""; flow_refine=""; flow_mesh="$here/meshes/cavity.msh"; flow_steps=3; flow_dt=""; skip_heat=0
-flow_weak_meshes=""; flow_cg_variant=""; flow_momentum_variant=""; flow_replacement_period=""; flow_pressure_guess=""; flow_momentum_preconditioner=""; flow_chebyshev_degree=""
+flow_weak_meshes=""; flow_cg_variant=""; flow_momentum_variant=""; flow_replacement_period=""; flow_pressure_guess=""; flow_pressure_smoother_degree=""; flow_momentum_preconditioner=""; flow_chebyshev_degree=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -69,6 +71,7 @@ while [ $# -gt 0 ]; do
     --flow-momentum-variant) flow_momentum_variant="$2"; shift 2 ;;
     --flow-replacement-period) flow_replacement_period="$2"; shift 2 ;;
     --flow-pressure-guess) flow_pressure_guess="$2"; shift 2 ;;
+    --flow-pressure-smoother-degree) flow_pressure_smoother_degree="$2"; shift 2 ;;
     --flow-momentum-preconditioner) flow_momentum_preconditioner="$2"; shift 2 ;;
     --flow-chebyshev-degree) flow_chebyshev_degree="$2"; shift 2 ;;
     --skip-heat) skip_heat=1; shift ;;
@@ -154,6 +157,8 @@ if [ -n "$flow_refine" ]; then
   [ -z "$flow_replacement_period" ] ||
     sed -i "s#^\[solver.momentum\]#&\nreplacement_period = $flow_replacement_period#" "$flow_case"
   [ -z "$flow_pressure_guess" ] || sed -i "s#^\[solver.pressure\]#&\ninitial_guess = \"$flow_pressure_guess\"#" "$flow_case"
+  [ -z "$flow_pressure_smoother_degree" ] ||
+    sed -i "s#^\[solver.pressure\]#&\nsmoother_degree = $flow_pressure_smoother_degree#" "$flow_case"
   [ -z "$flow_momentum_preconditioner" ] ||
     sed -i "s#^\[solver.momentum\]#&\npreconditioner = \"$flow_momentum_preconditioner\"#" "$flow_case"
   [ -z "$flow_chebyshev_degree" ] || sed -i "s#^\[solver.momentum\]#&\nchebyshev_degree = $flow_chebyshev_degree#" "$flow_case"

@@ -334,6 +334,14 @@ FlowCase flow_case_from(const CaseFile& file) {
     read_table(t, "pressure", "solver.pressure", [&](TableReader& s) {
       c.pressure = read_solver(s, c.pressure, SolverKind::pressure);
       c.pressure.initial_guess = s.choice("initial_guess", c.pressure.initial_guess, {"zero", "extrapolated"});
+      if (s.table().get("smoother_degree")) {
+        SS_REQUIRE(c.pressure.preconditioner == "multigrid",
+                   s.where_key("smoother_degree") << ": [solver.pressure] smoother_degree is for preconditioner = \"multigrid\"");
+        c.pressure.smoother_degree = s.integer("smoother_degree", 0);
+        SS_REQUIRE(c.pressure.smoother_degree >= 1 && c.pressure.smoother_degree <= 8,
+                   s.where_key("smoother_degree") << ": [solver.pressure] smoother_degree must be from 1 to 8 (got "
+                                                  << c.pressure.smoother_degree << ")");
+      }
     });
     read_table(t, "momentum", "solver.momentum", [&](TableReader& s) {
       c.momentum = read_solver(s, c.momentum, SolverKind::momentum);

@@ -48,7 +48,9 @@
 //                 with the grad_div gauge, else jacobi) | "ams" | "jacobi" | "none", gauge = "grad_div" (default) | "none";
 //                 momentum only: system = "automatic" (default) | "flux" | "vorticity" (FlowProblem's MomentumSystem);
 //                 pressure only: initial_guess = "extrapolated" (default: each step's correction
-//                 from the last two steps', pressure_projection.hpp) | "zero"
+//                 from the last two steps', pressure_projection.hpp) | "zero"; with multigrid,
+//                 smoother_degree = 1 to 8 (the Chebyshev smoother's degree; default: flow_problem.hpp's
+//                 pressure_smoother_degree)
 //   [[force]]     group = "cylinder" | 3, reference_velocity = U, reference_area = A — the force on
 //                 that boundary group at every output step (forces.csv, flow.json); with U and A, the
 //                 coefficients 2F/(U²A) too (postprocess/flow_forces.hpp)
@@ -153,6 +155,7 @@ struct FlowSolverSettings {
   std::string system = "automatic";  // momentum only: "automatic" | "flux" | "vorticity"
   std::string initial_guess = "extrapolated";  // pressure only: "extrapolated" | "zero"
   int chebyshev_degree = 3;  // momentum with preconditioner = "chebyshev" only: the polynomial's odd degree
+  int smoother_degree = 0;   // pressure with preconditioner = "multigrid" only: its smoother's degree (0: the default)
 };
 
 struct FlowCase {

@@ -92,12 +92,8 @@ FlowRunResult run_piece(Backend& local, FlowOps& ops, const EntityPiece& piece, 
     for (size_t f = 0; f < cell0.size(); ++f) cell0[f] = mesh.topology.face_cells[f][0], cell1[f] = mesh.topology.face_cells[f][1];
     CellLevel finest = finest_cell_level(piece.cells.global, piece.cells.owned, piece.cells.links,
                                          pressure_matrix(cell0, cell1, data), MPI_COMM_WORLD);
-    // Chebyshev smoothing of degree 3 (2 elsewhere): each rank smooths its own block without a
-    // message, so a degree more buys fewer CG iterations — and their halo round trips and
-    // reductions — with kernel passes alone (docs/performance.md; one device without MPI gains
-    // nothing from it).
     MultigridOptions options;
-    options.smoother_degree = 3;
+    options.smoother_degree = pressure_smoother_degree(problem.pressure, true);
     pressure_multigrid = std::make_unique<DistributedPressureMultigrid<Backend>>(
         local, std::move(finest), cells, [&dops](const auto& x, auto& y) { dops.pressure_apply_owned(x, y); },
         run.refinements, !data.pressure_fixed, options, MPI_COMM_WORLD);

@@ -198,6 +198,7 @@ private:
     // the device, as over MPI ranks: a host solve would drain the device each V-cycle.
     MultigridOptions options = with_dense_coarsest({});
     options.refinement_families = mesh.report.refine_levels;
+    options.smoother_degree = pressure_smoother_degree(settings_, false);
     multigrid_ = std::make_unique<Multigrid<Backend>>(
         backend_, pressure_matrix(cell0, cell1, data_), !data_.pressure_fixed,
         [ops](const Vector& x, Vector& y) { ops->pressure_apply(x, y); }, options);

@@ -95,6 +95,7 @@ FlowProblem build_flow_problem_settings(const FlowCase& c) {
     if (s.preconditioner == "chebyshev") linear.chebyshev = true, linear.jacobi = false, linear.chebyshev_degree = s.chebyshev_degree;
     if (s.replacement_period >= 0) linear.replacement_period = s.replacement_period;
     linear.extrapolated_guess = s.initial_guess == "extrapolated";
+    linear.smoother_degree = s.smoother_degree;
     return linear;
   };
   p.momentum = solver(c.momentum);

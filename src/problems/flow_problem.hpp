@@ -56,7 +56,16 @@ struct FlowLinearSolver {
   // pressure only: each step's correction starts from the earlier steps' extrapolated
   // (physics/pressure_projection.hpp; a checkpoint carries their history); false: from 0
   bool extrapolated_guess = true;
+  int smoother_degree = 0;  // pressure with multigrid: its Chebyshev smoother's degree (0: pressure_smoother_degree's)
 };
+
+// The pressure multigrid's smoother degree: the case's, else 2 on one device and 3 over MPI ranks,
+// where each rank smooths its own block without a message, so a degree more buys fewer CG
+// iterations — and their halo round trips and reductions — with kernel passes alone
+// (docs/performance.md; one device without MPI gains nothing from it).
+inline int pressure_smoother_degree(const FlowLinearSolver& s, bool over_ranks) {
+  return s.smoother_degree > 0 ? s.smoother_degree : over_ranks ? 3 : 2;
+}
 
 // The Krylov options of one of the flow's linear solves.
 inline CgOptions cg_options(const FlowLinearSolver& s) {

@@ -209,6 +209,8 @@ FlowRunOutcome write_flow_results(const FlowRunOptions& o, const FlowCase& flow_
                        {"streamfunction", solver_json(problem.streamfunction)}};
   summary["solver"]["streamfunction"]["preconditioner"] =
       to_string(problem.resolved_streamfunction_preconditioner());
+  if (problem.pressure.multigrid)  // over MPI ranks `extra` names the ranks
+    summary["solver"]["pressure"]["smoother_degree"] = pressure_smoother_degree(problem.pressure, extra.contains("ranks"));
   summary["scheme"] = {{"method", problem.method == FlowMethod::exact ? "exact" : "classical"},
                        {"convection", problem.convection == Convection::central ? "central" : "upwind"},
                        {"time_stepping", to_string(problem.time_scheme)},

@@ -129,6 +129,8 @@ def scenario_outputs():
     solvers = {k: v["preconditioner"] for k, v in j["solver"].items()}
     check(f"default preconditioners {solvers}", solvers == {"momentum": "jacobi", "pressure": "multigrid",
                                                                 "streamfunction": "ams"})
+    check(f"default pressure smoother degree {j['solver']['pressure'].get('smoother_degree')}",
+          j["solver"]["pressure"].get("smoother_degree") == 2)
     check(f"default momentum system {j['solver']['momentum'].get('system')}",
           j["solver"]["momentum"].get("system") == "vorticity")
     for solve in ("momentum", "pressure"):

@@ -356,6 +356,12 @@ INSTANTIATE_TEST_SUITE_P(
                 "test.toml:10: [solver.momentum] chebyshev_degree must be odd, from 1 to 15 (got 17)"},
         BadCase{"chebyshev_degree_on_pressure", kBase + "[solver.pressure]\nchebyshev_degree = 3\n",
                 "test.toml:9: unknown key 'chebyshev_degree' in [solver.pressure]"},
+        BadCase{"smoother_degree_jacobi", kBase + "[solver.pressure]\npreconditioner = \"jacobi\"\nsmoother_degree = 3\n",
+                "test.toml:10: [solver.pressure] smoother_degree is for preconditioner = \"multigrid\""},
+        BadCase{"smoother_degree_zero", kBase + "[solver.pressure]\nsmoother_degree = 0\n",
+                "test.toml:9: [solver.pressure] smoother_degree must be from 1 to 8 (got 0)"},
+        BadCase{"smoother_degree_on_momentum", kBase + "[solver.momentum]\nsmoother_degree = 3\n",
+                "test.toml:9: unknown key 'smoother_degree' in [solver.momentum]"},
         BadCase{"momentum_system", kBase + "[solver.momentum]\nsystem = \"edges\"\n",
                 "test.toml:9: [solver.momentum] system must be \"automatic\", \"flux\" or \"vorticity\" (got "
                 "\"edges\")"},

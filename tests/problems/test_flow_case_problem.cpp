@@ -386,6 +386,17 @@ TEST(FlowCaseProblem, MomentumChebyshevCarriesItsDegree) {
             7);
 }
 
+// [solver.pressure] smoother_degree: the case's on one device and over MPI ranks; without it 2 on
+// one device and 3 over the ranks.
+TEST(FlowCaseProblem, PressureSmootherDegree) {
+  const FlowProblem automatic = cavity_problem_with("");
+  EXPECT_EQ(pressure_smoother_degree(automatic.pressure, false), 2);
+  EXPECT_EQ(pressure_smoother_degree(automatic.pressure, true), 3);
+  const FlowProblem four = cavity_problem_with("[solver.pressure]\nsmoother_degree = 4\n");
+  EXPECT_EQ(pressure_smoother_degree(four.pressure, false), 4);
+  EXPECT_EQ(pressure_smoother_degree(four.pressure, true), 4);
+}
+
 }  // namespace
 }  // namespace ss::test
 
